@@ -1,0 +1,321 @@
+"""Transformer architectures: the fields sizing needs, exact parameter counts, and Hugging Face configs.
+
+Parameter counts follow the real module structure (ESTIMATION.md, "Model configs"): Llama-style blocks
+have q/k/v/o projections with grouped KV heads, a gated (SwiGLU) MLP with three matrices and RMSNorm;
+GPT-2 and BERT blocks have biases, a two-matrix GELU MLP, LayerNorm and learned positions.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from enum import StrEnum
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+
+class Family(StrEnum):
+    LLAMA = "llama"  # Llama, Mistral, Mixtral, Qwen2-like: RMSNorm, SwiGLU, no biases, untied head
+    GPT2 = "gpt2"  # LayerNorm, GELU MLP, biases, learned positions, tied head
+    BERT = "bert"  # encoder: LayerNorm, GELU MLP, biases, positions, token types, pooler
+
+
+class ModelSpec(BaseModel):
+    """One transformer's shape. Immutable; every size is a count of elements, not bytes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1)
+    family: Family
+    n_layers: int = Field(ge=1, le=1000)
+    hidden_size: int = Field(ge=8, le=131072)
+    n_heads: int = Field(ge=1, le=1024)
+    n_kv_heads: int | None = Field(default=None, ge=1, le=1024, description="None means n_heads (MHA)")
+    head_dim: int | None = Field(default=None, ge=1, le=1024, description="None means hidden/heads")
+    ffn_size: int = Field(ge=1, le=1_000_000)
+    vocab_size: int = Field(ge=2, le=2_000_000)
+    max_positions: int = Field(default=2048, ge=1, le=10_000_000)
+    n_experts: int = Field(default=1, ge=1, le=1024)
+    experts_per_token: int = Field(default=1, ge=1, le=1024)
+    tied_embeddings: bool | None = None  # None: the family's default
+    dropout: bool | None = None  # None: the family's default (GPT-2 and BERT train with dropout)
+    source: str = Field(default="", description="Where the shape came from (config, paper, a guess)")
+    guessed: bool = False
+
+    @model_validator(mode="after")
+    def _check_shape(self) -> Self:
+        if self.head_dim is None and self.hidden_size % self.n_heads:
+            raise ValueError(
+                f"n_heads: {self.n_heads} heads do not divide hidden_size {self.hidden_size}"
+            )
+        if self.kv_heads > self.n_heads or self.n_heads % self.kv_heads:
+            raise ValueError(f"n_kv_heads: {self.kv_heads} must divide n_heads {self.n_heads}")
+        if self.experts_per_token > self.n_experts:
+            raise ValueError(
+                f"experts_per_token: {self.experts_per_token} exceeds n_experts {self.n_experts}"
+            )
+        return self
+
+    # ---- derived shape -------------------------------------------------------------------------
+    @property
+    def kv_heads(self) -> int:
+        return self.n_kv_heads or self.n_heads
+
+    @property
+    def d_head(self) -> int:
+        return self.head_dim or self.hidden_size // self.n_heads
+
+    @property
+    def gated_mlp(self) -> bool:
+        return self.family is Family.LLAMA
+
+    @property
+    def has_biases(self) -> bool:
+        return self.family is not Family.LLAMA
+
+    @property
+    def ties_embeddings(self) -> bool:
+        if self.tied_embeddings is not None:
+            return self.tied_embeddings
+        return self.family is not Family.LLAMA
+
+    @property
+    def uses_dropout(self) -> bool:
+        if self.dropout is not None:
+            return self.dropout
+        return self.family is not Family.LLAMA
+
+    @property
+    def is_moe(self) -> bool:
+        return self.n_experts > 1
+
+    @property
+    def is_decoder(self) -> bool:
+        return self.family is not Family.BERT
+
+    # ---- parameter counts ----------------------------------------------------------------------
+    def attention_params(self) -> int:
+        h, q_out, kv_out = self.hidden_size, self.n_heads * self.d_head, self.kv_heads * self.d_head
+        weights = h * q_out + 2 * h * kv_out + q_out * h
+        biases = (q_out + 2 * kv_out + h) if self.has_biases else 0
+        return weights + biases
+
+    def expert_params(self) -> int:
+        """One MLP (one expert in an MoE layer)."""
+        h, f = self.hidden_size, self.ffn_size
+        if self.gated_mlp:
+            return 3 * h * f + ((2 * f + h) if self.has_biases else 0)
+        return 2 * h * f + ((f + h) if self.has_biases else 0)
+
+    def norm_params(self) -> int:
+        """One normalisation layer: RMSNorm has a weight, LayerNorm a weight and a bias."""
+        return self.hidden_size if self.family is Family.LLAMA else 2 * self.hidden_size
+
+    def layer_params(self, active_only: bool = False) -> int:
+        experts = self.experts_per_token if active_only else self.n_experts
+        router = self.hidden_size * self.n_experts if self.is_moe else 0
+        return self.attention_params() + experts * self.expert_params() + router + 2 * self.norm_params()
+
+    def embedding_params(self) -> int:
+        """Token embeddings, positions, final norm, untied output head (and BERT's extras)."""
+        h = self.hidden_size
+        n = self.vocab_size * h
+        if self.family is Family.GPT2:
+            n += self.max_positions * h + self.norm_params()
+        elif self.family is Family.BERT:
+            # positions, 2 token types, embedding LayerNorm, pooler (dense h x h with bias)
+            n += self.max_positions * h + 2 * h + self.norm_params() + h * h + h
+        else:
+            n += self.norm_params()
+        if not self.ties_embeddings:
+            n += self.vocab_size * h
+        return n
+
+    @cached_property
+    def _param_counts(self) -> tuple[int, int]:
+        embeddings = self.embedding_params()
+        return (self.n_layers * self.layer_params() + embeddings,
+                self.n_layers * self.layer_params(active_only=True) + embeddings)
+
+    def total_params(self) -> int:
+        """Every stored parameter (all experts)."""
+        return self._param_counts[0]
+
+    def active_params(self) -> int:
+        """Parameters a token passes through (top-k experts only): what FLOPs scale with."""
+        return self._param_counts[1]
+
+    def largest_tensor_params(self) -> int:
+        """The largest single weight tensor: usually the token embedding (V x h)."""
+        h = self.hidden_size
+        return max(self.vocab_size * h, h * self.ffn_size, h * self.n_heads * self.d_head)
+
+    def linear_shapes(self) -> dict[str, tuple[int, int]]:
+        """(in, out) of each adaptable projection in one block, for LoRA sizing."""
+        h, q_out, kv_out, f = (
+            self.hidden_size,
+            self.n_heads * self.d_head,
+            self.kv_heads * self.d_head,
+            self.ffn_size,
+        )
+        shapes = {"q": (h, q_out), "k": (h, kv_out), "v": (h, kv_out), "o": (q_out, h)}
+        if self.gated_mlp:
+            shapes |= {"gate": (h, f), "up": (h, f), "down": (f, h)}
+        else:
+            shapes |= {"fc_in": (h, f), "fc_out": (f, h)}
+        return shapes
+
+    def describe(self) -> str:
+        kv = f", {self.kv_heads} KV heads" if self.kv_heads != self.n_heads else ""
+        moe = f", {self.n_experts} experts (top-{self.experts_per_token})" if self.is_moe else ""
+        return (
+            f"{self.family.value}: {self.n_layers} layers, hidden {self.hidden_size}, "
+            f"{self.n_heads} heads{kv}, FFN {self.ffn_size}, vocab {self.vocab_size}{moe}"
+        )
+
+
+class ConfigError(ValueError):
+    """A model description that cannot be used; the message names the field."""
+
+
+# ---- Hugging Face config.json -----------------------------------------------------------------------
+_LLAMA_TYPES = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma", "phi3"}
+
+
+def from_hf_config(config: dict[str, Any], name: str = "config.json") -> ModelSpec:
+    """Build a ModelSpec from a Hugging Face `config.json` dictionary (Llama, Mistral, Mixtral, GPT-2, BERT)."""
+    if not isinstance(config, dict):
+        raise ConfigError(f"{name}: expected a JSON object")
+    model_type = str(config.get("model_type", "")).lower()
+    try:
+        if model_type in _LLAMA_TYPES:
+            fields = {
+                "family": Family.LLAMA,
+                "n_layers": config["num_hidden_layers"],
+                "hidden_size": config["hidden_size"],
+                "n_heads": config["num_attention_heads"],
+                "n_kv_heads": config.get("num_key_value_heads"),
+                "head_dim": config.get("head_dim"),
+                "ffn_size": config["intermediate_size"],
+                "vocab_size": config["vocab_size"],
+                "max_positions": config.get("max_position_embeddings", 4096),
+                "n_experts": config.get("num_local_experts", 1),
+                "experts_per_token": config.get("num_experts_per_tok", 1),
+                "tied_embeddings": config.get("tie_word_embeddings", False),
+            }
+        elif model_type == "gpt2":
+            n_embd = config.get("n_embd", 768)
+            fields = {
+                "family": Family.GPT2,
+                "n_layers": config.get("n_layer", 12),
+                "hidden_size": n_embd,
+                "n_heads": config.get("n_head", 12),
+                "ffn_size": config.get("n_inner") or 4 * n_embd,
+                "vocab_size": config.get("vocab_size", 50257),
+                "max_positions": config.get("n_positions", 1024),
+            }
+        elif model_type == "bert":
+            fields = {
+                "family": Family.BERT,
+                "n_layers": config["num_hidden_layers"],
+                "hidden_size": config["hidden_size"],
+                "n_heads": config["num_attention_heads"],
+                "ffn_size": config["intermediate_size"],
+                "vocab_size": config["vocab_size"],
+                "max_positions": config.get("max_position_embeddings", 512),
+            }
+        else:
+            supported = ", ".join(sorted(_LLAMA_TYPES | {"gpt2", "bert"}))
+            raise ConfigError(f"{name}: model_type {model_type or '(missing)'!r} is not one of {supported}")
+    except KeyError as exc:
+        raise ConfigError(f"{name}: missing field {exc.args[0]!r}") from None
+    try:
+        return ModelSpec(name=str(config.get("_name_or_path") or name), source=name, **fields)
+    except ValidationError as exc:
+        raise ConfigError(f"{name}: {_first_error(exc)}") from None
+
+
+def load_hf_config(path: str | Path) -> ModelSpec:
+    """Read a `config.json` file; raises ConfigError naming the file and the field."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    spec = from_hf_config(data, name=path.name)
+    return spec.model_copy(update={"source": str(path), "name": spec.name if spec.name != path.name else path.parent.name or path.name})
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "config"
+    msg = err["msg"].removeprefix("Value error, ")
+    return msg if msg.startswith(loc) else f"{loc}: {msg}"
+
+
+# ---- a bare parameter count -------------------------------------------------------------------------
+_COUNT_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
+_SUFFIX = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
+
+
+def parse_param_count(text: str) -> int:
+    """'7B', '350M', '7e9', '1.5b' -> a parameter count. Raises ConfigError for anything else."""
+    match = _COUNT_RE.match(str(text))
+    if not match:
+        raise ConfigError(f"params: {text!r} is not a parameter count (examples: 7B, 350M, 7e9)")
+    value = float(match.group(1)) * _SUFFIX[match.group(2).lower()]
+    if not 5e7 <= value <= 1e13:
+        raise ConfigError(f"params: {text!r} is outside 50M..10T parameters (for smaller models give a config.json)")
+    return round(value)
+
+
+# Standard (hidden size, heads) pairs of published decoder models, smallest first.
+_STANDARD_WIDTHS = (
+    (256, 4), (512, 8), (768, 12), (1024, 16), (1536, 12), (2048, 16), (2560, 20), (3072, 24),
+    (4096, 32), (5120, 40), (6144, 48), (8192, 64), (12288, 96), (16384, 128),
+)
+
+
+def guess_from_param_count(n_params: int) -> ModelSpec:
+    """A Llama-style shape of about `n_params` parameters, for when only a count is known.
+
+    The guess (documented in the README): a standard width (hidden size and heads of a published model),
+    chosen so that the layer count is closest to hidden/128 (Llama-2-7B: 32 layers at 4096, Llama-2-13B:
+    40 at 5120); 8 KV heads from 4096 wide (GQA, as Llama 3 and Mistral); FFN = 3.5 x hidden rounded to
+    256 (Llama-3's 14336/4096); vocabulary 32000. Layers are solved so the total matches the count.
+    """
+    best: tuple[float, ModelSpec] | None = None
+    for h, n_heads in _STANDARD_WIDTHS:
+        n_kv = 8 if h >= 4096 else n_heads
+        probe = ModelSpec(
+            name="probe", family=Family.LLAMA, n_layers=1, hidden_size=h, n_heads=n_heads,
+            n_kv_heads=n_kv, ffn_size=round(3.5 * h / 256) * 256, vocab_size=32000,
+        )
+        layers = max(1, round((n_params - probe.embedding_params()) / probe.layer_params()))
+        misfit = abs(math.log(layers * 128 / h))
+        if best is None or misfit < best[0]:
+            best = (misfit, probe.model_copy(update={"n_layers": layers}))
+    assert best is not None
+    return best[1].model_copy(
+        update={
+            "name": f"{n_params / 1e9:.3g}B parameters (guessed shape)",
+            "guessed": True,
+            "source": "shape guessed from the parameter count (Llama-style; see README, 'Method')",
+        }
+    )
+
+
+def nearest_rounding(n: int, digits: int = 3) -> str:
+    """Round a count to `digits` significant figures, as model cards print it."""
+    if n <= 0:
+        return "0"
+    magnitude = math.floor(math.log10(n))
+    return f"{round(n, digits - 1 - magnitude):,}"

@@ -1,0 +1,178 @@
+"""The GPU catalogue: resources/gpus.json (every figure sourced) plus the user's own additions.
+
+Users add or override GPUs with `gpus.json` in their config folder, same format as the packaged file
+(a `gpus` list; an entry whose `id` matches a built-in one replaces it). A bad user file is reported
+and skipped; the built-in catalogue still loads.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .paths import USER_GPUS_FILENAME, config_dir, resource
+from .precision import Tier
+from .units import GB
+
+
+class DensePeaks(BaseModel):
+    """Dense tensor-core peaks in TFLOPS (TOPS for int8); fp32 is the CUDA-core peak. None = unknown."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    fp32: float | None = Field(default=None, gt=0)
+    tf32: float | None = Field(default=None, gt=0)
+    bf16: float | None = Field(default=None, gt=0)
+    fp16: float | None = Field(default=None, gt=0)
+    fp8: float | None = Field(default=None, gt=0)
+    int8: float | None = Field(default=None, gt=0)
+
+
+class GpuSpec(BaseModel):
+    """One accelerator SKU as its sources describe it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    id: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    name: str = Field(min_length=1)
+    vendor: str
+    tier: Tier
+    arch: str = ""
+    memory_gb: float = Field(gt=0, le=10_000)
+    memory_type: str = ""
+    memory_bandwidth_gb_per_s: float | None = Field(default=None, gt=0)
+    dense_peak_tflops: DensePeaks
+    tdp_w: float | None = Field(default=None, gt=0)
+    nvlink_gb_per_s: float | None = Field(default=None, ge=0)
+    pcie_gen: int | None = Field(default=None, ge=1, le=7)
+    pcie_lanes: int | None = Field(default=None, ge=1, le=32)
+    form_factor: str = ""
+    year: int | None = None
+    purchase_usd: float | None = Field(default=None, gt=0)
+    cloud_usd_per_hour: float | None = Field(default=None, gt=0)
+    cloud_price_date: str | None = None
+    sources: str = Field(min_length=1, description="Where each figure came from")
+    user_defined: bool = False
+
+    @property
+    def memory_bytes(self) -> int:
+        return round(self.memory_gb * GB)
+
+    @property
+    def bandwidth_bytes_per_s(self) -> float | None:
+        return None if self.memory_bandwidth_gb_per_s is None else self.memory_bandwidth_gb_per_s * GB
+
+    def peak_flops_per_s(self, dtype: str) -> float | None:
+        """Dense peak FLOP/s for a compute dtype ('bf16', 'fp8', ...), None when unknown/unsupported."""
+        tflops = getattr(self.dense_peak_tflops, dtype)
+        return None if tflops is None else tflops * 1e12
+
+    @property
+    def link_bytes_per_s(self) -> float:
+        """GPU-to-GPU bandwidth one way: NVLink where present, else PCIe (x16 per-direction figures)."""
+        if self.nvlink_gb_per_s:
+            return self.nvlink_gb_per_s * GB / 2  # catalogue holds the bidirectional aggregate
+        per_lane_gb = {3: 0.985, 4: 1.969, 5: 3.938, 6: 7.563}.get(self.pcie_gen or 4, 1.969)
+        return per_lane_gb * (self.pcie_lanes or 16) * GB
+
+    @property
+    def link_name(self) -> str:
+        if self.nvlink_gb_per_s:
+            return "NVLink" if self.vendor == "NVIDIA" else "Infinity Fabric"
+        return f"PCIe Gen{self.pcie_gen or '?'}"
+
+
+class CatalogFile(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    gpus: list[GpuSpec]
+
+
+class Catalog(BaseModel):
+    """The GPUs the planner considers, and any problems met while loading user additions."""
+
+    model_config = ConfigDict(frozen=True)
+    gpus: tuple[GpuSpec, ...]
+    source_keys: dict[str, str] = Field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def get(self, key: str) -> GpuSpec:
+        """Find a GPU by id or by (case-insensitive, partial) name; KeyError lists close matches."""
+        found = self.find(key)
+        if found is None:
+            raise KeyError(f"gpu: no GPU named {key!r} in the catalogue (try `gpu-advisor catalog`)")
+        return found
+
+    def find(self, key: str) -> GpuSpec | None:
+        norm = _norm(key)
+        for gpu in self.gpus:
+            if gpu.id == key or _norm(gpu.name) == norm:
+                return gpu
+        matches = [g for g in self.gpus if norm and (norm in _norm(g.name) or norm in g.id)]
+        return matches[0] if len(matches) == 1 else None
+
+    def match_device_name(self, device_name: str) -> GpuSpec | None:
+        """The catalogue entry for a name reported by NVML or torch ('NVIDIA H100 80GB HBM3').
+
+        Every model token of the catalogue name must appear in the device name; among several (H100 SXM,
+        PCIe, NVL) the form factor and memory size written in the device name decide, and SXM wins
+        when none is written (NVML reports the SXM parts as plain 'NVIDIA H100 80GB HBM3').
+        """
+        device_tokens = set(_norm(device_name).split())
+        candidates: list[tuple[int, GpuSpec]] = []
+        for gpu in self.gpus:
+            tokens = set(_norm(gpu.name).split())
+            core = tokens - _VARIANT_TOKENS - {t for t in tokens if re.fullmatch(r"\d+gb", t)}
+            if not core or not core <= device_tokens:
+                continue
+            variant = tokens & _FORM_TOKENS
+            wanted = device_tokens & _FORM_TOKENS
+            score = 2 * len(variant & wanted) - len(variant - wanted - {"sxm"})
+            score += sum(1 for t in tokens if re.fullmatch(r"\d+gb", t) and t in device_tokens)
+            candidates.append((score, gpu))
+        if not candidates:
+            return None
+        return max(candidates, key=lambda c: c[0])[1]
+
+
+_FORM_TOKENS = {"sxm", "sxm4", "sxm5", "pcie", "nvl"}
+_VARIANT_TOKENS = _FORM_TOKENS | {"nvidia", "amd", "geforce", "generation", "hgx", "dgx", "aws", "tesla"}
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+def _read_catalog_file(text: str, origin: str) -> CatalogFile:
+    try:
+        return CatalogFile.model_validate_json(text)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise ValueError(f"{origin}: {loc}: {err['msg']}") from None
+
+
+def load_catalog(user_file: Path | None = None) -> Catalog:
+    """Built-in catalogue merged with the user's gpus.json (from the config folder by default)."""
+    builtin_text = resource("gpus.json").read_text(encoding="utf-8")
+    builtin = _read_catalog_file(builtin_text, "built-in gpus.json")
+    source_keys = json.loads(builtin_text).get("source_keys", {})
+    by_id = {g.id: g for g in builtin.gpus}
+    warnings: list[str] = []
+    path = user_file if user_file is not None else config_dir() / USER_GPUS_FILENAME
+    if path.exists():
+        try:
+            user = _read_catalog_file(path.read_text(encoding="utf-8"), str(path))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            warnings.append(f"Ignored your GPU file: {exc}")
+        else:
+            for gpu in user.gpus:
+                by_id[gpu.id] = gpu.model_copy(update={"user_defined": True})
+    return Catalog(gpus=tuple(by_id.values()), source_keys=source_keys, warnings=tuple(warnings))
+
+
+@cache
+def default_catalog() -> Catalog:
+    """The catalogue loaded once per process (user additions included)."""
+    return load_catalog()

@@ -1,0 +1,304 @@
+"""Memory on one GPU, component by component (ESTIMATION.md), for a request and a parallel layout.
+
+The components are what is live at the moment of peak use, and they sum to the total:
+- Training peaks either at the start of backward (all saved activations, the fp32 loss's logit
+  gradients, the output head's gradient; other gradients do not exist yet) or at the optimizer step
+  (all gradients, the optimizer's state and its temporaries; activations are freed). Both phases are
+  computed; the larger is reported and the other is named in the notes.
+- Inference holds the weights, the KV cache for every concurrent sequence, and one layer's transient
+  activations during the prompt pass.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from .architecture import ModelSpec
+from .layout import SINGLE, Parallelism
+from .precision import (
+    ACTIVATION_BYTES,
+    GRADIENT_BYTES,
+    KV_BYTES,
+    NF4_BYTES_PER_PARAM,
+    WEIGHT_BYTES,
+    Precision,
+    Task,
+    optimizer_bytes_per_param,
+)
+from .request import Attention, PlanRequest
+from .units import GB
+
+COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+
+# The fp32 cross-entropy keeps its log-softmax output, and the start of backward adds the gradient
+# with respect to it and the gradient of the logits: three b x s x V fp32 tensors (measured on CPU with
+# the profiler, ESTIMATION.md "What measuring real PyTorch runs shows").
+LOSS_FP32_COPIES = 3
+DROPOUT_MASK_BYTES = 1  # torch.native_dropout keeps a bool mask
+
+
+class Device(StrEnum):
+    CUDA = "cuda"  # an accelerator with a CUDA context and a caching allocator
+    CPU = "cpu"  # live tensor bytes only: no context, no allocator fragmentation
+
+
+class OptimizerImpl(StrEnum):
+    FUSED = "fused"  # torch fused=True, apex, DeepSpeed: no extra copies
+    FOREACH = "foreach"  # PyTorch's default on GPU: about one extra copy of all parameters
+    FOR_LOOP = "for-loop"  # PyTorch's default on CPU: about two copies of the largest tensor
+
+
+class MemoryComponents(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    weights: int = 0
+    gradients: int = 0
+    optimizer: int = 0
+    activations: int = 0
+    kv_cache: int = 0
+    overhead: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(getattr(self, c) for c in COMPONENTS)
+
+
+class MemoryEstimate(BaseModel):
+    """The footprint on one device, how each component was computed, and what was assumed."""
+
+    model_config = ConfigDict(frozen=True)
+    components: MemoryComponents
+    phase: str  # "backward" | "optimizer step" | "inference"
+    formulas: dict[str, str]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def total_bytes(self) -> int:
+        return self.components.total
+
+
+@dataclass(frozen=True, slots=True)
+class _Params:
+    total: int
+    trainable: int
+    trainable_matrices_rows_cols: int
+
+
+def lora_params(model: ModelSpec, rank: int, all_linear: bool) -> int:
+    """Adapter parameters: r (in + out) per adapted matrix (q, k, v, o, or every linear layer)."""
+    shapes = model.linear_shapes()
+    names = shapes if all_linear else ("q", "k", "v", "o")
+    per_layer = sum(rank * (shapes[n][0] + shapes[n][1]) for n in names)
+    experts = model.n_experts if all_linear and model.is_moe else 1
+    mlp_names = [n for n in names if n not in ("q", "k", "v", "o")]
+    per_layer += (experts - 1) * sum(rank * (shapes[n][0] + shapes[n][1]) for n in mlp_names)
+    return model.n_layers * per_layer
+
+
+def weight_bytes_per_param(req: PlanRequest) -> float:
+    """Stored bytes per base weight. QLoRA stores NF4 with double quantisation."""
+    if req.task is Task.QLORA:
+        return NF4_BYTES_PER_PARAM
+    if req.task.is_training and req.task is not Task.LORA and req.precision is Precision.FP8:
+        return 2.0  # FP8 training keeps 16-bit weights and casts per GEMM (Transformer Engine)
+    return WEIGHT_BYTES[req.precision]
+
+
+def compute_precision(req: PlanRequest) -> Precision:
+    """The precision activations and gradients live in."""
+    if req.task is Task.QLORA or (req.task is Task.LORA and req.precision is Precision.INT8):
+        return Precision.BF16
+    return req.precision
+
+
+def activation_bytes_per_token_layer(model: ModelSpec, elem: int, attention: Attention, seq_len: int) -> float:
+    """Saved activation bytes per token per transformer layer, generalising Korthikanti et al. (2022).
+
+    At 16-bit with MHA, a GELU MLP (f = 4h) and dropout this is h (34 + 5 a s / h), their eq. (2):
+    norms 2 h e, attention h e (qkv input) + h e (Q) + 2 k d e (K, V) + h e (output projection input)
+    + a 1-byte dropout mask of h, MLP h e + 2 f e (GELU in and out) + mask, or h e + 4 f e for SwiGLU
+    (gate, SiLU, up, product); eager attention adds a s (e softmax + mask + e dropout output) per token.
+    MoE layers run experts_per_token MLPs per token.
+    """
+    h, f, kd = model.hidden_size, model.ffn_size, model.kv_heads * model.d_head
+    mask = DROPOUT_MASK_BYTES if model.uses_dropout else 0
+    norms = 2 * h * elem
+    attn = 3 * h * elem + 2 * kd * elem + h * mask
+    mlp = (h * elem + 4 * f * elem) if model.gated_mlp else (h * elem + 2 * f * elem + h * mask)
+    mlp *= model.experts_per_token
+    matrix = 0.0
+    if attention is Attention.EAGER:
+        matrix = model.n_heads * seq_len * (elem + (mask + elem if model.uses_dropout else 0))
+    return norms + attn + mlp + matrix
+
+
+def _training_activations(req: PlanRequest, model: ModelSpec, elem: int, par: Parallelism) -> tuple[int, str]:
+    tokens = req.batch_size * req.seq_len
+    per_layer = activation_bytes_per_token_layer(model, elem, req.attention, req.seq_len)
+    layers = model.n_layers
+    # 1F1B pipeline: the first stage holds p micro-batches of L/p layers, i.e. all L layers' worth.
+    if req.grad_checkpointing:
+        saved = layers * model.hidden_size * elem + per_layer  # layer inputs + one recomputed layer
+        formula = f"checkpointing: L x h x {elem} B + one layer's {per_layer:,.0f} B, per token"
+    else:
+        saved = layers * per_layer
+        formula = f"L x {per_layer:,.0f} B per token per layer (Korthikanti eq. 2, generalised)"
+    # embedding output / final norm and head input
+    saved += 2 * model.hidden_size * elem
+    # Sequence parallelism with tensor parallelism divides every activation by t.
+    saved_bytes = tokens * saved / par.tensor
+    logits = 0
+    if model.is_decoder or model.family.value == "bert":
+        copies = LOSS_FP32_COPIES * 4 + (elem if elem < 4 else 0)
+        logits = tokens * model.vocab_size * copies / par.tensor
+        formula += f"; loss: b x s x V x {copies} B (fp32 log-softmax, its gradient, logit gradient)"
+    return round(saved_bytes + logits), formula
+
+
+def _inference_activations(req: PlanRequest, model: ModelSpec, elem: int, par: Parallelism,
+                           prefill_tokens: int | None) -> tuple[int, str]:
+    if prefill_tokens is None:
+        prefill_tokens = min(req.users * req.prompt_tokens, max(req.prompt_tokens, req.assumptions.max_prefill_tokens))
+        how = f"min(users x prompt, {req.assumptions.max_prefill_tokens} prefill-token budget)"
+    else:
+        how = "batch x prompt tokens"
+    h, f, kd = model.hidden_size, model.ffn_size, model.kv_heads * model.d_head
+    # One layer at a time: residual + normed input + q, k, v + attention output + MLP intermediates.
+    mlp_live = (3 * f if model.gated_mlp else 2 * f) * model.experts_per_token
+    per_token = (4 * h + 2 * kd + mlp_live) * elem
+    transient = prefill_tokens * per_token
+    sequences = max(1, prefill_tokens // max(1, req.prompt_tokens))
+    if req.attention is Attention.EAGER:
+        transient += sequences * model.n_heads * req.prompt_tokens**2 * (elem + 4)
+    # Logits of the last prompt token only (as generate() computes them), in fp32.
+    logits = sequences * model.vocab_size * 4 if model.is_decoder else 0
+    total = (transient + logits) / par.tensor
+    formula = f"{how} tokens x (4h + 2kd + MLP) x {elem} B for one layer, + last-token fp32 logits"
+    return round(total), formula
+
+
+def kv_cache_bytes(model: ModelSpec, tokens: int, kv_elem_bytes: int) -> int:
+    """2 (K and V) x layers x KV heads x head dim x bytes x tokens (KV heads, never query heads)."""
+    return 2 * model.n_layers * model.kv_heads * model.d_head * kv_elem_bytes * tokens
+
+
+def model_state_bytes(n_params: float, zero_stage: int, dp: int, master_and_adam: float = 12.0,
+                      weight_bytes: float = 2.0, grad_bytes: float = 2.0) -> dict[str, float]:
+    """Per-GPU model states under ZeRO (Rajbhandari et al. 2019): (2 + 2 + K) P, K = 12 for mixed Adam.
+
+    Stage 1 shards the optimizer states, stage 2 also the gradients, stage 3 also the weights.
+    """
+    w, g, o = weight_bytes * n_params, grad_bytes * n_params, master_and_adam * n_params
+    if zero_stage >= 1:
+        o /= dp
+    if zero_stage >= 2:
+        g /= dp
+    if zero_stage >= 3:
+        w /= dp
+    return {"weights": w, "gradients": g, "optimizer": o}
+
+
+def estimate_memory(req: PlanRequest, par: Parallelism = SINGLE, *, device: Device = Device.CUDA,
+                    optimizer_impl: OptimizerImpl = OptimizerImpl.FUSED,
+                    prefill_tokens: int | None = None) -> MemoryEstimate:
+    """Bytes on one device (the first pipeline stage) for `req` split as `par`."""
+    model = req.model
+    elem = ACTIVATION_BYTES[compute_precision(req)]
+    wbytes = weight_bytes_per_param(req)
+    total_params = model.total_params()
+    model_shards = par.tensor * par.pipeline
+    formulas: dict[str, str] = {}
+    notes: list[str] = []
+
+    weights = total_params * wbytes / model_shards
+    formulas["weights"] = f"P x {wbytes:.4g} B ({req.precision}) / (tp x pp = {model_shards})"
+
+    if req.task is Task.INFERENCE:
+        kv_elem = KV_BYTES[req.precision]
+        kv_shards = min(par.tensor, model.kv_heads) * par.pipeline
+        kv_tokens = math.ceil(req.users / par.data) * (req.prompt_tokens + req.output_tokens)
+        kv = kv_cache_bytes(model, kv_tokens, kv_elem) / kv_shards if model.is_decoder else 0
+        formulas["kv_cache"] = (
+            f"2 x L x {model.kv_heads} KV heads x {model.d_head} x {kv_elem} B x {kv_tokens:,} tokens "
+            f"(users x (prompt + output)) / {kv_shards}"
+        )
+        acts, formulas["activations"] = _inference_activations(req, model, elem, par, prefill_tokens)
+        comps = {"weights": weights, "kv_cache": kv, "activations": acts}
+        phase = "inference"
+    else:
+        comps, phase = _training_components(req, par, elem, weights, formulas, notes, optimizer_impl)
+
+    overhead = 0.0
+    if device is Device.CUDA:
+        rest = sum(comps.values())
+        a = req.assumptions
+        overhead = a.cuda_context_bytes + a.fragmentation * rest
+        formulas["overhead"] = (
+            f"CUDA context {a.cuda_context_bytes / 2**20:.0f} MiB + {a.fragmentation:.0%} allocator "
+            "fragmentation of the rest"
+        )
+    else:
+        formulas["overhead"] = "none on CPU (live tensor bytes)"
+    components = MemoryComponents(**{k: round(v) for k, v in comps.items()}, overhead=round(overhead))
+    return MemoryEstimate(components=components, phase=phase, formulas=formulas, notes=tuple(notes))
+
+
+def _training_components(req: PlanRequest, par: Parallelism, elem: int, weights: float,
+                         formulas: dict[str, str], notes: list[str],
+                         optimizer_impl: OptimizerImpl) -> tuple[dict[str, float], str]:
+    model = req.model
+    total_params = model.total_params()
+    shards = par.tensor * par.pipeline
+    if req.task.is_adapter:
+        trainable = lora_params(model, req.assumptions.lora_rank, req.assumptions.lora_all_linear)
+        grad_b = 4.0  # PEFT keeps adapters in fp32
+        opt_b = optimizer_bytes_per_param(req.optimizer, master_weights=False, hidden_size=model.hidden_size)
+        adapter_weights = trainable * 4.0 / shards
+        weights += adapter_weights
+        formulas["weights"] += f" + {trainable:,} LoRA params x 4 B (r = {req.assumptions.lora_rank})"
+    else:
+        trainable = total_params
+        grad_b = float(GRADIENT_BYTES[compute_precision(req)])
+        mixed = compute_precision(req) is not Precision.FP32
+        opt_b = optimizer_bytes_per_param(req.optimizer, master_weights=mixed, hidden_size=model.hidden_size)
+    dp = par.data
+    zero = par.zero_stage
+    grads = trainable * grad_b / shards / (dp if zero >= 2 else 1)
+    optimizer = trainable * opt_b / shards / (dp if zero >= 1 else 1)
+    if zero >= 3:
+        gathered = model.layer_params() * wbytes_gather(req) * 2  # current + prefetched layer
+        weights = weights / dp + gathered
+        formulas["weights"] += f" / dp {dp} (ZeRO-3) + 2 gathered layers"
+    formulas["gradients"] = f"{trainable:,} trainable x {grad_b:g} B" + (f" / dp {dp} (ZeRO-2)" if zero >= 2 else "")
+    formulas["optimizer"] = f"{trainable:,} x {opt_b:.3g} B ({req.optimizer})" + (f" / dp {dp} (ZeRO-1)" if zero >= 1 else "")
+
+    transient = 0.0
+    if optimizer_impl is OptimizerImpl.FOREACH:
+        transient = trainable * 4.0 / shards
+    elif optimizer_impl is OptimizerImpl.FOR_LOOP:
+        transient = 2 * model.largest_tensor_params() * 4.0 / shards
+    if transient:
+        formulas["optimizer"] += f" + {optimizer_impl} step temporaries"
+
+    acts, formulas["activations"] = _training_activations(req, model, elem, par)
+    head_grad = 0.0 if req.task.is_adapter else model.vocab_size * model.hidden_size * grad_b / shards
+    backward = {"weights": weights, "gradients": head_grad, "optimizer": optimizer, "activations": acts}
+    step = {"weights": weights, "gradients": grads, "optimizer": optimizer + transient, "activations": 0.0}
+    if sum(backward.values()) >= sum(step.values()):
+        notes.append(
+            f"Peak at the start of backward; gradients ({grads / GB:.2f} GB) appear as activations are "
+            f"freed, and the optimizer step needs {sum(step.values()) / GB:.2f} GB."
+        )
+        return backward, "backward"
+    notes.append(
+        f"Peak at the optimizer step (activations are freed by then); the start of backward needs "
+        f"{sum(backward.values()) / GB:.2f} GB."
+    )
+    return step, "optimizer step"
+
+
+def wbytes_gather(req: PlanRequest) -> float:
+    return weight_bytes_per_param(req)

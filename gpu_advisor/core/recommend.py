@@ -1,0 +1,284 @@
+"""plan(request) -> Plan: for every catalogue GPU the smallest layout that fits and meets the target,
+ranked by what meeting the target costs; the cheapest sets the recommended tier and GPU."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from .catalog import Catalog, GpuSpec, default_catalog
+from .cost import estimate_cost
+from .layout import Parallelism
+from .memory import Device, estimate_memory, weight_bytes_per_param
+from .precision import COMPUTE_DTYPE, Precision, Task
+from .request import Purchase, PlanRequest
+from .result import Option, Plan, Recommendation
+from .speed import DevicePeaks, InferenceSpeed, TrainingSpeed, inference_speed, training_speed
+from .units import GB, format_bytes, format_count, format_duration, format_usd
+
+MAX_GPUS = 65536  # Llama 3.1 405B trained on 16k H100s; leave room above that
+NODE_GPUS = 8  # tensor parallelism stays inside one 8-GPU node
+OWNERSHIP_MONTHS = 36  # buying is ranked by purchase + 3 years of electricity
+
+
+def gpu_peaks(gpu: GpuSpec, precision: Precision) -> tuple[DevicePeaks | None, str | None]:
+    """The peaks for a precision; FP8 on a GPU without FP8 falls back to 16-bit (with a warning)."""
+    dtype = COMPUTE_DTYPE[precision]
+    flops = gpu.peak_flops_per_s(dtype)
+    note = None
+    if flops is None and dtype in ("fp8", "bf16"):
+        for fallback in ("bf16", "fp16"):
+            flops = gpu.peak_flops_per_s(fallback)
+            if flops is not None:
+                note = f"no {dtype} tensor rate known; {fallback} rate used"
+                break
+    if flops is None or gpu.bandwidth_bytes_per_s is None:
+        return None, "tensor throughput or bandwidth unknown in the catalogue"
+    return DevicePeaks(flops_per_s=flops, bandwidth_bytes_per_s=gpu.bandwidth_bytes_per_s,
+                       link_bytes_per_s=gpu.link_bytes_per_s, nvlink=bool(gpu.nvlink_gb_per_s),
+                       name=gpu.name), note
+
+
+def _tp_options(req: PlanRequest, count: int, gpu: GpuSpec) -> list[int]:
+    heads = req.model.n_heads
+    options = [t for t in (1, 2, 4, 8) if t <= min(count, NODE_GPUS) and count % t == 0 and heads % t == 0]
+    # Tensor parallelism over PCIe only when nothing else fits (it is slow); kept in the list.
+    return options or [1]
+
+
+def _zero_stages(req: PlanRequest, dp: int) -> list[int]:
+    if req.task is Task.INFERENCE:
+        return [0]
+    if req.zero_stage is not None:
+        return [req.zero_stage]
+    return [0, 1, 2, 3] if dp > 1 else [0]
+
+
+def _fitting_layouts(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePeaks):
+    """For each tensor-parallel degree, the least-sharded layout of `count` GPUs that fits.
+
+    More pipeline stages or a higher ZeRO stage only save memory (they never make a step faster
+    here), so the first fitting one per degree is the one worth considering. Yields
+    (layout, memory, speed, fits); a degree with no fitting layout yields its most sharded attempt.
+    """
+    for tp in _tp_options(req, count, gpu):
+        yield _first_fit_for_degree(req, count, tp, gpu, peaks)
+
+
+def _first_fit_for_degree(req: PlanRequest, count: int, tp: int, gpu: GpuSpec, peaks: DevicePeaks):
+    # Pipeline stages only once tensor parallelism fills a node (or when all GPUs are one replica).
+    max_pp = min(count // tp, req.model.n_layers) if tp == NODE_GPUS or count == tp else 1
+    attempt = None
+    pp = 1
+    while pp <= max_pp:
+        if count % (tp * pp) == 0:
+            dp = count // (tp * pp)
+            for zero in _zero_stages(req, dp):
+                par = Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero)
+                mem, speed = _evaluate(req, gpu, par, peaks)
+                attempt = (par, mem, speed, mem.total_bytes <= gpu.memory_bytes)
+                if attempt[3]:
+                    return attempt
+        pp *= 2
+    return attempt
+
+
+def _speed_score(speed: TrainingSpeed | InferenceSpeed) -> float:
+    return speed.tokens_per_s_per_user if isinstance(speed, InferenceSpeed) else speed.tokens_per_s
+
+
+def _meets(req: PlanRequest, speed: TrainingSpeed | InferenceSpeed) -> bool:
+    if isinstance(speed, TrainingSpeed):
+        if req.max_hours is None or speed.time_to_train_s is None:
+            return True
+        return speed.time_to_train_s <= req.max_hours * 3600
+    if req.tokens_per_s_per_user is None:
+        return True
+    return speed.tokens_per_s_per_user >= req.tokens_per_s_per_user
+
+
+def _evaluate(req: PlanRequest, gpu: GpuSpec, par: Parallelism, peaks: DevicePeaks):
+    mem = estimate_memory(req, par, device=Device.CUDA)
+    speed = training_speed(req, par, peaks) if req.task.is_training else inference_speed(req, par, peaks)
+    return mem, speed
+
+
+def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks):
+    """The smallest count (and simplest layout) that fits and meets the target.
+
+    Without a target that is the first fit. With one, counts double until the target is met, or until
+    doubling stops helping (a replica cannot get faster), in which case the fastest fit is returned.
+    """
+    best_fit = None
+    last = None
+    count = req.gpus or 1
+    while count <= (req.gpus or MAX_GPUS):
+        improved = False
+        for par, mem, speed, fits in _fitting_layouts(req, count, gpu, peaks):
+            last = (par, mem, speed, False, False)
+            if not fits:
+                continue
+            if _meets(req, speed):
+                return par, mem, speed, True, True
+            if best_fit is None or _speed_score(speed) > _speed_score(best_fit[2]) * 1.01:
+                best_fit = (par, mem, speed, True, False)
+                improved = True
+            if req.task.is_training:
+                break  # more tensor parallelism only trades data-parallel throughput for memory
+        if req.gpus is not None or (best_fit is not None and not improved):
+            break
+        count = _next_count(req, count, best_fit)
+    return best_fit or last
+
+
+def _next_count(req: PlanRequest, count: int, best_fit) -> int:
+    """Double, or jump straight to the data-parallel size a training deadline implies."""
+    nxt = count * 2
+    if best_fit is not None and isinstance(best_fit[2], TrainingSpeed) and req.max_hours:
+        needed = best_fit[2].time_to_train_s / (req.max_hours * 3600) * count
+        while nxt < needed and nxt <= MAX_GPUS:
+            nxt *= 2
+        nxt = max(count * 2, nxt // 2 if nxt // 2 > count else nxt)
+    return nxt
+
+
+def _option(req: PlanRequest, gpu: GpuSpec) -> tuple[Option | None, str | None]:
+    peaks, note = gpu_peaks(gpu, req.precision)
+    if peaks is None:
+        return None, f"{gpu.name}: skipped, {note}"
+    found = _best_layout(req, gpu, peaks)
+    if found is None:
+        return None, None
+    par, mem, speed, fits, meets = found
+    job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
+    cost = estimate_cost(gpu, par.gpus, req.hours_per_month, req.electricity_usd_per_kwh,
+                         req.assumptions, job_hours)
+    if req.purchase is Purchase.BUY:
+        rank = None if cost.purchase_usd is None else (
+            cost.purchase_usd + OWNERSHIP_MONTHS * (cost.electricity_usd_per_month or 0.0))
+    elif cost.job_cloud_usd is not None:
+        rank = cost.job_cloud_usd
+    else:
+        rank = cost.cloud_usd_per_hour
+    speed_fields = speed.model_dump(include={"step_time_s", "tokens_per_s", "time_to_train_s", "gpu_hours",
+                                              "prefill_s", "decode_s_per_token", "tokens_per_s_per_user"})
+    option = Option(
+        gpu=gpu.name, gpu_id=gpu.id, tier=gpu.tier, count=par.gpus, fits=fits, meets_target=meets,
+        gpu_memory_bytes=gpu.memory_bytes, per_gpu_bytes=mem.total_bytes, per_gpu_components=mem.components,
+        parallelism=par.model_dump(), parallelism_text=par.describe(), bound=speed.bound,
+        cloud_usd_per_hour=cost.cloud_usd_per_hour, cloud_usd_per_month=cost.cloud_usd_per_month,
+        purchase_usd=cost.purchase_usd, electricity_usd_per_month=cost.electricity_usd_per_month,
+        breakeven_months=cost.breakeven_months, job_cloud_usd=cost.job_cloud_usd, rank_usd=rank,
+        note=note or "", **speed_fields,
+    )
+    return option, None
+
+
+def _rank_key(option: Option) -> tuple:
+    return (not option.fits, not option.meets_target, option.rank_usd is None,
+            option.rank_usd if option.rank_usd is not None else 0.0, option.count, -option.gpu_memory_bytes)
+
+
+def _reason(req: PlanRequest, best: Option, single: Option | None) -> str:
+    model = req.model
+    weights = model.total_params() * weight_bytes_per_param(req)
+    head = f"{format_count(model.total_params())} parameters at {req.precision} need {format_bytes(weights)} for weights"
+    if req.task is Task.INFERENCE:
+        head += f" and the KV cache for {req.users} users takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
+    what = f"{best.count} x {best.gpu}" if best.count > 1 else f"one {best.gpu}"
+    layout = f" with {best.parallelism_text}" if best.count > 1 else ""
+    speed = (f"{best.tokens_per_s_per_user:.0f} tokens/s per user" if req.task is Task.INFERENCE
+             else f"{format_duration(best.step_time_s)} per step")
+    money = ""
+    if req.purchase is Purchase.RENT and best.cloud_usd_per_hour:
+        money = f", {format_usd(best.cloud_usd_per_hour)}/h to rent"
+    elif req.purchase is Purchase.BUY and best.purchase_usd:
+        money = f", {format_usd(best.purchase_usd)} to buy"
+    return f"{head}; {what}{layout} fit{'s' if best.count == 1 else ''} it at {format_bytes(best.per_gpu_bytes)} per GPU, {speed}{money}."
+
+
+def _suggestions(req: PlanRequest) -> list[str]:
+    out = []
+    if req.precision in (Precision.FP32, Precision.BF16, Precision.FP16) and req.task is Task.INFERENCE:
+        out.append("Quantise the weights (int8 or int4) to cut weight memory 2-4x.")
+    if req.task in (Task.PRETRAIN, Task.FINETUNE):
+        out.append("Fine-tune with LoRA or QLoRA: no gradients or optimizer state for the frozen base.")
+        if not req.grad_checkpointing:
+            out.append("Turn on gradient checkpointing to trade ~33% more compute for far less activation memory.")
+        if req.zero_stage is not None and req.zero_stage < 3:
+            out.append("Shard optimizer, gradients and weights with ZeRO stage 3.")
+    if req.gpus is not None:
+        out.append("Allow more GPUs (leave the GPU count unset).")
+    if req.tier is not None or req.gpu is not None:
+        out.append("Widen the search to every tier and GPU.")
+    if req.task is Task.INFERENCE:
+        out.append("Serve fewer concurrent users per replica or shorten the context.")
+    else:
+        out.append("Lower the micro-batch or sequence length.")
+    return out
+
+
+def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
+    """Answer one planning question. Pure: the same request and catalogue give the same plan."""
+    catalog = catalog or default_catalog()
+    gpus = [g for g in catalog.gpus if req.tier is None or g.tier is req.tier]
+    if req.gpu is not None:
+        gpus = [catalog.get(req.gpu)]
+    warnings = list(catalog.warnings)
+    options: list[Option] = []
+    for gpu in gpus:
+        option, skipped = _option(req, gpu)
+        if skipped:
+            warnings.append(skipped)
+        if option is not None:
+            options.append(option)
+    options.sort(key=_rank_key)
+    unsharded = estimate_memory(req, Parallelism(), device=Device.CUDA)
+    best = next((o for o in options if o.fits and o.meets_target), None)
+    suggestions: list[str] = []
+    if best is None:
+        suggestions = _suggestions(req)
+        biggest = max((g.memory_bytes for g in gpus), default=0)
+        where = "the chosen GPUs" if req.gpu or req.tier else "the catalogue"
+        if any(o.fits for o in options):
+            target = (f"the {req.max_hours:g} h deadline" if req.task.is_training
+                      else f"{req.tokens_per_s_per_user:g} tokens/s per user")
+            limit = f"{req.gpus} GPUs" if req.gpus else f"{MAX_GPUS:,} GPUs"
+            reason = f"Nothing in {where} meets {target} with up to {limit}. " + suggestions[0]
+        else:
+            with_count = f" with {req.gpus} GPUs" if req.gpus else ""
+            reason = (f"Nothing in {where} fits {format_bytes(unsharded.total_bytes)} (one-device footprint)"
+                      f"{with_count}; the largest GPU has {format_bytes(biggest)}. " + suggestions[0])
+        recommendation = Recommendation(tier=None, gpu=None, gpu_id=None, count=None, parallelism=None,
+                                        reason=reason)
+    else:
+        recommendation = Recommendation(tier=best.tier, gpu=best.gpu, gpu_id=best.gpu_id, count=best.count,
+                                        parallelism=best.parallelism, reason=_reason(req, best, None))
+        if best.rank_usd is None:
+            warnings.append(f"No {'purchase' if req.purchase is Purchase.BUY else 'cloud'} price for the "
+                            "GPUs that fit; ranked by GPU count instead of cost.")
+    if req.model.guessed:
+        warnings.append(f"Architecture guessed from the parameter count: {req.model.describe()}.")
+    if req.task.is_training:
+        from .speed import training_flops_per_token
+
+        f_tok = training_flops_per_token(req)
+        compute = {"flops_per_token": f_tok, "tokens_per_step": req.batch_size * req.seq_len,
+                   "flops_per_step": f_tok * req.batch_size * req.seq_len}
+    else:
+        compute = {"flops_per_token": 2.0 * req.model.active_params(),
+                   "prefill_flops": 2.0 * req.model.active_params() * req.prompt_tokens,
+                   "kv_tokens": req.kv_tokens}
+    assumptions = req.assumptions.model_dump(mode="json") | {
+        "memory_budget_per_gpu": "catalogue memory_gb x 1e9 bytes, all of it usable after overhead",
+        "max_gpus_searched": MAX_GPUS,
+        "tensor_parallel_within_node": NODE_GPUS,
+        "ownership_months_for_buy_ranking": OWNERSHIP_MONTHS,
+        "compute_dtype": COMPUTE_DTYPE[req.precision],
+    }
+    return Plan(request=req, memory=unsharded.components, memory_formulas=unsharded.formulas,
+                memory_notes=unsharded.notes, compute=compute, recommendation=recommendation,
+                options=tuple(options), assumptions=assumptions, warnings=tuple(warnings),
+                suggestions=tuple(suggestions))
+
+

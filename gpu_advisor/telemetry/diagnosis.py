@@ -1,0 +1,411 @@
+"""Why is this run as fast as it is? Pure rules over measured numbers; no I/O, no torch.
+
+:func:`diagnose` turns a :class:`RunEvidence` into :class:`Verdict` objects, each naming the numbers
+it used (``evidence``, with a readable ``summary``) and what to do about it (``fix``).
+:func:`primary` picks the one to show first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from gpu_advisor.telemetry.stats import TelemetrySummary
+
+Severity = Literal["ok", "info", "warning", "critical"]
+SEVERITY_RANK: dict[str, int] = {"ok": 0, "info": 1, "warning": 2, "critical": 3}
+
+INPUT_BOUND = "input_bound"
+THROTTLED = "throttled"
+HOST_CPU_SATURATED = "host_cpu_saturated"
+MEMORY_BOUND = "memory_bound"
+COMPUTE_BOUND = "compute_bound"
+LATENCY_BOUND = "latency_bound"
+NO_CLEAR_BOTTLENECK = "no_clear_bottleneck"
+INSUFFICIENT_EVIDENCE = "insufficient_evidence"
+
+# Among verdicts of equal severity, the one listed first is the more useful thing to fix first:
+# a starved or throttled GPU makes every other number misleading.
+_RELEVANCE_ORDER = (
+    INPUT_BOUND,
+    THROTTLED,
+    HOST_CPU_SATURATED,
+    MEMORY_BOUND,
+    LATENCY_BOUND,
+    COMPUTE_BOUND,
+    NO_CLEAR_BOTTLENECK,
+    INSUFFICIENT_EVIDENCE,
+)
+
+# A tenth of every step spent waiting for the next batch is worth fixing: the usual fixes
+# (workers, pinned memory, prefetch) are cheap and give that time straight back.
+INPUT_WAIT_WARNING_FRACTION = 0.10
+# From a fifth on, a faster accelerator would barely help: the data pipeline sets the pace.
+INPUT_WAIT_CRITICAL_FRACTION = 0.20
+# Well-tuned large-model training reaches roughly 40-60 % of peak FLOP/s (PaLM reports 46 % MFU):
+# at half of peak the arithmetic units are the limit.
+COMPUTE_BOUND_FLOPS_FRACTION = 0.50
+# Streaming copies reach about 80-90 % of datasheet bandwidth; 60 % sustained means DRAM is busy
+# enough to be the limit ...
+MEMORY_BOUND_BANDWIDTH_FRACTION = 0.60
+# ... provided arithmetic is under a third of peak (otherwise both are loaded and it is compute).
+MEMORY_BOUND_MAX_FLOPS_FRACTION = 0.30
+# NVML utilisation is the share of time any kernel ran. Above 90 % the GPU never waits for the host.
+GPU_BUSY_UTIL_PCT = 90.0
+# Below half the time busy, the GPU mostly waits: launches, syncs, tiny kernels.
+GPU_LOW_UTIL_PCT = 50.0
+# Arithmetic under a third of peak with no memory or input explanation: work too small per launch.
+LOW_FLOPS_FRACTION = 0.30
+# Clock-event reasons in a tenth of the samples cost measurable speed (clocks drop 10-30 % while
+# a reason is active), and are more than the odd transient spike.
+THROTTLE_SAMPLE_FRACTION = 0.10
+# A host CPU busy 90 % of the time on average leaves no headroom for the data loader and launches.
+HOST_CPU_SATURATED_PCT = 90.0
+
+# Tolerance for fractions computed from decimal inputs (0.1 / 1.0 must count as 10 %).
+_EPS = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class RunEvidence:
+    """Numbers measured in one run. Unknown values are None.
+
+    ``step_time_s`` is the median wall time of one whole step *including* the wait for its input;
+    ``input_wait_s`` is the median part of it spent waiting for the next batch.
+    """
+
+    step_time_s: float | None = None
+    input_wait_s: float | None = None
+    achieved_flops_per_s: float | None = None
+    peak_flops_per_s: float | None = None  # catalogue or measured
+    achieved_bytes_per_s: float | None = None
+    peak_bytes_per_s: float | None = None
+    device_kind: str = "cuda"  # "cuda" or "cpu"
+    telemetry: TelemetrySummary | None = None
+    host_cpu_count: int | None = None  # logical CPUs
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One finding. ``evidence`` holds the numbers used and a readable ``summary``."""
+
+    kind: str
+    severity: Severity
+    title: str
+    evidence: dict[str, float | str] = field(default_factory=dict, hash=False)
+    fix: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        """Return a JSON-friendly dict."""
+        return {
+            "kind": self.kind,
+            "severity": self.severity,
+            "title": self.title,
+            "evidence": dict(self.evidence),
+            "fix": self.fix,
+        }
+
+
+# ---- formatting ----------------------------------------------------------------------------------
+
+
+def _pct(fraction: float) -> str:
+    return f"{fraction * 100:.0f}%"
+
+
+def _si(value: float, unit: str) -> str:
+    """1.6e12, "B/s" -> "1.6 TB/s" (decimal prefixes, as in datasheets)."""
+    for factor, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= factor:
+            return f"{value / factor:.3g} {prefix}{unit}"
+    return f"{value:.3g} {unit}"
+
+
+def _fraction(achieved: float | None, peak: float | None) -> float | None:
+    if achieved is None or peak is None or peak <= 0:
+        return None
+    return achieved / peak
+
+
+def _mean_gpu_util_pct(telemetry: TelemetrySummary | None) -> float | None:
+    if telemetry is None:
+        return None
+    means = [g.gpu_util_pct.mean for g in telemetry.gpus if g.gpu_util_pct is not None]
+    return sum(means) / len(means) if means else None
+
+
+def _mean_gpm_dram_pct(telemetry: TelemetrySummary | None) -> float | None:
+    if telemetry is None:
+        return None
+    means = [g.gpm_dram_activity_pct.mean for g in telemetry.gpus if g.gpm_dram_activity_pct is not None]
+    return sum(means) / len(means) if means else None
+
+
+# ---- rules ---------------------------------------------------------------------------------------
+
+
+def _input_bound(e: RunEvidence) -> Verdict | None:
+    if e.step_time_s is None or e.input_wait_s is None or e.step_time_s <= 0:
+        return None
+    fraction = e.input_wait_s / e.step_time_s
+    if fraction + _EPS < INPUT_WAIT_WARNING_FRACTION:
+        return None
+    severity: Severity = "critical" if fraction + _EPS >= INPUT_WAIT_CRITICAL_FRACTION else "warning"
+    cpus = f" (this machine has {e.host_cpu_count} logical CPUs)" if e.host_cpu_count else ""
+    return Verdict(
+        kind=INPUT_BOUND,
+        severity=severity,
+        title="Input-bound: the data pipeline starves the device",
+        evidence={
+            "input_wait_s": e.input_wait_s,
+            "step_time_s": e.step_time_s,
+            "input_wait_fraction": fraction,
+            "summary": (
+                f"input wait {_pct(fraction)} of step time ({e.input_wait_s:.3f} s of {e.step_time_s:.3f} s)"
+            ),
+        },
+        fix=(
+            f"Feed batches faster: raise DataLoader num_workers{cpus}, set pin_memory=True and "
+            "persistent_workers=True, raise prefetch_factor, and make preprocessing cheaper "
+            "(decode and resize once offline, or augment on the GPU)."
+        ),
+    )
+
+
+def _throttled(e: RunEvidence) -> list[Verdict]:
+    verdicts: list[Verdict] = []
+    for gpu in e.telemetry.gpus if e.telemetry else ():
+        thermal, power = gpu.thermal_throttle_fraction, gpu.power_throttle_fraction
+        label = f"GPU {gpu.index} ({gpu.name})"
+        if thermal is not None and thermal + _EPS >= THROTTLE_SAMPLE_FRACTION:
+            evidence: dict[str, float | str] = {"gpu_index": float(gpu.index), "thermal_fraction": thermal}
+            summary = f"thermal slowdown active in {_pct(thermal)} of samples on {label}"
+            if gpu.temperature_c is not None:
+                evidence["temperature_max_c"] = gpu.temperature_c.max
+                summary += f", peak {gpu.temperature_c.max:.0f} °C"
+            evidence["summary"] = summary
+            verdicts.append(
+                Verdict(
+                    kind=THROTTLED,
+                    severity="warning",
+                    title=f"Thermally throttled: {label} slows down because it is too hot",
+                    evidence=evidence,
+                    fix=(
+                        "Improve cooling: clear airflow and dust, raise the fan curve, lower the room "
+                        "temperature or space the cards apart; confirm with `nvidia-smi -q -d PERFORMANCE`."
+                    ),
+                )
+            )
+        elif power is not None and power + _EPS >= THROTTLE_SAMPLE_FRACTION:
+            # Holding clocks at the power limit is by design under sustained full load: information,
+            # not a fault, but it explains a gap to the datasheet's boost-clock figures.
+            verdicts.append(
+                Verdict(
+                    kind=THROTTLED,
+                    severity="info",
+                    title=f"Power-limited: {label} holds its clocks down to stay under its power limit",
+                    evidence={
+                        "gpu_index": float(gpu.index),
+                        "power_fraction": power,
+                        "summary": f"power cap active in {_pct(power)} of samples on {label}",
+                    },
+                    fix=(
+                        "Expected under sustained full load. If the board and power supply allow, raise the "
+                        "limit (`nvidia-smi -pl`); otherwise plan with these clocks, not the boost clock."
+                    ),
+                )
+            )
+    return verdicts
+
+
+def _host_cpu_saturated(e: RunEvidence) -> Verdict | None:
+    # On a CPU run the workload is meant to fill the CPU; only a GPU run suffers from a busy host.
+    if e.device_kind != "cuda" or e.telemetry is None or e.telemetry.host_cpu_pct is None:
+        return None
+    mean = e.telemetry.host_cpu_pct.mean
+    if mean + _EPS < HOST_CPU_SATURATED_PCT:
+        return None
+    cpus = f" across {e.host_cpu_count} logical CPUs" if e.host_cpu_count else ""
+    return Verdict(
+        kind=HOST_CPU_SATURATED,
+        severity="warning",
+        title="Host CPU saturated: the CPU cannot keep the GPU fed",
+        evidence={"host_cpu_mean_pct": mean, "summary": f"host CPU busy {mean:.0f}% on average{cpus}"},
+        fix=(
+            "Free the CPU: stop competing processes, move preprocessing to the GPU or offline, "
+            "and budget more CPU cores per GPU when buying."
+        ),
+    )
+
+
+def _memory_bound(e: RunEvidence, flops_fraction: float | None) -> Verdict | None:
+    if flops_fraction is not None and flops_fraction + _EPS >= MEMORY_BOUND_MAX_FLOPS_FRACTION:
+        return None
+    bandwidth_fraction = _fraction(e.achieved_bytes_per_s, e.peak_bytes_per_s)
+    evidence: dict[str, float | str]
+    if bandwidth_fraction is not None:
+        if bandwidth_fraction + _EPS < MEMORY_BOUND_BANDWIDTH_FRACTION:
+            return None
+        assert e.achieved_bytes_per_s is not None and e.peak_bytes_per_s is not None
+        summary = (
+            f"memory bandwidth {_pct(bandwidth_fraction)} of peak "
+            f"({_si(e.achieved_bytes_per_s, 'B/s')} of {_si(e.peak_bytes_per_s, 'B/s')})"
+        )
+        evidence = {"bandwidth_fraction": bandwidth_fraction}
+    else:
+        dram_pct = _mean_gpm_dram_pct(e.telemetry)
+        if dram_pct is None or dram_pct + _EPS < MEMORY_BOUND_BANDWIDTH_FRACTION * 100:
+            return None
+        summary = f"DRAM bandwidth {dram_pct:.0f}% busy on average (GPM counters)"
+        evidence = {"gpm_dram_activity_pct": dram_pct}
+    if flops_fraction is not None:
+        evidence["flops_fraction"] = flops_fraction
+        summary += f" while arithmetic runs at {_pct(flops_fraction)} of peak FLOP/s"
+    evidence["summary"] = summary
+    return Verdict(
+        kind=MEMORY_BOUND,
+        severity="info",
+        title="Memory-bound: moving data, not arithmetic, sets the pace",
+        evidence=evidence,
+        fix=(
+            "Do more arithmetic per byte: a larger batch, fused kernels (torch.compile, fused optimizers, "
+            "FlashAttention), lower precision (bf16/fp16, fp8 where supported); a GPU with more memory "
+            "bandwidth helps more than one with more FLOP/s."
+        ),
+    )
+
+
+def _compute_bound(e: RunEvidence, flops_fraction: float | None, memory_bound: bool) -> Verdict | None:
+    util_pct = _mean_gpu_util_pct(e.telemetry)
+    if flops_fraction is not None and flops_fraction + _EPS >= COMPUTE_BOUND_FLOPS_FRACTION:
+        assert e.achieved_flops_per_s is not None and e.peak_flops_per_s is not None
+        summary = (
+            f"arithmetic at {_pct(flops_fraction)} of peak "
+            f"({_si(e.achieved_flops_per_s, 'FLOP/s')} of {_si(e.peak_flops_per_s, 'FLOP/s')})"
+        )
+        evidence: dict[str, float | str] = {"flops_fraction": flops_fraction, "summary": summary}
+        title = "Compute-bound: the arithmetic units are the limit"
+    elif not memory_bound and util_pct is not None and util_pct + _EPS >= GPU_BUSY_UTIL_PCT:
+        summary = f"GPU busy {util_pct:.0f}% of the time"
+        if flops_fraction is not None:
+            summary += f", arithmetic at {_pct(flops_fraction)} of peak FLOP/s"
+        evidence = {"gpu_util_mean_pct": util_pct, "summary": summary}
+        if flops_fraction is not None:
+            evidence["flops_fraction"] = flops_fraction
+        title = "Compute-bound: the GPU is busy all the time"
+    else:
+        return None
+    return Verdict(
+        kind=COMPUTE_BOUND,
+        severity="ok",
+        title=title,
+        evidence=evidence,
+        fix=(
+            "The device is used well. To go faster: lower precision (bf16, fp8 where supported), "
+            "more or faster GPUs."
+        ),
+    )
+
+
+def _latency_bound(e: RunEvidence, flops_fraction: float | None) -> Verdict | None:
+    util_pct = _mean_gpu_util_pct(e.telemetry)
+    low_util = util_pct is not None and util_pct < GPU_LOW_UTIL_PCT
+    low_flops = flops_fraction is not None and flops_fraction < LOW_FLOPS_FRACTION
+    if not (low_util or low_flops):
+        return None
+    parts: list[str] = []
+    evidence: dict[str, float | str] = {}
+    if util_pct is not None:
+        parts.append(
+            f"GPU busy only {util_pct:.0f}% of the time" if low_util else f"GPU busy {util_pct:.0f}%"
+        )
+        evidence["gpu_util_mean_pct"] = util_pct
+    if flops_fraction is not None:
+        parts.append(f"arithmetic at {_pct(flops_fraction)} of peak FLOP/s")
+        evidence["flops_fraction"] = flops_fraction
+    evidence["summary"] = ", ".join(parts)
+    device = "GPU" if e.device_kind == "cuda" else "CPU"
+    return Verdict(
+        kind=LATENCY_BOUND,
+        severity="warning",
+        title=f"Low utilisation: each step is too small or too chatty to keep the {device} busy",
+        evidence=evidence,
+        fix=(
+            "Give the device more work per launch: a larger batch, fewer and bigger kernels (torch.compile, "
+            "CUDA graphs), and no host synchronisation inside the step (.item(), .cpu(), printing tensors)."
+            if e.device_kind == "cuda"
+            else "Give each step more work (a larger batch) and check the thread count "
+            "(torch.get_num_threads() should match the physical cores)."
+        ),
+    )
+
+
+def diagnose(evidence: RunEvidence) -> list[Verdict]:
+    """Apply every rule; return the verdicts, most severe first. Never empty."""
+    flops_fraction = _fraction(evidence.achieved_flops_per_s, evidence.peak_flops_per_s)
+    verdicts: list[Verdict] = []
+    input_bound = _input_bound(evidence)
+    if input_bound is not None:
+        verdicts.append(input_bound)
+    verdicts.extend(_throttled(evidence))
+    host = _host_cpu_saturated(evidence)
+    if host is not None:
+        verdicts.append(host)
+    memory_bound = _memory_bound(evidence, flops_fraction)
+    if memory_bound is not None:
+        verdicts.append(memory_bound)
+    compute_bound = _compute_bound(evidence, flops_fraction, memory_bound is not None)
+    if compute_bound is not None:
+        verdicts.append(compute_bound)
+    # Low utilisation is only the answer when nothing above explains it.
+    if input_bound is None and memory_bound is None and compute_bound is None:
+        latency = _latency_bound(evidence, flops_fraction)
+        if latency is not None:
+            verdicts.append(latency)
+    if not any(v.kind != THROTTLED and v.kind != HOST_CPU_SATURATED for v in verdicts):
+        verdicts.append(_fallback(evidence, flops_fraction))
+    return sorted(verdicts, key=_priority, reverse=True)
+
+
+def _fallback(e: RunEvidence, flops_fraction: float | None) -> Verdict:
+    util_pct = _mean_gpu_util_pct(e.telemetry)
+    input_fraction = _fraction(e.input_wait_s, e.step_time_s)
+    if flops_fraction is None and util_pct is None and input_fraction is None:
+        return Verdict(
+            kind=INSUFFICIENT_EVIDENCE,
+            severity="info",
+            title="Not enough measurements to say what limits this run",
+            evidence={"summary": "no FLOP/s against a known peak, no GPU utilisation, no input-wait timing"},
+            fix="Run a benchmark workload (it measures FLOP/s and input wait), or give the device's peak.",
+        )
+    parts = []
+    evidence: dict[str, float | str] = {}
+    if flops_fraction is not None:
+        parts.append(f"arithmetic at {_pct(flops_fraction)} of peak FLOP/s")
+        evidence["flops_fraction"] = flops_fraction
+    if util_pct is not None:
+        parts.append(f"GPU busy {util_pct:.0f}%")
+        evidence["gpu_util_mean_pct"] = util_pct
+    if input_fraction is not None:
+        parts.append(f"input wait {_pct(input_fraction)} of step time")
+        evidence["input_wait_fraction"] = input_fraction
+    evidence["summary"] = ", ".join(parts)
+    return Verdict(
+        kind=NO_CLEAR_BOTTLENECK,
+        severity="info",
+        title="No single bottleneck stands out",
+        evidence=evidence,
+        fix="Profile one step (torch.profiler) to see which operators take the time.",
+    )
+
+
+def _priority(verdict: Verdict) -> tuple[int, int]:
+    kind = verdict.kind
+    relevance = len(_RELEVANCE_ORDER) - _RELEVANCE_ORDER.index(kind) if kind in _RELEVANCE_ORDER else 0
+    return SEVERITY_RANK[verdict.severity], relevance
+
+
+def primary(verdicts: Sequence[Verdict]) -> Verdict | None:
+    """The verdict to show first: the most severe, then the most useful to act on. None if empty."""
+    return max(verdicts, key=_priority, default=None)

@@ -1,0 +1,101 @@
+"""HostSource on the real machine through psutil."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections import namedtuple
+
+import psutil
+import pytest
+
+from gpu_advisor.telemetry import HostSample, HostSource
+from gpu_advisor.telemetry.host import cpu_busy_pct
+from tests.telemetry.waiting import wait_until
+
+# A child that starts a grandchild, so the tree has two levels; both sleep long enough for the test.
+PARENT_WITH_GRANDCHILD = (
+    "import subprocess, sys, time\n"
+    "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(5)'])\n"
+    "time.sleep(5)\n"
+    "child.kill()\n"
+)
+
+
+def burn_cpu(seconds: float = 0.05) -> None:
+    import time
+
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def test_reading_from_another_thread_is_not_a_fake_zero() -> None:
+    """psutil.cpu_percent() primes per thread; ours must work on the sampler thread at once."""
+    source = HostSource()
+    burn_cpu()
+    results: list[HostSample] = []
+    thread = threading.Thread(target=lambda: results.append(source.read()))
+    thread.start()
+    thread.join()
+    cpu = results[0].cpu_pct
+    assert cpu is not None and 0.0 < cpu <= 100.0
+
+
+def test_reading_has_cores_ram_and_plausible_ranges() -> None:
+    source = HostSource()
+    burn_cpu()
+    sample = source.read()
+    assert sample.per_core_pct is not None
+    assert len(sample.per_core_pct) == psutil.cpu_count()
+    assert all(0.0 <= v <= 100.0 for v in sample.per_core_pct)
+    assert sample.ram_total_bytes is not None and sample.ram_used_bytes is not None
+    assert 0 < sample.ram_used_bytes < sample.ram_total_bytes
+    assert sample.process_rss_bytes is None  # nothing watched
+    assert sample.cpu_freq_mhz is None or sample.cpu_freq_mhz > 0
+    assert sample.cpu_temp_c is None or -20 < sample.cpu_temp_c < 150
+
+
+def test_watched_process_tree_rss_includes_grandchildren() -> None:
+    parent = subprocess.Popen([sys.executable, "-c", PARENT_WITH_GRANDCHILD])
+    try:
+        assert wait_until(lambda: len(psutil.Process(parent.pid).children(recursive=True)) >= 1)
+        source = HostSource(watch_pid=parent.pid)
+        assert source.watch_pid == parent.pid
+        tree_rss = source.read().process_rss_bytes
+        parent_rss = psutil.Process(parent.pid).memory_info().rss
+        assert tree_rss is not None and tree_rss > parent_rss > 0
+    finally:
+        for child in psutil.Process(parent.pid).children(recursive=True):
+            child.kill()
+        parent.kill()
+        parent.wait()
+
+
+def test_watched_process_that_exits_gives_none_not_an_exception() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
+    source = HostSource(watch_pid=child.pid)
+    first = source.read().process_rss_bytes
+    assert first is not None and first > 0
+    child.kill()
+    child.wait()
+    assert source.read().process_rss_bytes is None
+
+
+def test_watching_a_pid_that_does_not_exist() -> None:
+    missing_pid = 2**22 + 12345  # above Linux's default pid_max
+    if psutil.pid_exists(missing_pid):
+        pytest.skip("pid unexpectedly exists")
+    assert HostSource(watch_pid=missing_pid).read().process_rss_bytes is None
+
+
+Times = namedtuple("Times", "user nice system idle iowait guest guest_nice")
+
+
+def test_cpu_busy_pct_matches_psutil_arithmetic() -> None:
+    before = Times(10, 0, 5, 80, 5, 0, 0)
+    after = Times(40, 0, 15, 120, 25, 10, 0)  # +30 user (10 of it guest), +10 sys, +40 idle, +20 iowait
+    # total = 30 + 10 + 40 + 20 + 10 - 10 (guest inside user) = 100; busy = 100 - 40 - 20 = 40
+    assert cpu_busy_pct(before, after) == 40.0
+    assert cpu_busy_pct(before, before) is None  # no time passed: unknown, not 0 %
