@@ -62,7 +62,9 @@ def _fitting_layouts(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePe
     (layout, memory, speed, fits); a degree with no fitting layout yields its most sharded attempt.
     """
     for tp in _tp_options(req, count, gpu):
-        yield _first_fit_for_degree(req, count, tp, gpu, peaks)
+        found = _first_fit_for_degree(req, count, tp, gpu, peaks)
+        if found is not None:
+            yield found
 
 
 def _first_fit_for_degree(req: PlanRequest, count: int, tp: int, gpu: GpuSpec, peaks: DevicePeaks):
@@ -75,12 +77,14 @@ def _first_fit_for_degree(req: PlanRequest, count: int, tp: int, gpu: GpuSpec, p
             dp = count // (tp * pp)
             for zero in _zero_stages(req, dp):
                 par = Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero)
-                mem, speed = _evaluate(req, gpu, par, peaks)
-                attempt = (par, mem, speed, mem.total_bytes <= gpu.memory_bytes)
-                if attempt[3]:
-                    return attempt
+                mem = estimate_memory(req, par, device=Device.CUDA)
+                attempt = (par, mem)
+                if mem.total_bytes <= gpu.memory_bytes:
+                    return par, mem, _speed(req, par, peaks), True
         pp *= 2
-    return attempt
+    if attempt is None:
+        return None
+    return attempt[0], attempt[1], _speed(req, attempt[0], peaks), False
 
 
 def _speed_score(speed: TrainingSpeed | InferenceSpeed) -> float:
@@ -97,10 +101,8 @@ def _meets(req: PlanRequest, speed: TrainingSpeed | InferenceSpeed) -> bool:
     return speed.tokens_per_s_per_user >= req.tokens_per_s_per_user
 
 
-def _evaluate(req: PlanRequest, gpu: GpuSpec, par: Parallelism, peaks: DevicePeaks):
-    mem = estimate_memory(req, par, device=Device.CUDA)
-    speed = training_speed(req, par, peaks) if req.task.is_training else inference_speed(req, par, peaks)
-    return mem, speed
+def _speed(req: PlanRequest, par: Parallelism, peaks: DevicePeaks) -> TrainingSpeed | InferenceSpeed:
+    return training_speed(req, par, peaks) if req.task.is_training else inference_speed(req, par, peaks)
 
 
 def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks):
@@ -111,7 +113,7 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks):
     """
     best_fit = None
     last = None
-    count = req.gpus or 1
+    count = req.gpus or _smallest_fitting_count(req, gpu, peaks)
     while count <= (req.gpus or MAX_GPUS):
         improved = False
         for par, mem, speed, fits in _fitting_layouts(req, count, gpu, peaks):
@@ -129,6 +131,25 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks):
             break
         count = _next_count(req, count, best_fit)
     return best_fit or last
+
+
+def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> int:
+    """Binary search over powers of two: per-GPU memory never grows with the GPU count."""
+    def fits(count: int) -> bool:
+        return any(f for *_, f in _fitting_layouts(req, count, gpu, peaks))
+
+    lo, hi = 0, MAX_GPUS.bit_length() - 1
+    if fits(1):
+        return 1
+    if not fits(2**hi):
+        return 2**hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if fits(2**mid):
+            hi = mid
+        else:
+            lo = mid
+    return 2**hi
 
 
 def _next_count(req: PlanRequest, count: int, best_fit) -> int:

@@ -105,6 +105,7 @@ class NvmlSource:
         self._available = False
         self._reason: str | None = "NVML not opened yet"
         self._devices: dict[int, _Device] = {}
+        self._infos: tuple[GpuInfo, ...] = ()  # replaced, never mutated: read without the lock
         self._missing_functions: set[str] = set()
         self._reason_bits: tuple[tuple[str, int], ...] = ()
 
@@ -155,6 +156,7 @@ class NvmlSource:
             self._available = False
             self._reason = "NVML closed"
             self._devices.clear()
+            self._infos = ()
 
     def __enter__(self) -> NvmlSource:
         self.open()
@@ -167,8 +169,7 @@ class NvmlSource:
 
     def devices(self) -> list[GpuInfo]:
         """Static facts for every GPU NVML reports (empty when NVML is unavailable)."""
-        with self._lock:
-            return [device.info for _, device in sorted(self._devices.items())]
+        return list(self._infos)
 
     def read(self, index: int) -> GpuSample:
         """Read every metric of GPU ``index``; unsupported ones are None. Never raises."""
@@ -253,6 +254,7 @@ class NvmlSource:
         }
         for index in range(int(count)):
             self._devices[index] = self._open_device(index, versions)
+        self._infos = tuple(device.info for _, device in sorted(self._devices.items()))
 
     def _open_device(self, index: int, versions: dict[str, str | None]) -> _Device:
         try:
