@@ -49,9 +49,7 @@ class ModelSpec(BaseModel):
     @model_validator(mode="after")
     def _check_shape(self) -> Self:
         if self.head_dim is None and self.hidden_size % self.n_heads:
-            raise ValueError(
-                f"n_heads: {self.n_heads} heads do not divide hidden_size {self.hidden_size}"
-            )
+            raise ValueError(f"n_heads: {self.n_heads} heads do not divide hidden_size {self.hidden_size}")
         if self.kv_heads > self.n_heads or self.n_heads % self.kv_heads:
             raise ValueError(f"n_kv_heads: {self.kv_heads} must divide n_heads {self.n_heads}")
         if self.experts_per_token > self.n_experts:
@@ -138,8 +136,10 @@ class ModelSpec(BaseModel):
     @cached_property
     def _param_counts(self) -> tuple[int, int]:
         embeddings = self.embedding_params()
-        return (self.n_layers * self.layer_params() + embeddings,
-                self.n_layers * self.layer_params(active_only=True) + embeddings)
+        return (
+            self.n_layers * self.layer_params() + embeddings,
+            self.n_layers * self.layer_params(active_only=True) + embeddings,
+        )
 
     def total_params(self) -> int:
         """Every stored parameter (all experts)."""
@@ -251,7 +251,12 @@ def load_hf_config(path: str | Path) -> ModelSpec:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
     spec = from_hf_config(data, name=path.name)
-    return spec.model_copy(update={"source": str(path), "name": spec.name if spec.name != path.name else path.parent.name or path.name})
+    return spec.model_copy(
+        update={
+            "source": str(path),
+            "name": spec.name if spec.name != path.name else path.parent.name or path.name,
+        }
+    )
 
 
 def _first_error(exc: ValidationError) -> str:
@@ -273,14 +278,28 @@ def parse_param_count(text: str) -> int:
         raise ConfigError(f"params: {text!r} is not a parameter count (examples: 7B, 350M, 7e9)")
     value = float(match.group(1)) * _SUFFIX[match.group(2).lower()]
     if not 5e7 <= value <= 1e13:
-        raise ConfigError(f"params: {text!r} is outside 50M..10T parameters (for smaller models give a config.json)")
+        raise ConfigError(
+            f"params: {text!r} is outside 50M..10T parameters (for smaller models give a config.json)"
+        )
     return round(value)
 
 
 # Standard (hidden size, heads) pairs of published decoder models, smallest first.
 _STANDARD_WIDTHS = (
-    (256, 4), (512, 8), (768, 12), (1024, 16), (1536, 12), (2048, 16), (2560, 20), (3072, 24),
-    (4096, 32), (5120, 40), (6144, 48), (8192, 64), (12288, 96), (16384, 128),
+    (256, 4),
+    (512, 8),
+    (768, 12),
+    (1024, 16),
+    (1536, 12),
+    (2048, 16),
+    (2560, 20),
+    (3072, 24),
+    (4096, 32),
+    (5120, 40),
+    (6144, 48),
+    (8192, 64),
+    (12288, 96),
+    (16384, 128),
 )
 
 
@@ -296,8 +315,14 @@ def guess_from_param_count(n_params: int) -> ModelSpec:
     for h, n_heads in _STANDARD_WIDTHS:
         n_kv = 8 if h >= 4096 else n_heads
         probe = ModelSpec(
-            name="probe", family=Family.LLAMA, n_layers=1, hidden_size=h, n_heads=n_heads,
-            n_kv_heads=n_kv, ffn_size=round(3.5 * h / 256) * 256, vocab_size=32000,
+            name="probe",
+            family=Family.LLAMA,
+            n_layers=1,
+            hidden_size=h,
+            n_heads=n_heads,
+            n_kv_heads=n_kv,
+            ffn_size=round(3.5 * h / 256) * 256,
+            vocab_size=32000,
         )
         layers = max(1, round((n_params - probe.embedding_params()) / probe.layer_params()))
         misfit = abs(math.log(layers * 128 / h))

@@ -28,8 +28,14 @@ def power_kw(gpu: GpuSpec, count: int, a: Assumptions) -> float | None:
     return count * gpu.tdp_w * a.utilisation_of_tdp * (1 + a.system_power_fraction) * a.pue / 1000
 
 
-def estimate_cost(gpu: GpuSpec, count: int, hours_per_month: float, electricity_usd_per_kwh: float,
-                  a: Assumptions, job_gpu_hours: float | None = None) -> CostEstimate:
+def estimate_cost(
+    gpu: GpuSpec,
+    count: int,
+    hours_per_month: float,
+    electricity_usd_per_kwh: float,
+    a: Assumptions,
+    job_gpu_hours: float | None = None,
+) -> CostEstimate:
     """Rent: count x price per GPU-hour. Buy: GPUs x (1 + server overhead), plus electricity.
 
     Break-even: the month at which cumulative rent exceeds purchase + cumulative electricity.
@@ -52,14 +58,22 @@ def estimate_cost(gpu: GpuSpec, count: int, hours_per_month: float, electricity_
         f"power = {count} x {gpu.tdp_w or 0:.0f} W x {a.utilisation_of_tdp:.0%} x "
         f"(1 + {a.system_power_fraction:.0%} host) x PUE {a.pue:g} x ${electricity_usd_per_kwh:.2f}/kWh"
     )
-    return CostEstimate(cloud_usd_per_hour=hourly, cloud_usd_per_month=monthly, purchase_usd=purchase,
-                        electricity_usd_per_month=electricity, breakeven_months=breakeven,
-                        job_cloud_usd=job, formula=formula)
+    return CostEstimate(
+        cloud_usd_per_hour=hourly,
+        cloud_usd_per_month=monthly,
+        purchase_usd=purchase,
+        electricity_usd_per_month=electricity,
+        breakeven_months=breakeven,
+        job_cloud_usd=job,
+        formula=formula,
+    )
 
 
 def cumulative_costs(cost: CostEstimate, months: int) -> tuple[list[float | None], list[float | None]]:
     """Cumulative rent and buy (purchase + electricity) at the end of months 0..months, for charts."""
-    rent = [None if cost.cloud_usd_per_month is None else cost.cloud_usd_per_month * m for m in range(months + 1)]
+    rent = [
+        None if cost.cloud_usd_per_month is None else cost.cloud_usd_per_month * m for m in range(months + 1)
+    ]
     buy: list[float | None] = [
         None if cost.purchase_usd is None else cost.purchase_usd + (cost.electricity_usd_per_month or 0.0) * m
         for m in range(months + 1)

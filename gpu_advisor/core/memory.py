@@ -114,7 +114,9 @@ def compute_precision(req: PlanRequest) -> Precision:
     return req.precision
 
 
-def activation_bytes_per_token_layer(model: ModelSpec, elem: int, attention: Attention, seq_len: int) -> float:
+def activation_bytes_per_token_layer(
+    model: ModelSpec, elem: int, attention: Attention, seq_len: int
+) -> float:
     """Saved activation bytes per token per transformer layer, generalising Korthikanti et al. (2022).
 
     At 16-bit with MHA, a GELU MLP (f = 4h) and dropout this is h (34 + 5 a s / h), their eq. (2):
@@ -158,10 +160,13 @@ def _training_activations(req: PlanRequest, model: ModelSpec, elem: int, par: Pa
     return round(saved_bytes + logits), formula
 
 
-def _inference_activations(req: PlanRequest, model: ModelSpec, elem: int, par: Parallelism,
-                           prefill_tokens: int | None) -> tuple[int, str]:
+def _inference_activations(
+    req: PlanRequest, model: ModelSpec, elem: int, par: Parallelism, prefill_tokens: int | None
+) -> tuple[int, str]:
     if prefill_tokens is None:
-        prefill_tokens = min(req.users * req.prompt_tokens, max(req.prompt_tokens, req.assumptions.max_prefill_tokens))
+        prefill_tokens = min(
+            req.users * req.prompt_tokens, max(req.prompt_tokens, req.assumptions.max_prefill_tokens)
+        )
         how = f"min(users x prompt, {req.assumptions.max_prefill_tokens} prefill-token budget)"
     else:
         how = "batch x prompt tokens"
@@ -185,8 +190,14 @@ def kv_cache_bytes(model: ModelSpec, tokens: int, kv_elem_bytes: int) -> int:
     return 2 * model.n_layers * model.kv_heads * model.d_head * kv_elem_bytes * tokens
 
 
-def model_state_bytes(n_params: float, zero_stage: int, dp: int, master_and_adam: float = 12.0,
-                      weight_bytes: float = 2.0, grad_bytes: float = 2.0) -> dict[str, float]:
+def model_state_bytes(
+    n_params: float,
+    zero_stage: int,
+    dp: int,
+    master_and_adam: float = 12.0,
+    weight_bytes: float = 2.0,
+    grad_bytes: float = 2.0,
+) -> dict[str, float]:
     """Per-GPU model states under ZeRO (Rajbhandari et al. 2019): (2 + 2 + K) P, K = 12 for mixed Adam.
 
     Stage 1 shards the optimizer states, stage 2 also the gradients, stage 3 also the weights.
@@ -201,9 +212,14 @@ def model_state_bytes(n_params: float, zero_stage: int, dp: int, master_and_adam
     return {"weights": w, "gradients": g, "optimizer": o}
 
 
-def estimate_memory(req: PlanRequest, par: Parallelism = SINGLE, *, device: Device = Device.CUDA,
-                    optimizer_impl: OptimizerImpl = OptimizerImpl.FUSED,
-                    prefill_tokens: int | None = None) -> MemoryEstimate:
+def estimate_memory(
+    req: PlanRequest,
+    par: Parallelism = SINGLE,
+    *,
+    device: Device = Device.CUDA,
+    optimizer_impl: OptimizerImpl = OptimizerImpl.FUSED,
+    prefill_tokens: int | None = None,
+) -> MemoryEstimate:
     """Bytes on one device (the first pipeline stage) for `req` split as `par`."""
     model = req.model
     elem = ACTIVATION_BYTES[compute_precision(req)]
@@ -246,9 +262,15 @@ def estimate_memory(req: PlanRequest, par: Parallelism = SINGLE, *, device: Devi
     return MemoryEstimate(components=components, phase=phase, formulas=formulas, notes=tuple(notes))
 
 
-def _training_components(req: PlanRequest, par: Parallelism, elem: int, weights: float,
-                         formulas: dict[str, str], notes: list[str],
-                         optimizer_impl: OptimizerImpl) -> tuple[dict[str, float], str]:
+def _training_components(
+    req: PlanRequest,
+    par: Parallelism,
+    elem: int,
+    weights: float,
+    formulas: dict[str, str],
+    notes: list[str],
+    optimizer_impl: OptimizerImpl,
+) -> tuple[dict[str, float], str]:
     model = req.model
     total_params = model.total_params()
     shards = par.tensor * par.pipeline
@@ -272,8 +294,12 @@ def _training_components(req: PlanRequest, par: Parallelism, elem: int, weights:
         gathered = model.layer_params() * wbytes_gather(req) * 2  # current + prefetched layer
         weights = weights / dp + gathered
         formulas["weights"] += f" / dp {dp} (ZeRO-3) + 2 gathered layers"
-    formulas["gradients"] = f"{trainable:,} trainable x {grad_b:g} B" + (f" / dp {dp} (ZeRO-2)" if zero >= 2 else "")
-    formulas["optimizer"] = f"{trainable:,} x {opt_b:.3g} B ({req.optimizer})" + (f" / dp {dp} (ZeRO-1)" if zero >= 1 else "")
+    formulas["gradients"] = f"{trainable:,} trainable x {grad_b:g} B" + (
+        f" / dp {dp} (ZeRO-2)" if zero >= 2 else ""
+    )
+    formulas["optimizer"] = f"{trainable:,} x {opt_b:.3g} B ({req.optimizer})" + (
+        f" / dp {dp} (ZeRO-1)" if zero >= 1 else ""
+    )
 
     transient = 0.0
     if optimizer_impl is OptimizerImpl.FOREACH:

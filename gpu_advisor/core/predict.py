@@ -9,11 +9,11 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from .architecture import ModelSpec
+from .layout import SINGLE
 from .memory import Device, MemoryComponents, OptimizerImpl, estimate_memory
 from .precision import Optimizer, Precision, Task
 from .request import Assumptions, Attention, PlanRequest
 from .speed import DevicePeaks, inference_speed, training_speed
-from .layout import SINGLE
 
 
 class WorkloadPrediction(BaseModel):
@@ -29,13 +29,21 @@ class WorkloadPrediction(BaseModel):
     prefill_s: float | None = None
 
 
-def predict_training_step(model: ModelSpec, *, batch_size: int, seq_len: int, precision: Precision,
-                          device: Device, optimizer: Optimizer = Optimizer.ADAMW,
-                          optimizer_impl: OptimizerImpl | None = None,
-                          attention: Attention = Attention.SDPA, grad_checkpointing: bool = False,
-                          peak_flops_per_s: float | None = None,
-                          bandwidth_bytes_per_s: float | None = None,
-                          assumptions: Assumptions | None = None) -> WorkloadPrediction:
+def predict_training_step(
+    model: ModelSpec,
+    *,
+    batch_size: int,
+    seq_len: int,
+    precision: Precision,
+    device: Device,
+    optimizer: Optimizer = Optimizer.ADAMW,
+    optimizer_impl: OptimizerImpl | None = None,
+    attention: Attention = Attention.SDPA,
+    grad_checkpointing: bool = False,
+    peak_flops_per_s: float | None = None,
+    bandwidth_bytes_per_s: float | None = None,
+    assumptions: Assumptions | None = None,
+) -> WorkloadPrediction:
     """Peak memory and step time of forward + backward + optimizer step for one micro-batch.
 
     `optimizer_impl` defaults to what PyTorch picks on the device (foreach on CUDA, a per-tensor loop
@@ -43,9 +51,17 @@ def predict_training_step(model: ModelSpec, *, batch_size: int, seq_len: int, pr
     None when unknown.
     """
     a = assumptions or Assumptions()
-    req = PlanRequest(model=model, task=Task.PRETRAIN, precision=precision, optimizer=optimizer,
-                      seq_len=seq_len, batch_size=batch_size, attention=attention,
-                      grad_checkpointing=grad_checkpointing, assumptions=a)
+    req = PlanRequest(
+        model=model,
+        task=Task.PRETRAIN,
+        precision=precision,
+        optimizer=optimizer,
+        seq_len=seq_len,
+        batch_size=batch_size,
+        attention=attention,
+        grad_checkpointing=grad_checkpointing,
+        assumptions=a,
+    )
     impl = optimizer_impl or (OptimizerImpl.FOREACH if device is Device.CUDA else OptimizerImpl.FOR_LOOP)
     mem = estimate_memory(req, SINGLE, device=device, optimizer_impl=impl)
     step = None
@@ -53,21 +69,41 @@ def predict_training_step(model: ModelSpec, *, batch_size: int, seq_len: int, pr
         peaks = DevicePeaks(flops_per_s=peak_flops_per_s, bandwidth_bytes_per_s=bandwidth_bytes_per_s or 1e18)
         step = training_speed(req, SINGLE, peaks).step_time_s
     return WorkloadPrediction(
-        peak_memory_bytes=mem.total_bytes, step_time_s=step, components=mem.components, phase=mem.phase,
-        formulas=mem.formulas, assumptions={"mfu": a.mfu, "optimizer_impl": impl.value},
+        peak_memory_bytes=mem.total_bytes,
+        step_time_s=step,
+        components=mem.components,
+        phase=mem.phase,
+        formulas=mem.formulas,
+        assumptions={"mfu": a.mfu, "optimizer_impl": impl.value},
     )
 
 
-def predict_inference(model: ModelSpec, *, batch_size: int, prompt_tokens: int, output_tokens: int,
-                      precision: Precision, device: Device, attention: Attention = Attention.SDPA,
-                      peak_flops_per_s: float | None = None, bandwidth_bytes_per_s: float | None = None,
-                      assumptions: Assumptions | None = None) -> WorkloadPrediction:
+def predict_inference(
+    model: ModelSpec,
+    *,
+    batch_size: int,
+    prompt_tokens: int,
+    output_tokens: int,
+    precision: Precision,
+    device: Device,
+    attention: Attention = Attention.SDPA,
+    peak_flops_per_s: float | None = None,
+    bandwidth_bytes_per_s: float | None = None,
+    assumptions: Assumptions | None = None,
+) -> WorkloadPrediction:
     """Peak memory of a batched prompt pass with a preallocated KV cache for prompt + output tokens,
     and the time per decode step (one token for every sequence in the batch)."""
     a = assumptions or Assumptions()
-    req = PlanRequest(model=model, task=Task.INFERENCE, precision=precision, users=batch_size,
-                      prompt_tokens=prompt_tokens, output_tokens=output_tokens, attention=attention,
-                      assumptions=a)
+    req = PlanRequest(
+        model=model,
+        task=Task.INFERENCE,
+        precision=precision,
+        users=batch_size,
+        prompt_tokens=prompt_tokens,
+        output_tokens=output_tokens,
+        attention=attention,
+        assumptions=a,
+    )
     mem = estimate_memory(req, SINGLE, device=device, prefill_tokens=batch_size * prompt_tokens)
     step = prefill = None
     if peak_flops_per_s and bandwidth_bytes_per_s:
@@ -75,7 +111,14 @@ def predict_inference(model: ModelSpec, *, batch_size: int, prompt_tokens: int, 
         speed = inference_speed(req, SINGLE, peaks, concurrency=batch_size)
         step, prefill = speed.decode_s_per_token, speed.prefill_s
     return WorkloadPrediction(
-        peak_memory_bytes=mem.total_bytes, step_time_s=step, prefill_s=prefill, components=mem.components,
-        phase=mem.phase, formulas=mem.formulas,
-        assumptions={"prefill_efficiency": a.prefill_efficiency, "bandwidth_efficiency": a.bandwidth_efficiency},
+        peak_memory_bytes=mem.total_bytes,
+        step_time_s=step,
+        prefill_s=prefill,
+        components=mem.components,
+        phase=mem.phase,
+        formulas=mem.formulas,
+        assumptions={
+            "prefill_efficiency": a.prefill_efficiency,
+            "bandwidth_efficiency": a.bandwidth_efficiency,
+        },
     )

@@ -32,8 +32,9 @@ def presets() -> dict[str, Preset]:
         preset_id = entry.pop("id")
         published = entry.pop("published_params")
         active = entry.pop("published_active_params", None)
-        out[preset_id] = Preset(id=preset_id, spec=ModelSpec(**entry), published_params=published,
-                                published_active_params=active)
+        out[preset_id] = Preset(
+            id=preset_id, spec=ModelSpec(**entry), published_params=published, published_active_params=active
+        )
     return out
 
 
@@ -47,8 +48,9 @@ def get_preset(preset_id: str) -> ModelSpec:
         ) from None
 
 
-def resolve_model(preset: str | None = None, config: str | Path | None = None,
-                  params: str | int | None = None) -> ModelSpec:
+def resolve_model(
+    preset: str | None = None, config: str | Path | None = None, params: str | int | None = None
+) -> ModelSpec:
     """Exactly one of a preset id, a config.json path, or a parameter count ('7B') -> ModelSpec."""
     given = [x is not None for x in (preset, config, params)]
     if sum(given) != 1:

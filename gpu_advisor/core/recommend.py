@@ -3,18 +3,15 @@ ranked by what meeting the target costs; the cheapest sets the recommended tier 
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable
-
 from .catalog import Catalog, GpuSpec, default_catalog
 from .cost import estimate_cost
 from .layout import Parallelism
 from .memory import Device, estimate_memory, weight_bytes_per_param
 from .precision import COMPUTE_DTYPE, Precision, Task
-from .request import Purchase, PlanRequest
+from .request import PlanRequest, Purchase
 from .result import Option, Plan, Recommendation
 from .speed import DevicePeaks, InferenceSpeed, TrainingSpeed, inference_speed, training_speed
-from .units import GB, format_bytes, format_count, format_duration, format_usd
+from .units import format_bytes, format_count, format_duration, format_usd
 
 MAX_GPUS = 65536  # Llama 3.1 405B trained on 16k H100s; leave room above that
 NODE_GPUS = 8  # tensor parallelism stays inside one 8-GPU node
@@ -34,9 +31,13 @@ def gpu_peaks(gpu: GpuSpec, precision: Precision) -> tuple[DevicePeaks | None, s
                 break
     if flops is None or gpu.bandwidth_bytes_per_s is None:
         return None, "tensor throughput or bandwidth unknown in the catalogue"
-    return DevicePeaks(flops_per_s=flops, bandwidth_bytes_per_s=gpu.bandwidth_bytes_per_s,
-                       link_bytes_per_s=gpu.link_bytes_per_s, nvlink=bool(gpu.nvlink_gb_per_s),
-                       name=gpu.name), note
+    return DevicePeaks(
+        flops_per_s=flops,
+        bandwidth_bytes_per_s=gpu.bandwidth_bytes_per_s,
+        link_bytes_per_s=gpu.link_bytes_per_s,
+        nvlink=bool(gpu.nvlink_gb_per_s),
+        name=gpu.name,
+    ), note
 
 
 def _tp_options(req: PlanRequest, count: int, gpu: GpuSpec) -> list[int]:
@@ -135,6 +136,7 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks):
 
 def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> int:
     """Binary search over powers of two: per-GPU memory never grows with the GPU count."""
+
     def fits(count: int) -> bool:
         return any(f for *_, f in _fitting_layouts(req, count, gpu, peaks))
 
@@ -172,32 +174,65 @@ def _option(req: PlanRequest, gpu: GpuSpec) -> tuple[Option | None, str | None]:
         return None, None
     par, mem, speed, fits, meets = found
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
-    cost = estimate_cost(gpu, par.gpus, req.hours_per_month, req.electricity_usd_per_kwh,
-                         req.assumptions, job_hours)
+    cost = estimate_cost(
+        gpu, par.gpus, req.hours_per_month, req.electricity_usd_per_kwh, req.assumptions, job_hours
+    )
     if req.purchase is Purchase.BUY:
-        rank = None if cost.purchase_usd is None else (
-            cost.purchase_usd + OWNERSHIP_MONTHS * (cost.electricity_usd_per_month or 0.0))
+        rank = (
+            None
+            if cost.purchase_usd is None
+            else (cost.purchase_usd + OWNERSHIP_MONTHS * (cost.electricity_usd_per_month or 0.0))
+        )
     elif cost.job_cloud_usd is not None:
         rank = cost.job_cloud_usd
     else:
         rank = cost.cloud_usd_per_hour
-    speed_fields = speed.model_dump(include={"step_time_s", "tokens_per_s", "time_to_train_s", "gpu_hours",
-                                              "prefill_s", "decode_s_per_token", "tokens_per_s_per_user"})
+    speed_fields = speed.model_dump(
+        include={
+            "step_time_s",
+            "tokens_per_s",
+            "time_to_train_s",
+            "gpu_hours",
+            "prefill_s",
+            "decode_s_per_token",
+            "tokens_per_s_per_user",
+        }
+    )
     option = Option(
-        gpu=gpu.name, gpu_id=gpu.id, tier=gpu.tier, count=par.gpus, fits=fits, meets_target=meets,
-        gpu_memory_bytes=gpu.memory_bytes, per_gpu_bytes=mem.total_bytes, per_gpu_components=mem.components,
-        parallelism=par.model_dump(), parallelism_text=par.describe(), bound=speed.bound,
-        cloud_usd_per_hour=cost.cloud_usd_per_hour, cloud_usd_per_month=cost.cloud_usd_per_month,
-        purchase_usd=cost.purchase_usd, electricity_usd_per_month=cost.electricity_usd_per_month,
-        breakeven_months=cost.breakeven_months, job_cloud_usd=cost.job_cloud_usd, rank_usd=rank,
-        note=note or "", **speed_fields,
+        gpu=gpu.name,
+        gpu_id=gpu.id,
+        tier=gpu.tier,
+        count=par.gpus,
+        fits=fits,
+        meets_target=meets,
+        gpu_memory_bytes=gpu.memory_bytes,
+        per_gpu_bytes=mem.total_bytes,
+        per_gpu_components=mem.components,
+        parallelism=par.model_dump(),
+        parallelism_text=par.describe(),
+        bound=speed.bound,
+        cloud_usd_per_hour=cost.cloud_usd_per_hour,
+        cloud_usd_per_month=cost.cloud_usd_per_month,
+        purchase_usd=cost.purchase_usd,
+        electricity_usd_per_month=cost.electricity_usd_per_month,
+        breakeven_months=cost.breakeven_months,
+        job_cloud_usd=cost.job_cloud_usd,
+        rank_usd=rank,
+        note=note or "",
+        **speed_fields,
     )
     return option, None
 
 
 def _rank_key(option: Option) -> tuple:
-    return (not option.fits, not option.meets_target, option.rank_usd is None,
-            option.rank_usd if option.rank_usd is not None else 0.0, option.count, -option.gpu_memory_bytes)
+    return (
+        not option.fits,
+        not option.meets_target,
+        option.rank_usd is None,
+        option.rank_usd if option.rank_usd is not None else 0.0,
+        option.count,
+        -option.gpu_memory_bytes,
+    )
 
 
 def _reason(req: PlanRequest, best: Option, single: Option | None) -> str:
@@ -208,8 +243,11 @@ def _reason(req: PlanRequest, best: Option, single: Option | None) -> str:
         head += f" and the KV cache for {req.users} users takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
     what = f"{best.count} x {best.gpu}" if best.count > 1 else f"one {best.gpu}"
     layout = f" with {best.parallelism_text}" if best.count > 1 else ""
-    speed = (f"{best.tokens_per_s_per_user:.0f} tokens/s per user" if req.task is Task.INFERENCE
-             else f"{format_duration(best.step_time_s)} per step")
+    speed = (
+        f"{best.tokens_per_s_per_user:.0f} tokens/s per user"
+        if req.task is Task.INFERENCE
+        else f"{format_duration(best.step_time_s)} per step"
+    )
     money = ""
     if req.purchase is Purchase.RENT and best.cloud_usd_per_hour:
         money = f", {format_usd(best.cloud_usd_per_hour)}/h to rent"
@@ -225,7 +263,9 @@ def _suggestions(req: PlanRequest) -> list[str]:
     if req.task in (Task.PRETRAIN, Task.FINETUNE):
         out.append("Fine-tune with LoRA or QLoRA: no gradients or optimizer state for the frozen base.")
         if not req.grad_checkpointing:
-            out.append("Turn on gradient checkpointing to trade ~33% more compute for far less activation memory.")
+            out.append(
+                "Turn on gradient checkpointing to trade ~33% more compute for far less activation memory."
+            )
         if req.zero_stage is not None and req.zero_stage < 3:
             out.append("Shard optimizer, gradients and weights with ZeRO stage 3.")
     if req.gpus is not None:
@@ -262,34 +302,53 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         biggest = max((g.memory_bytes for g in gpus), default=0)
         where = "the chosen GPUs" if req.gpu or req.tier else "the catalogue"
         if any(o.fits for o in options):
-            target = (f"the {req.max_hours:g} h deadline" if req.task.is_training
-                      else f"{req.tokens_per_s_per_user:g} tokens/s per user")
+            target = (
+                f"the {req.max_hours:g} h deadline"
+                if req.task.is_training
+                else f"{req.tokens_per_s_per_user:g} tokens/s per user"
+            )
             limit = f"{req.gpus} GPUs" if req.gpus else f"{MAX_GPUS:,} GPUs"
             reason = f"Nothing in {where} meets {target} with up to {limit}. " + suggestions[0]
         else:
             with_count = f" with {req.gpus} GPUs" if req.gpus else ""
-            reason = (f"Nothing in {where} fits {format_bytes(unsharded.total_bytes)} (one-device footprint)"
-                      f"{with_count}; the largest GPU has {format_bytes(biggest)}. " + suggestions[0])
-        recommendation = Recommendation(tier=None, gpu=None, gpu_id=None, count=None, parallelism=None,
-                                        reason=reason)
+            reason = (
+                f"Nothing in {where} fits {format_bytes(unsharded.total_bytes)} (one-device footprint)"
+                f"{with_count}; the largest GPU has {format_bytes(biggest)}. " + suggestions[0]
+            )
+        recommendation = Recommendation(
+            tier=None, gpu=None, gpu_id=None, count=None, parallelism=None, reason=reason
+        )
     else:
-        recommendation = Recommendation(tier=best.tier, gpu=best.gpu, gpu_id=best.gpu_id, count=best.count,
-                                        parallelism=best.parallelism, reason=_reason(req, best, None))
+        recommendation = Recommendation(
+            tier=best.tier,
+            gpu=best.gpu,
+            gpu_id=best.gpu_id,
+            count=best.count,
+            parallelism=best.parallelism,
+            reason=_reason(req, best, None),
+        )
         if best.rank_usd is None:
-            warnings.append(f"No {'purchase' if req.purchase is Purchase.BUY else 'cloud'} price for the "
-                            "GPUs that fit; ranked by GPU count instead of cost.")
+            warnings.append(
+                f"No {'purchase' if req.purchase is Purchase.BUY else 'cloud'} price for the "
+                "GPUs that fit; ranked by GPU count instead of cost."
+            )
     if req.model.guessed:
         warnings.append(f"Architecture guessed from the parameter count: {req.model.describe()}.")
     if req.task.is_training:
         from .speed import training_flops_per_token
 
         f_tok = training_flops_per_token(req)
-        compute = {"flops_per_token": f_tok, "tokens_per_step": req.batch_size * req.seq_len,
-                   "flops_per_step": f_tok * req.batch_size * req.seq_len}
+        compute = {
+            "flops_per_token": f_tok,
+            "tokens_per_step": req.batch_size * req.seq_len,
+            "flops_per_step": f_tok * req.batch_size * req.seq_len,
+        }
     else:
-        compute = {"flops_per_token": 2.0 * req.model.active_params(),
-                   "prefill_flops": 2.0 * req.model.active_params() * req.prompt_tokens,
-                   "kv_tokens": req.kv_tokens}
+        compute = {
+            "flops_per_token": 2.0 * req.model.active_params(),
+            "prefill_flops": 2.0 * req.model.active_params() * req.prompt_tokens,
+            "kv_tokens": req.kv_tokens,
+        }
     assumptions = req.assumptions.model_dump(mode="json") | {
         "memory_budget_per_gpu": "catalogue memory_gb x 1e9 bytes, all of it usable after overhead",
         "max_gpus_searched": MAX_GPUS,
@@ -297,9 +356,15 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         "ownership_months_for_buy_ranking": OWNERSHIP_MONTHS,
         "compute_dtype": COMPUTE_DTYPE[req.precision],
     }
-    return Plan(request=req, memory=unsharded.components, memory_formulas=unsharded.formulas,
-                memory_notes=unsharded.notes, compute=compute, recommendation=recommendation,
-                options=tuple(options), assumptions=assumptions, warnings=tuple(warnings),
-                suggestions=tuple(suggestions))
-
-
+    return Plan(
+        request=req,
+        memory=unsharded.components,
+        memory_formulas=unsharded.formulas,
+        memory_notes=unsharded.notes,
+        compute=compute,
+        recommendation=recommendation,
+        options=tuple(options),
+        assumptions=assumptions,
+        warnings=tuple(warnings),
+        suggestions=tuple(suggestions),
+    )

@@ -26,7 +26,9 @@ class Assumptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     mfu: float = Field(
-        default=0.40, gt=0, le=1,
+        default=0.40,
+        gt=0,
+        le=1,
         description="Model FLOPs utilisation for training: achieved / peak dense tensor FLOP/s. "
         "Realistic 0.35-0.55 on data-center GPUs (ESTIMATION.md).",
     )
@@ -34,30 +36,41 @@ class Assumptions(BaseModel):
         default=0.50, gt=0, le=1, description="Fraction of peak FLOP/s reached in the prompt pass."
     )
     bandwidth_efficiency: float = Field(
-        default=0.80, gt=0, le=1,
+        default=0.80,
+        gt=0,
+        le=1,
         description="Fraction of peak memory bandwidth reached by decode (weights + KV read per step).",
     )
     cuda_context_bytes: int = Field(
-        default=512 * 2**20, ge=0,
+        default=512 * 2**20,
+        ge=0,
         description="CUDA context and kernels per GPU: 0.3-1 GiB measured (ESTIMATION.md); 512 MiB here.",
     )
     fragmentation: float = Field(
-        default=0.05, ge=0, le=1,
+        default=0.05,
+        ge=0,
+        le=1,
         description="Caching-allocator fragmentation as a fraction of the rest of the footprint.",
     )
     tp_efficiency: float = Field(
-        default=0.90, gt=0, le=1,
+        default=0.90,
+        gt=0,
+        le=1,
         description="Scaling efficiency per doubling of tensor parallel degree over NVLink "
         "(PCIe: squared), for the all-reduce cost not modelled layer by layer.",
     )
     server_overhead: float = Field(
-        default=0.50, ge=0, le=5,
+        default=0.50,
+        ge=0,
+        le=5,
         description="Purchase: the rest of the server (CPU, RAM, chassis, network) as a fraction of "
         "the GPUs' price.",
     )
     pue: float = Field(default=1.3, ge=1, le=3, description="Power usage effectiveness (cooling overhead).")
     system_power_fraction: float = Field(
-        default=0.30, ge=0, le=3,
+        default=0.30,
+        ge=0,
+        le=3,
         description="Host power (CPU, RAM, fans) as a fraction of the GPUs' TDP.",
     )
     utilisation_of_tdp: float = Field(
@@ -68,7 +81,9 @@ class Assumptions(BaseModel):
         default=False, description="Adapt every linear layer (True) or only q, k, v, o (False)."
     )
     max_prefill_tokens: int = Field(
-        default=8192, ge=256, le=1_000_000,
+        default=8192,
+        ge=256,
+        le=1_000_000,
         description="Tokens per prefill step in a serving engine (vLLM chunked prefill budget): "
         "bounds prefill activations.",
     )
@@ -108,8 +123,12 @@ class PlanRequest(BaseModel):
     @model_validator(mode="after")
     def _check_combination(self) -> Self:
         if self.task.is_training and self.task.is_adapter:
-            if self.task is Task.QLORA and self.precision not in (Precision.BF16, Precision.FP16,
-                                                                   Precision.FP32, Precision.INT4):
+            if self.task is Task.QLORA and self.precision not in (
+                Precision.BF16,
+                Precision.FP16,
+                Precision.FP32,
+                Precision.INT4,
+            ):
                 raise ValueError(
                     "precision: QLoRA computes in bf16/fp16 over a 4-bit base; choose bf16, fp16 or int4"
                 )

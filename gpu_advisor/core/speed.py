@@ -98,9 +98,16 @@ def training_speed(req: PlanRequest, par: Parallelism, peaks: DevicePeaks) -> Tr
         f"step = b x s x {f_tok / req.model.active_params():.1f} P FLOPs / (peak x MFU {a.mfu:.2f}"
         f" x TP speed-up {speed:.2f})"
     )
-    return TrainingSpeed(flops_per_token=f_tok, tokens_per_step=tokens_per_step, step_time_s=step,
-                         tokens_per_s=tok_s, time_to_train_s=ttt, gpu_hours=gpu_hours, bound=bound,
-                         formula=formula)
+    return TrainingSpeed(
+        flops_per_token=f_tok,
+        tokens_per_step=tokens_per_step,
+        step_time_s=step,
+        tokens_per_s=tok_s,
+        time_to_train_s=ttt,
+        gpu_hours=gpu_hours,
+        bound=bound,
+        formula=formula,
+    )
 
 
 def decode_bytes_per_step(req: PlanRequest, concurrency: int) -> float:
@@ -118,8 +125,9 @@ def decode_bytes_per_step(req: PlanRequest, concurrency: int) -> float:
     return weights + concurrency * avg_context * kv_per_token
 
 
-def inference_speed(req: PlanRequest, par: Parallelism, peaks: DevicePeaks,
-                    concurrency: int | None = None) -> InferenceSpeed:
+def inference_speed(
+    req: PlanRequest, par: Parallelism, peaks: DevicePeaks, concurrency: int | None = None
+) -> InferenceSpeed:
     """Prefill of one user's prompt, and decode per token with `concurrency` users per replica."""
     a = req.assumptions
     model = req.model
@@ -133,7 +141,9 @@ def inference_speed(req: PlanRequest, par: Parallelism, peaks: DevicePeaks,
     prefill_memory = weights_read / (peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency * speed)
     prefill = max(prefill_compute, prefill_memory) * (par.pipeline if par.pipeline > 1 else 1) / par.pipeline
     decode_compute = 2 * p_active * c / (peaks.flops_per_s * a.prefill_efficiency * speed)
-    decode_memory = decode_bytes_per_step(req, c) / (peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency * speed)
+    decode_memory = decode_bytes_per_step(req, c) / (
+        peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency * speed
+    )
     decode = max(decode_compute, decode_memory)
     bound = "memory" if decode_memory >= decode_compute else "compute"
     per_user = 1.0 / decode
@@ -141,9 +151,15 @@ def inference_speed(req: PlanRequest, par: Parallelism, peaks: DevicePeaks,
         f"decode = max(bytes read {decode_bytes_per_step(req, c) / 1e9:.1f} GB / (bandwidth x "
         f"{a.bandwidth_efficiency:.2f}), 2 P x {c} users / (peak x {a.prefill_efficiency:.2f})) / TP speed-up"
     )
-    return InferenceSpeed(flops_per_token=2.0 * p_active, prefill_s=prefill, decode_s_per_token=decode,
-                          tokens_per_s_per_user=per_user, tokens_per_s=per_user * c * par.data,
-                          bound=bound, formula=formula)
+    return InferenceSpeed(
+        flops_per_token=2.0 * p_active,
+        prefill_s=prefill,
+        decode_s_per_token=decode,
+        tokens_per_s_per_user=per_user,
+        tokens_per_s=per_user * c * par.data,
+        bound=bound,
+        formula=formula,
+    )
 
 
 def is_training(req: PlanRequest) -> bool:

@@ -1,0 +1,319 @@
+"""The command-line face: plan, catalog, bench, monitor, compare, report.
+
+Bad input exits with code 2 and one line naming the field; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from gpu_advisor.core.architecture import ConfigError
+from gpu_advisor.core.precision import Optimizer, Precision, Task, Tier
+from gpu_advisor.core.request import Attention, Purchase, describe_validation_error
+from gpu_advisor.core.units import format_bytes, format_duration, format_usd
+
+GUI_FLAGS = {"--self-test"}
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """A user error: printed as one line, exit code 2."""
+
+
+# ---- plan ----------------------------------------------------------------------------------------
+def add_plan_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "plan",
+        help="recommend GPUs for a training or inference job",
+        description="Recommend the tier, GPU and count for a job, with memory, speed and cost.",
+    )
+    model = p.add_mutually_exclusive_group(required=True)
+    model.add_argument("--model", metavar="PRESET", help="a preset id (see `gpu-advisor catalog --models`)")
+    model.add_argument("--config", metavar="FILE", help="a Hugging Face config.json")
+    model.add_argument("--params", metavar="N", help="a parameter count: 7B, 350M, 7e9 (shape is guessed)")
+    p.add_argument("--task", choices=[t.value for t in Task], default="inference")
+    p.add_argument("--precision", choices=[x.value for x in Precision], default="bf16")
+    p.add_argument("--optimizer", choices=[o.value for o in Optimizer], default="adamw")
+    p.add_argument("--seq-len", type=int, default=2048, help="tokens per sequence (training)")
+    p.add_argument("--batch-size", type=int, default=1, help="micro-batch per GPU (training)")
+    p.add_argument("--grad-checkpointing", action="store_true", help="recompute activations in backward")
+    p.add_argument("--attention", choices=[a.value for a in Attention], default="sdpa")
+    p.add_argument("--zero", type=int, choices=[0, 1, 2, 3], default=None, help="ZeRO stage (default: auto)")
+    p.add_argument("--gpus", type=int, default=None, metavar="N", help="fix the GPU count")
+    p.add_argument("--users", type=int, default=1, help="concurrent users (inference)")
+    p.add_argument("--prompt-tokens", type=int, default=512)
+    p.add_argument("--output-tokens", type=int, default=256)
+    p.add_argument("--tokens-per-s", type=float, default=None, help="target tokens/s per user (inference)")
+    p.add_argument("--train-tokens", type=float, default=None, help="training token budget, e.g. 1e9")
+    p.add_argument("--max-hours", type=float, default=None, help="training deadline in hours")
+    p.add_argument("--gpu", default=None, metavar="NAME", help="consider only this GPU (id or name)")
+    p.add_argument("--tier", choices=[t.value for t in Tier], default=None)
+    p.add_argument("--buy", action="store_true", help="rank by purchase cost instead of rent")
+    p.add_argument("--hours-per-month", type=float, default=730.0)
+    p.add_argument("--electricity-usd-per-kwh", type=float, default=0.15)
+    p.add_argument("--mfu", type=float, default=None, help="override the assumed training MFU (0-1)")
+    p.add_argument("--json", action="store_true", help="print the gpu-advisor/plan@1 JSON object")
+    p.add_argument("--markdown", metavar="FILE", help="also write a Markdown report")
+    p.add_argument("--pdf", metavar="FILE", help="also write a PDF report")
+    p.add_argument("--save", metavar="FILE", help="also save the plan as JSON (to reopen in the app)")
+    p.set_defaults(func=cmd_plan)
+
+
+def request_from_args(args: argparse.Namespace):
+    """Build the validated PlanRequest; raises CliError naming the field."""
+    from pydantic import ValidationError
+
+    from gpu_advisor.core.presets import resolve_model
+    from gpu_advisor.core.request import Assumptions, PlanRequest
+
+    try:
+        model = resolve_model(preset=args.model, config=args.config, params=args.params)
+        assumptions = Assumptions() if args.mfu is None else Assumptions(mfu=args.mfu)
+        return PlanRequest(
+            model=model,
+            task=args.task,
+            precision=args.precision,
+            optimizer=args.optimizer,
+            seq_len=args.seq_len,
+            batch_size=args.batch_size,
+            grad_checkpointing=args.grad_checkpointing,
+            attention=args.attention,
+            zero_stage=args.zero,
+            gpus=args.gpus,
+            users=args.users,
+            prompt_tokens=args.prompt_tokens,
+            output_tokens=args.output_tokens,
+            tokens_per_s_per_user=args.tokens_per_s,
+            train_tokens=args.train_tokens,
+            max_hours=args.max_hours,
+            gpu=args.gpu,
+            tier=args.tier,
+            purchase=Purchase.BUY if args.buy else Purchase.RENT,
+            hours_per_month=args.hours_per_month,
+            electricity_usd_per_kwh=args.electricity_usd_per_kwh,
+            assumptions=assumptions,
+        )
+    except ConfigError as exc:
+        raise CliError(str(exc)) from None
+    except ValidationError as exc:
+        field, message = describe_validation_error(exc)
+        raise CliError(f"{_flag(field)}: {message}") from None
+
+
+_FIELD_FLAGS = {
+    "tokens_per_s_per_user": "tokens-per-s",
+    "zero_stage": "zero",
+    "purchase": "buy",
+    "assumptions.mfu": "mfu",
+    "electricity_usd_per_kwh": "electricity-usd-per-kwh",
+}
+
+
+def _flag(field: str) -> str:
+    name = _FIELD_FLAGS.get(field, field.replace("_", "-"))
+    return f"--{name}" if not name.startswith("model") else name
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from gpu_advisor.core.recommend import plan
+
+    req = request_from_args(args)
+    if req.gpu is not None:
+        from gpu_advisor.core.catalog import default_catalog
+
+        if default_catalog().find(req.gpu) is None:
+            raise CliError(f"--gpu: no GPU named {req.gpu!r} in the catalogue (see `gpu-advisor catalog`)")
+    result = plan(req)
+    if args.save:
+        from gpu_advisor.core.files import write_json_atomic
+
+        _write(lambda p: write_json_atomic(p, result.to_json_dict()), args.save)
+    if args.markdown:
+        from gpu_advisor.report.markdown import write_markdown
+
+        _write(lambda p: write_markdown(result, p), args.markdown)
+    if args.pdf:
+        from gpu_advisor.report.pdf import write_pdf
+
+        _write(lambda p: write_pdf(result, p), args.pdf)
+    if args.json:
+        print(json.dumps(result.to_json_dict(), indent=1))
+    else:
+        print(format_plan_table(result))
+    return 0
+
+
+def _write(writer, path: str) -> None:
+    try:
+        writer(Path(path))
+    except OSError as exc:
+        raise CliError(f"{path}: cannot write ({exc.strerror or exc})") from None
+
+
+def format_plan_table(result) -> str:
+    """The human-readable plan: recommendation, memory breakdown, the best options."""
+    req = result.request
+    lines = []
+    rec = result.recommendation
+    title = f"{req.model.name} ({req.model.total_params() / 1e9:.3g}B params), {req.task}, {req.precision}"
+    lines += [title, "=" * len(title)]
+    if rec.gpu:
+        lines.append(f"Recommendation: {rec.tier.label} tier, {rec.count} x {rec.gpu}")
+    else:
+        lines.append("Recommendation: none fits")
+    lines.append(rec.reason)
+    lines.append("")
+    lines.append("Memory on one device, unsharded (GB = 1e9 bytes):")
+    comps = result.memory.model_dump()
+    for key, value in comps.items():
+        if value:
+            lines.append(f"  {key:<12} {format_bytes(value):>12}   {result.memory_formulas.get(key, '')}")
+    lines.append(f"  {'total':<12} {format_bytes(result.memory.total):>12}")
+    for note in result.memory_notes:
+        lines.append(f"  note: {note}")
+    lines.append("")
+    training = req.task.is_training
+    speed_head = "step time" if training else "tok/s/user"
+    header = f"{'GPU':<34} {'count':>5} {'fits':>4} {'per GPU':>10} {speed_head:>10} {'bound':>7} {'$/hour':>9} {'buy':>10} {'break-even':>10}"
+    lines += ["Options (best first):", header, "-" * len(header)]
+    for o in result.options[:12]:
+        speed = (
+            format_duration(o.step_time_s)
+            if training
+            else (f"{o.tokens_per_s_per_user:,.1f}" if o.tokens_per_s_per_user else "n/a")
+        )
+        be = f"{o.breakeven_months:.1f} mo" if o.breakeven_months else "n/a"
+        fits = ("yes" if o.meets_target else "slow") if o.fits else "no"
+        lines.append(
+            f"{o.gpu[:34]:<34} {o.count:>5} {fits:>4} {format_bytes(o.per_gpu_bytes):>10} "
+            f"{speed:>10} {o.bound or '':>7} {format_usd(o.cloud_usd_per_hour):>9} "
+            f"{format_usd(o.purchase_usd):>10} {be:>10}"
+        )
+    if len(result.options) > 12:
+        lines.append(f"... {len(result.options) - 12} more (use --json for all)")
+    for w in result.warnings:
+        lines.append(f"warning: {w}")
+    for s in result.suggestions:
+        lines.append(f"suggestion: {s}")
+    return "\n".join(lines)
+
+
+# ---- catalog -------------------------------------------------------------------------------------
+def add_catalog_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("catalog", help="list the GPUs (or model presets) the planner knows")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--models", action="store_true", help="list model presets instead of GPUs")
+    p.set_defaults(func=cmd_catalog)
+
+
+def cmd_catalog(args: argparse.Namespace) -> int:
+    if args.models:
+        from gpu_advisor.core.presets import presets
+
+        items = presets()
+        if args.json:
+            print(
+                json.dumps(
+                    [
+                        {"id": k, "params": p.spec.total_params(), **p.spec.model_dump(mode="json")}
+                        for k, p in items.items()
+                    ],
+                    indent=1,
+                )
+            )
+        else:
+            for key, p in items.items():
+                print(f"{key:<16} {p.spec.total_params() / 1e9:>8.3f}B  {p.spec.describe()}")
+        return 0
+    from gpu_advisor.core.catalog import default_catalog
+
+    cat = default_catalog()
+    for w in cat.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "schema": "gpu-advisor/catalog@1",
+                    "gpus": [g.model_dump(mode="json") for g in cat.gpus],
+                    "source_keys": cat.source_keys,
+                },
+                indent=1,
+            )
+        )
+        return 0
+    header = f"{'id':<26} {'tier':<11} {'memory':>8} {'GB/s':>6} {'bf16 TF':>8} {'fp8 TF':>7} {'TDP W':>6} {'$/h':>6} {'buy $':>8}"
+    print(header)
+    print("-" * len(header))
+    for g in cat.gpus:
+        pk = g.dense_peak_tflops
+
+        def num(x, fmt="{:,.0f}"):
+            return "n/a" if x is None else fmt.format(x)
+
+        print(
+            f"{g.id:<26} {g.tier.value:<11} {num(g.memory_gb, '{:.0f} GB'):>8} "
+            f"{num(g.memory_bandwidth_gb_per_s):>6} {num(pk.bf16 or pk.fp16):>8} {num(pk.fp8):>7} "
+            f"{num(g.tdp_w):>6} {num(g.cloud_usd_per_hour, '{:.2f}'):>6} {num(g.purchase_usd):>8}"
+        )
+    print("\nDense tensor peaks; sources per GPU with --json. n/a = not found in a usable source.")
+    return 0
+
+
+# ---- bench, monitor, compare (gpu_advisor.bench) ---------------------------------------------------
+def add_bench_parsers(sub: argparse._SubParsersAction) -> None:
+    """The benchmark engine's subcommands; they live in gpu_advisor.bench.cli_commands."""
+    try:
+        from gpu_advisor.bench import cli_commands
+    except ImportError:
+        return
+    cli_commands.add_parsers(sub)
+
+
+# ---- report (gpu_advisor.report) -----------------------------------------------------------------
+def add_report_parser(sub: argparse._SubParsersAction) -> None:
+    try:
+        from gpu_advisor.report import cli_commands
+    except ImportError:
+        return
+    cli_commands.add_parser(sub)
+
+
+# ---- entry ---------------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpu-advisor",
+        description="Plan which GPUs to buy or rent for ML training and inference, then check the plan "
+        "on real hardware. With no arguments the desktop app starts.",
+    )
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="open the app headless, plan a preset, run a short CPU workload, exit",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    add_plan_parser(sub)
+    add_catalog_parser(sub)
+    add_bench_parsers(sub)
+    add_report_parser(sub)
+    return parser
+
+
+def run_cli(argv: Sequence[str]) -> int:
+    parser = build_parser()
+    args = parser.parse_args(list(argv))
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return int(args.func(args) or 0)
+    except CliError as exc:
+        print(f"gpu-advisor {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
