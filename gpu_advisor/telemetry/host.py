@@ -9,7 +9,8 @@ so any thread can read it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import psutil
@@ -20,6 +21,10 @@ from gpu_advisor.telemetry.samples import HostSample
 # coretemp: Intel; k10temp/zenpower: AMD; cpu_thermal/cpu-thermal/soc_thermal: ARM boards.
 # acpitz is the ACPI thermal zone: often the CPU, sometimes the motherboard, so it comes last.
 _CPU_SENSOR_CHIPS = ("coretemp", "k10temp", "zenpower", "cpu_thermal", "cpu-thermal", "soc_thermal", "acpitz")
+# Finding descendants scans every process on the machine (about 1 ms per hundred processes), while
+# reading the RSS of known ones is cheap. So the tree is re-scanned at most this often; a new
+# DataLoader worker is counted within this delay.
+PROCESS_TREE_REFRESH_S = 2.0
 
 
 def cpu_busy_pct(before: Any, after: Any) -> float | None:
@@ -39,10 +44,13 @@ def cpu_busy_pct(before: Any, after: Any) -> float | None:
 class HostSource:
     """Reads the host. ``watch_pid``: also report the RSS of that process and all its descendants."""
 
-    def __init__(self, watch_pid: int | None = None) -> None:
+    def __init__(self, watch_pid: int | None = None, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._lock = threading.Lock()
+        self._clock = clock
         self._watch_pid = watch_pid
         self._process: psutil.Process | None = None
+        self._descendants: list[psutil.Process] = []
+        self._tree_scanned_s: float | None = None
         if watch_pid is not None:
             try:
                 self._process = psutil.Process(watch_pid)
@@ -61,13 +69,14 @@ class HostSource:
         """Take one reading. Values the platform cannot give are None. Thread-safe."""
         with self._lock:
             cpu_pct, per_core = self._cpu_load()
+            process_rss_bytes = self._process_tree_rss_bytes()
         memory = psutil.virtual_memory()
         return HostSample(
             cpu_pct=cpu_pct,
             per_core_pct=per_core,
             ram_used_bytes=int(memory.total - memory.available),
             ram_total_bytes=int(memory.total),
-            process_rss_bytes=self._process_tree_rss_bytes(),
+            process_rss_bytes=process_rss_bytes,
             cpu_freq_mhz=_cpu_freq_mhz(),
             cpu_temp_c=_cpu_temp_c(),
         )
@@ -89,15 +98,23 @@ class HostSource:
         root = self._process
         if root is None:
             return None
+        now_s = self._clock()
+        if self._tree_scanned_s is None or now_s - self._tree_scanned_s >= PROCESS_TREE_REFRESH_S:
+            self._tree_scanned_s = now_s
+            try:
+                self._descendants = root.children(recursive=True)
+            except (psutil.NoSuchProcess, psutil.ZombieProcess):
+                return None  # the watched process itself has gone
+            except psutil.AccessDenied:
+                self._descendants = []
         try:
-            tree = [root, *root.children(recursive=True)]
-        except (psutil.NoSuchProcess, psutil.ZombieProcess):
-            return None  # the watched process itself has gone
-        except psutil.AccessDenied:
-            tree = [root]
+            if not root.is_running() or root.status() == psutil.STATUS_ZOMBIE:
+                return None  # gone (or exited, not yet reaped), or its pid was reused
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            return None
         total_bytes = 0
         counted = 0
-        for process in tree:
+        for process in [root, *self._descendants]:
             try:
                 total_bytes += process.memory_info().rss
                 counted += 1

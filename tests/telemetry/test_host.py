@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -11,7 +12,7 @@ import psutil
 import pytest
 
 from gpu_advisor.telemetry import HostSample, HostSource
-from gpu_advisor.telemetry.host import cpu_busy_pct
+from gpu_advisor.telemetry.host import PROCESS_TREE_REFRESH_S, cpu_busy_pct
 from tests.telemetry.waiting import wait_until
 
 # A child that starts a grandchild, so the tree has two levels; both sleep long enough for the test.
@@ -99,3 +100,24 @@ def test_cpu_busy_pct_matches_psutil_arithmetic() -> None:
     # total = 30 + 10 + 40 + 20 + 10 - 10 (guest inside user) = 100; busy = 100 - 40 - 20 = 40
     assert cpu_busy_pct(before, after) == 40.0
     assert cpu_busy_pct(before, before) is None  # no time passed: unknown, not 0 %
+
+
+def test_new_descendants_are_found_at_the_next_tree_refresh() -> None:
+    """The process scan is throttled; a new DataLoader-like worker still shows up after the refresh."""
+    now_s = [0.0]
+    source = HostSource(watch_pid=os.getpid(), clock=lambda: now_s[0])
+    before = source.read().process_rss_bytes
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
+    try:
+        child_process = psutil.Process(child.pid)
+        assert wait_until(lambda: child_process.memory_info().rss > 5_000_000)  # interpreter loaded
+        child_rss = child_process.memory_info().rss
+        not_yet = source.read().process_rss_bytes
+        now_s[0] += PROCESS_TREE_REFRESH_S
+        after = source.read().process_rss_bytes
+        assert before is not None and not_yet is not None and after is not None
+        assert abs(not_yet - before) < child_rss / 2  # same tree: the scan has not run again
+        assert after - not_yet > child_rss / 2  # the child is counted now
+    finally:
+        child.kill()
+        child.wait()
