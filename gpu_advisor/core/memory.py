@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
@@ -78,13 +79,6 @@ class MemoryEstimate(BaseModel):
     @property
     def total_bytes(self) -> int:
         return self.components.total
-
-
-@dataclass(frozen=True, slots=True)
-class _Params:
-    total: int
-    trainable: int
-    trainable_matrices_rows_cols: int
 
 
 def lora_params(model: ModelSpec, rank: int, all_linear: bool) -> int:
@@ -212,6 +206,137 @@ def model_state_bytes(
     return {"weights": w, "gradients": g, "optimizer": o}
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryBasis:
+    """Everything about a request's memory that does not depend on the layout: unsharded bytes and
+    the formulas' constants. Computed once per request; `per_gpu` is cheap arithmetic on top."""
+
+    inference: bool
+    device: Device
+    weights: float  # base weights, unsharded
+    adapter_weights: float
+    trainable: int
+    grad_bytes: float
+    opt_bytes: float
+    optimizer_transient: float
+    activations: float  # training: saved activations + loss tensors; inference: prefill transient
+    head_grad: float
+    gathered_layers: float  # ZeRO-3: the current and the prefetched layer, gathered
+    kv_bytes_per_sequence: float
+    context_tokens: int
+    users: int
+    kv_heads: int
+    cuda_context_bytes: float
+    fragmentation: float
+
+    def per_gpu(self, par: Parallelism) -> tuple[dict[str, float], str]:
+        """Components on the first pipeline stage's GPU, and the phase at which they peak."""
+        shards = par.tensor * par.pipeline
+        weights = self.weights / shards
+        if self.inference:
+            kv_shards = min(par.tensor, self.kv_heads) * par.pipeline
+            sequences = math.ceil(self.users / par.data)
+            comps = {
+                "weights": weights,
+                "kv_cache": sequences * self.kv_bytes_per_sequence / kv_shards,
+                "activations": self.activations / par.tensor,
+            }
+            return self._with_overhead(comps), "inference"
+        zero, dp = par.zero_stage, par.data
+        weights += self.adapter_weights / shards
+        if zero >= 3:
+            weights = weights / dp + self.gathered_layers
+        grads = self.trainable * self.grad_bytes / shards / (dp if zero >= 2 else 1)
+        optimizer = self.trainable * self.opt_bytes / shards / (dp if zero >= 1 else 1)
+        backward = {
+            "weights": weights,
+            "gradients": self.head_grad / shards,
+            "optimizer": optimizer,
+            "activations": self.activations / par.tensor,
+        }
+        step = {
+            "weights": weights,
+            "gradients": grads,
+            "optimizer": optimizer + self.optimizer_transient / shards,
+            "activations": 0.0,
+        }
+        if sum(backward.values()) >= sum(step.values()):
+            return self._with_overhead(backward), "backward"
+        return self._with_overhead(step), "optimizer step"
+
+    def per_gpu_total(self, par: Parallelism) -> int:
+        return round(sum(self.per_gpu(par)[0].values()))
+
+    def _with_overhead(self, comps: dict[str, float]) -> dict[str, float]:
+        if self.device is Device.CUDA:
+            comps["overhead"] = self.cuda_context_bytes + self.fragmentation * sum(comps.values())
+        else:
+            comps["overhead"] = 0.0
+        return comps
+
+
+@lru_cache(maxsize=256)
+def memory_basis(
+    req: PlanRequest,
+    device: Device = Device.CUDA,
+    optimizer_impl: OptimizerImpl = OptimizerImpl.FUSED,
+    prefill_tokens: int | None = None,
+) -> MemoryBasis:
+    """The layout-independent part of a request's memory (cached: the recommender asks often)."""
+    model = req.model
+    elem = ACTIVATION_BYTES[compute_precision(req)]
+    a = req.assumptions
+    trainable, grad_b, opt_b, transient, adapter, head_grad, gathered = 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    single = Parallelism()
+    if req.task is Task.INFERENCE:
+        activations, _ = _inference_activations(req, model, elem, single, prefill_tokens)
+    else:
+        activations, _ = _training_activations(req, model, elem, single)
+        if req.task.is_adapter:
+            trainable = lora_params(model, a.lora_rank, a.lora_all_linear)
+            grad_b = 4.0  # PEFT keeps adapters and their gradients in fp32
+            opt_b = optimizer_bytes_per_param(
+                req.optimizer, master_weights=False, hidden_size=model.hidden_size
+            )
+            adapter = trainable * 4.0
+        else:
+            trainable = model.total_params()
+            grad_b = float(GRADIENT_BYTES[compute_precision(req)])
+            mixed = compute_precision(req) is not Precision.FP32
+            opt_b = optimizer_bytes_per_param(
+                req.optimizer, master_weights=mixed, hidden_size=model.hidden_size
+            )
+            head_grad = model.vocab_size * model.hidden_size * grad_b
+        if optimizer_impl is OptimizerImpl.FOREACH:
+            transient = trainable * 4.0
+        elif optimizer_impl is OptimizerImpl.FOR_LOOP:
+            largest = min(trainable, model.largest_tensor_params())
+            transient = 2 * largest * 4.0
+        gathered = 2 * model.layer_params() * weight_bytes_per_param(req)
+    kv_elem = KV_BYTES[req.precision]
+    context = req.prompt_tokens + req.output_tokens
+    kv_seq = kv_cache_bytes(model, context, kv_elem) if model.is_decoder else 0
+    return MemoryBasis(
+        inference=req.task is Task.INFERENCE,
+        device=device,
+        weights=model.total_params() * weight_bytes_per_param(req),
+        adapter_weights=adapter,
+        trainable=trainable,
+        grad_bytes=grad_b,
+        opt_bytes=opt_b,
+        optimizer_transient=transient,
+        activations=activations,
+        head_grad=head_grad,
+        gathered_layers=gathered,
+        kv_bytes_per_sequence=kv_seq,
+        context_tokens=context,
+        users=req.users,
+        kv_heads=model.kv_heads,
+        cuda_context_bytes=a.cuda_context_bytes,
+        fragmentation=a.fragmentation,
+    )
+
+
 def estimate_memory(
     req: PlanRequest,
     par: Parallelism = SINGLE,
@@ -220,111 +345,74 @@ def estimate_memory(
     optimizer_impl: OptimizerImpl = OptimizerImpl.FUSED,
     prefill_tokens: int | None = None,
 ) -> MemoryEstimate:
-    """Bytes on one device (the first pipeline stage) for `req` split as `par`."""
-    model = req.model
-    elem = ACTIVATION_BYTES[compute_precision(req)]
-    wbytes = weight_bytes_per_param(req)
-    total_params = model.total_params()
-    model_shards = par.tensor * par.pipeline
-    formulas: dict[str, str] = {}
-    notes: list[str] = []
-
-    weights = total_params * wbytes / model_shards
-    formulas["weights"] = f"P x {wbytes:.4g} B ({req.precision}) / (tp x pp = {model_shards})"
-
-    if req.task is Task.INFERENCE:
-        kv_elem = KV_BYTES[req.precision]
-        kv_shards = min(par.tensor, model.kv_heads) * par.pipeline
-        kv_tokens = math.ceil(req.users / par.data) * (req.prompt_tokens + req.output_tokens)
-        kv = kv_cache_bytes(model, kv_tokens, kv_elem) / kv_shards if model.is_decoder else 0
-        formulas["kv_cache"] = (
-            f"2 x L x {model.kv_heads} KV heads x {model.d_head} x {kv_elem} B x {kv_tokens:,} tokens "
-            f"(users x (prompt + output)) / {kv_shards}"
-        )
-        acts, formulas["activations"] = _inference_activations(req, model, elem, par, prefill_tokens)
-        comps = {"weights": weights, "kv_cache": kv, "activations": acts}
-        phase = "inference"
-    else:
-        comps, phase = _training_components(req, par, elem, weights, formulas, notes, optimizer_impl)
-
-    overhead = 0.0
-    if device is Device.CUDA:
-        rest = sum(comps.values())
-        a = req.assumptions
-        overhead = a.cuda_context_bytes + a.fragmentation * rest
-        formulas["overhead"] = (
-            f"CUDA context {a.cuda_context_bytes / 2**20:.0f} MiB + {a.fragmentation:.0%} allocator "
-            "fragmentation of the rest"
-        )
-    else:
-        formulas["overhead"] = "none on CPU (live tensor bytes)"
-    components = MemoryComponents(**{k: round(v) for k, v in comps.items()}, overhead=round(overhead))
+    """Bytes on one device (the first pipeline stage) for `req` split as `par`, with the working."""
+    basis = memory_basis(req, device, optimizer_impl, prefill_tokens)
+    comps, phase = basis.per_gpu(par)
+    components = MemoryComponents(**{k: round(v) for k, v in comps.items()})
+    formulas, notes = _explain(req, par, basis, phase, device, optimizer_impl, prefill_tokens)
     return MemoryEstimate(components=components, phase=phase, formulas=formulas, notes=tuple(notes))
 
 
-def _training_components(
+def _explain(
     req: PlanRequest,
     par: Parallelism,
-    elem: int,
-    weights: float,
-    formulas: dict[str, str],
-    notes: list[str],
+    basis: MemoryBasis,
+    phase: str,
+    device: Device,
     optimizer_impl: OptimizerImpl,
-) -> tuple[dict[str, float], str]:
+    prefill_tokens: int | None,
+) -> tuple[dict[str, str], list[str]]:
+    """The formula behind each component, in words and numbers, and a note on the peak phase."""
     model = req.model
-    total_params = model.total_params()
+    elem = ACTIVATION_BYTES[compute_precision(req)]
     shards = par.tensor * par.pipeline
-    if req.task.is_adapter:
-        trainable = lora_params(model, req.assumptions.lora_rank, req.assumptions.lora_all_linear)
-        grad_b = 4.0  # PEFT keeps adapters in fp32
-        opt_b = optimizer_bytes_per_param(req.optimizer, master_weights=False, hidden_size=model.hidden_size)
-        adapter_weights = trainable * 4.0 / shards
-        weights += adapter_weights
-        formulas["weights"] += f" + {trainable:,} LoRA params x 4 B (r = {req.assumptions.lora_rank})"
-    else:
-        trainable = total_params
-        grad_b = float(GRADIENT_BYTES[compute_precision(req)])
-        mixed = compute_precision(req) is not Precision.FP32
-        opt_b = optimizer_bytes_per_param(req.optimizer, master_weights=mixed, hidden_size=model.hidden_size)
-    dp = par.data
-    zero = par.zero_stage
-    grads = trainable * grad_b / shards / (dp if zero >= 2 else 1)
-    optimizer = trainable * opt_b / shards / (dp if zero >= 1 else 1)
-    if zero >= 3:
-        gathered = model.layer_params() * wbytes_gather(req) * 2  # current + prefetched layer
-        weights = weights / dp + gathered
-        formulas["weights"] += f" / dp {dp} (ZeRO-3) + 2 gathered layers"
-    formulas["gradients"] = f"{trainable:,} trainable x {grad_b:g} B" + (
-        f" / dp {dp} (ZeRO-2)" if zero >= 2 else ""
-    )
-    formulas["optimizer"] = f"{trainable:,} x {opt_b:.3g} B ({req.optimizer})" + (
-        f" / dp {dp} (ZeRO-1)" if zero >= 1 else ""
-    )
-
-    transient = 0.0
-    if optimizer_impl is OptimizerImpl.FOREACH:
-        transient = trainable * 4.0 / shards
-    elif optimizer_impl is OptimizerImpl.FOR_LOOP:
-        transient = 2 * model.largest_tensor_params() * 4.0 / shards
-    if transient:
-        formulas["optimizer"] += f" + {optimizer_impl} step temporaries"
-
-    acts, formulas["activations"] = _training_activations(req, model, elem, par)
-    head_grad = 0.0 if req.task.is_adapter else model.vocab_size * model.hidden_size * grad_b / shards
-    backward = {"weights": weights, "gradients": head_grad, "optimizer": optimizer, "activations": acts}
-    step = {"weights": weights, "gradients": grads, "optimizer": optimizer + transient, "activations": 0.0}
-    if sum(backward.values()) >= sum(step.values()):
-        notes.append(
-            f"Peak at the start of backward; gradients ({grads / GB:.2f} GB) appear as activations are "
-            f"freed, and the optimizer step needs {sum(step.values()) / GB:.2f} GB."
+    wbytes = weight_bytes_per_param(req)
+    f: dict[str, str] = {
+        "weights": f"P x {wbytes:.4g} B ({req.precision})"
+        + (f" / (tp x pp = {shards})" if shards > 1 else "")
+    }
+    notes: list[str] = []
+    if basis.inference:
+        kv_shards = min(par.tensor, model.kv_heads) * par.pipeline
+        users = math.ceil(req.users / par.data)
+        f["kv_cache"] = (
+            f"2 x L {model.n_layers} x {model.kv_heads} KV heads x {model.d_head} x "
+            f"{KV_BYTES[req.precision]} B x {users} users x ({req.prompt_tokens} + "
+            f"{req.output_tokens}) tokens" + (f" / {kv_shards}" if kv_shards > 1 else "")
         )
-        return backward, "backward"
-    notes.append(
-        f"Peak at the optimizer step (activations are freed by then); the start of backward needs "
-        f"{sum(backward.values()) / GB:.2f} GB."
-    )
-    return step, "optimizer step"
-
-
-def wbytes_gather(req: PlanRequest) -> float:
-    return weight_bytes_per_param(req)
+        _, f["activations"] = _inference_activations(req, model, elem, par, prefill_tokens)
+    else:
+        zero, dp = par.zero_stage, par.data
+        if req.task.is_adapter:
+            f["weights"] += f" + {basis.trainable:,} LoRA params x 4 B (r = {req.assumptions.lora_rank})"
+        if zero >= 3:
+            f["weights"] += f", / dp {dp} (ZeRO-3) + 2 gathered layers"
+        f["gradients"] = f"{basis.trainable:,} trainable x {basis.grad_bytes:g} B" + (
+            f" / dp {dp} (ZeRO-2)" if zero >= 2 else ""
+        )
+        f["optimizer"] = f"{basis.trainable:,} x {basis.opt_bytes:.3g} B ({req.optimizer})" + (
+            f" / dp {dp} (ZeRO-1+)" if zero >= 1 else ""
+        )
+        if basis.optimizer_transient:
+            f["optimizer"] += f" + {optimizer_impl} step temporaries"
+        _, f["activations"] = _training_activations(req, model, elem, par)
+        grads = basis.trainable * basis.grad_bytes / shards / (dp if zero >= 2 else 1)
+        if phase == "backward":
+            notes.append(
+                f"Peak at the start of backward: gradients ({grads / GB:.2f} GB) appear only as "
+                "activations are freed, so they are not counted at this moment."
+            )
+        else:
+            notes.append(
+                "Peak at the optimizer step: all gradients and the optimizer's state are live, "
+                "activations are freed by then."
+            )
+    if device is Device.CUDA:
+        a = req.assumptions
+        f["overhead"] = (
+            f"CUDA context {a.cuda_context_bytes / 2**20:.0f} MiB + {a.fragmentation:.0%} "
+            "allocator fragmentation of the rest"
+        )
+    else:
+        f["overhead"] = "none on CPU (live tensor bytes)"
+    return f, notes

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .catalog import Catalog, GpuSpec, default_catalog
 from .cost import estimate_cost
 from .layout import Parallelism
-from .memory import Device, estimate_memory, weight_bytes_per_param
+from .memory import Device, estimate_memory, memory_basis, weight_bytes_per_param
 from .precision import COMPUTE_DTYPE, Precision, Task
 from .request import PlanRequest, Purchase
 from .result import Option, Plan, Recommendation
@@ -60,7 +60,7 @@ def _fitting_layouts(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePe
 
     More pipeline stages or a higher ZeRO stage only save memory (they never make a step faster
     here), so the first fitting one per degree is the one worth considering. Yields
-    (layout, memory, speed, fits); a degree with no fitting layout yields its most sharded attempt.
+    (layout, None, speed, fits) (memory is computed in full only for the chosen layout); a degree with no fitting layout yields its most sharded attempt.
     """
     for tp in _tp_options(req, count, gpu):
         found = _first_fit_for_degree(req, count, tp, gpu, peaks)
@@ -71,6 +71,7 @@ def _fitting_layouts(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePe
 def _first_fit_for_degree(req: PlanRequest, count: int, tp: int, gpu: GpuSpec, peaks: DevicePeaks):
     # Pipeline stages only once tensor parallelism fills a node (or when all GPUs are one replica).
     max_pp = min(count // tp, req.model.n_layers) if tp == NODE_GPUS or count == tp else 1
+    basis = memory_basis(req, Device.CUDA)
     attempt = None
     pp = 1
     while pp <= max_pp:
@@ -78,10 +79,9 @@ def _first_fit_for_degree(req: PlanRequest, count: int, tp: int, gpu: GpuSpec, p
             dp = count // (tp * pp)
             for zero in _zero_stages(req, dp):
                 par = Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero)
-                mem = estimate_memory(req, par, device=Device.CUDA)
-                attempt = (par, mem)
-                if mem.total_bytes <= gpu.memory_bytes:
-                    return par, mem, _speed(req, par, peaks), True
+                attempt = (par, None)
+                if basis.per_gpu_total(par) <= gpu.memory_bytes:
+                    return par, None, _speed(req, par, peaks), True
         pp *= 2
     if attempt is None:
         return None
@@ -137,8 +137,27 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks):
 def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> int:
     """Binary search over powers of two: per-GPU memory never grows with the GPU count."""
 
+    basis = memory_basis(req, Device.CUDA)
+
     def fits(count: int) -> bool:
-        return any(f for *_, f in _fitting_layouts(req, count, gpu, peaks))
+        # The most sharded layouts need the least memory per GPU: the widest tensor parallelism, the
+        # deepest pipeline, the highest ZeRO stage.
+        tp = max(_tp_options(req, count, gpu))
+        max_pp = min(count // tp, req.model.n_layers) if tp == NODE_GPUS or count == tp else 1
+        pp = 2 ** (max_pp.bit_length() - 1)
+        while count % (tp * pp):
+            pp //= 2
+        zero = max(_zero_stages(req, count // tp))
+        candidates = {
+            Parallelism(
+                tensor=tp,
+                pipeline=p,
+                data=count // (tp * p),
+                zero_stage=zero if count // (tp * p) > 1 or req.zero_stage is not None else 0,
+            )
+            for p in (1, pp)
+        }
+        return any(basis.per_gpu_total(c) <= gpu.memory_bytes for c in candidates)
 
     lo, hi = 0, MAX_GPUS.bit_length() - 1
     if fits(1):
@@ -172,7 +191,8 @@ def _option(req: PlanRequest, gpu: GpuSpec) -> tuple[Option | None, str | None]:
     found = _best_layout(req, gpu, peaks)
     if found is None:
         return None, None
-    par, mem, speed, fits, meets = found
+    par, _, speed, fits, meets = found
+    mem = estimate_memory(req, par, device=Device.CUDA)
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
     cost = estimate_cost(
         gpu, par.gpus, req.hours_per_month, req.electricity_usd_per_kwh, req.assumptions, job_hours

@@ -1,0 +1,71 @@
+"""Time plan() over the whole catalogue for representative requests.
+
+Target: median under 20 ms, fast enough to re-plan on every keystroke in the wizard.
+Run: .venv/bin/python benchmarks/plan_speed.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from gpu_advisor.core.catalog import default_catalog
+from gpu_advisor.core.presets import get_preset
+from gpu_advisor.core.recommend import plan
+from gpu_advisor.core.request import PlanRequest
+
+REQUESTS = {
+    "llama-3-8b inference, 1 user": dict(model="llama-3-8b", task="inference"),
+    "llama-3-70b inference, 32 users, 20 tok/s": dict(
+        model="llama-3-70b", task="inference", users=32, tokens_per_s_per_user=20
+    ),
+    "mixtral-8x7b inference, 64 users, int4": dict(
+        model="mixtral-8x7b", task="inference", users=64, precision="int4"
+    ),
+    "llama-2-7b full fine-tune, 1B tokens in 48 h": dict(
+        model="llama-2-7b",
+        task="finetune",
+        seq_len=4096,
+        grad_checkpointing=True,
+        train_tokens=1e9,
+        max_hours=48,
+    ),
+    "llama-3-8b QLoRA": dict(model="llama-3-8b", task="qlora", seq_len=2048, batch_size=4),
+    "llama-3-70b LoRA, consumer tier": dict(model="llama-3-70b", task="lora", tier="consumer"),
+    "gpt2-xl pretrain, 10B tokens in 24 h": dict(
+        model="gpt2-xl", task="pretrain", seq_len=1024, batch_size=8, train_tokens=10e9, max_hours=24
+    ),
+    "llama-3.1-405b pretrain, 15T tokens in 90 days": dict(
+        model="llama-3.1-405b",
+        task="pretrain",
+        seq_len=8192,
+        grad_checkpointing=True,
+        train_tokens=15e12,
+        max_hours=90 * 24,
+    ),
+}
+
+
+def main(repeats: int = 25) -> None:
+    catalog = default_catalog()
+    print(f"plan() over {len(catalog.gpus)} catalogue GPUs, {repeats} runs each")
+    print(f"{'request':<50} {'median ms':>10} {'p90 ms':>8}")
+    medians = []
+    for name, kw in REQUESTS.items():
+        req = PlanRequest(**{**kw, "model": get_preset(kw["model"])})
+        plan(req, catalog)  # warm caches
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            plan(req, catalog)
+            times.append((time.perf_counter() - t0) * 1e3)
+        times.sort()
+        medians.append(statistics.median(times))
+        print(f"{name:<50} {statistics.median(times):>10.1f} {times[int(0.9 * len(times)) - 1]:>8.1f}")
+    print(
+        f"median over requests: {statistics.median(medians):.1f} ms; worst request median: {max(medians):.1f} ms"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""The GPU catalogue: coverage, sources, dense peaks, user additions."""
+
+import json
+
+import pytest
+
+from gpu_advisor.core.catalog import load_catalog
+from gpu_advisor.core.precision import Tier
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(user_file=None)
+
+
+def test_at_least_25_gpus_across_three_tiers_every_one_sourced(catalog):
+    assert len(catalog.gpus) >= 25
+    assert {g.tier for g in catalog.gpus} == set(Tier)
+    assert all(g.sources.strip() for g in catalog.gpus)
+
+
+def test_tensor_peaks_are_dense_not_sparse(catalog):
+    # NVIDIA's H100 SXM datasheet says 1,979 TFLOPS BF16 "with sparsity"; dense is 989.
+    h100 = catalog.get("nvidia-h100-sxm")
+    assert h100.peak_flops_per_s("bf16") == pytest.approx(989e12)
+    # GeForce cards accumulate in fp32 at half rate: RTX 4090 BF16 is 165.2 (Ada whitepaper).
+    assert catalog.get("nvidia-rtx-4090").dense_peak_tflops.bf16 == pytest.approx(165.2)
+
+
+def test_unknown_figures_are_null_not_zero(catalog):
+    w7900 = catalog.get("amd-radeon-pro-w7900")
+    assert w7900.dense_peak_tflops.bf16 is None and w7900.purchase_usd is None
+    assert catalog.get("nvidia-a100-sxm-80gb").dense_peak_tflops.fp8 is None  # Ampere has no FP8
+
+
+def test_cloud_prices_carry_their_date(catalog):
+    priced = [g for g in catalog.gpus if g.cloud_usd_per_hour is not None]
+    assert priced and all(g.cloud_price_date for g in priced)
+
+
+def test_memory_is_in_decimal_bytes(catalog):
+    assert catalog.get("nvidia-h100-sxm").memory_bytes == 80 * 10**9
+
+
+def test_user_file_adds_and_overrides_gpus(tmp_path):
+    base = load_catalog(user_file=tmp_path / "none.json")
+    h100 = base.get("nvidia-h100-sxm").model_dump(mode="json")
+    custom = {**h100, "id": "my-card", "name": "My Card 96GB", "memory_gb": 96, "sources": "my own test"}
+    cheaper = {**h100, "cloud_usd_per_hour": 1.0, "sources": "our negotiated price"}
+    path = tmp_path / "gpus.json"
+    path.write_text(json.dumps({"gpus": [custom, cheaper]}))
+    cat = load_catalog(user_file=path)
+    assert cat.get("my-card").memory_bytes == 96 * 10**9 and cat.get("my-card").user_defined
+    assert cat.get("nvidia-h100-sxm").cloud_usd_per_hour == 1.0
+    assert len(cat.gpus) == len(base.gpus) + 1 and not cat.warnings
+
+
+def test_bad_user_file_is_reported_and_the_builtin_catalogue_still_loads(tmp_path):
+    path = tmp_path / "gpus.json"
+    path.write_text(json.dumps({"gpus": [{"id": "x", "name": "X", "memory_gb": -1}]}))
+    cat = load_catalog(user_file=path)
+    assert len(cat.gpus) >= 25
+    assert len(cat.warnings) == 1 and str(path) in cat.warnings[0] and "gpus.0" in cat.warnings[0]
+
+
+def test_user_file_in_config_folder_is_picked_up(_isolated_config):
+    (_isolated_config / "gpus.json").write_text("{broken")
+    cat = load_catalog()
+    assert cat.warnings and "gpus.json" in cat.warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("reported", "expected"),
+    [
+        ("NVIDIA H100 80GB HBM3", "nvidia-h100-sxm"),
+        ("NVIDIA H100 PCIe", "nvidia-h100-pcie"),
+        ("NVIDIA H200", "nvidia-h200-sxm"),
+        ("NVIDIA A100-SXM4-40GB", "nvidia-a100-sxm-40gb"),
+        ("NVIDIA A100 80GB PCIe", "nvidia-a100-pcie-80gb"),
+        ("Tesla T4", "nvidia-t4"),
+        ("NVIDIA GeForce RTX 4090", "nvidia-rtx-4090"),
+        ("NVIDIA A10G", "nvidia-a10g"),
+        ("NVIDIA A10", "nvidia-a10"),
+    ],
+)
+def test_device_names_from_nvml_match_the_catalogue(catalog, reported, expected):
+    assert catalog.match_device_name(reported).id == expected
+
+
+def test_unknown_device_matches_nothing(catalog):
+    assert catalog.match_device_name("Intel Arc A770") is None

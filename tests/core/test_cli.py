@@ -1,0 +1,142 @@
+"""`gpu-advisor plan` and `catalog`: output contracts and exit code 2 with a one-line message."""
+
+import json
+
+import pytest
+
+from gpu_advisor.cli import run_cli
+
+
+def test_plan_prints_a_table_with_the_recommendation(capsys):
+    assert run_cli(["plan", "--model", "llama-3-8b", "--users", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "Recommendation:" in out and "Options (best first):" in out and "GB" in out
+
+
+def test_plan_json_is_one_object_with_the_schema(capsys):
+    assert run_cli(["plan", "--model", "llama-2-7b", "--task", "lora", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["schema"] == "gpu-advisor/plan@1"
+    assert data["inputs"]["task"] == "lora"
+    assert all("per_gpu_components" in o for o in data["options"])
+
+
+def test_all_contract_flags_are_accepted(capsys, tmp_path):
+    args = [
+        "plan",
+        "--params",
+        "13B",
+        "--task",
+        "pretrain",
+        "--precision",
+        "bf16",
+        "--optimizer",
+        "adamw-8bit",
+        "--seq-len",
+        "4096",
+        "--batch-size",
+        "2",
+        "--grad-checkpointing",
+        "--zero",
+        "2",
+        "--gpus",
+        "8",
+        "--train-tokens",
+        "1e9",
+        "--max-hours",
+        "100",
+        "--tier",
+        "datacenter",
+        "--hours-per-month",
+        "200",
+        "--electricity-usd-per-kwh",
+        "0.3",
+        "--json",
+    ]
+    assert run_cli(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["inputs"]["gpus"] == 8 and data["inputs"]["zero_stage"] == 2
+    assert all(o["count"] == 8 for o in data["options"])
+    assert any("guessed" in w for w in data["warnings"])
+
+
+def test_inference_flags_and_gpu_restriction(capsys):
+    args = [
+        "plan",
+        "--model",
+        "llama-3-70b",
+        "--users",
+        "16",
+        "--prompt-tokens",
+        "1000",
+        "--output-tokens",
+        "200",
+        "--tokens-per-s",
+        "10",
+        "--gpu",
+        "H100 SXM",
+        "--json",
+    ]
+    assert run_cli(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [o["gpu"] for o in data["options"]] == ["NVIDIA H100 SXM"]
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["--model", "nope"], "model"),
+        (["--model", "llama-3-8b", "--batch-size", "-1"], "--batch-size"),
+        (["--model", "llama-3-8b", "--users", "0"], "--users"),
+        (["--model", "llama-3-8b", "--seq-len", "0"], "--seq-len"),
+        (["--params", "7Q"], "params"),
+        (["--params", "1e15"], "params"),
+        (["--model", "llama-3-8b", "--gpu", "voodoo 5"], "--gpu"),
+        (["--model", "llama-3-8b", "--task", "pretrain", "--precision", "int4"], "precision"),
+        (["--model", "llama-3-8b", "--mfu", "1.5"], "--mfu"),
+        (["--config", "/nonexistent/config.json"], "config.json"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_naming_the_field(capsys, args, field):
+    assert run_cli(["plan", *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "Traceback" not in err and field in err
+
+
+def test_unknown_task_or_precision_exits_2(capsys):
+    for args in (["--task", "dance"], ["--precision", "fp4"]):
+        with pytest.raises(SystemExit) as info:
+            run_cli(["plan", "--model", "gpt2-small", *args])
+        assert info.value.code == 2
+
+
+def test_malformed_config_json_exits_2(tmp_path, capsys):
+    bad = tmp_path / "config.json"
+    bad.write_text(
+        '{"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,'
+        ' "num_attention_heads": 33, "intermediate_size": 11008, "vocab_size": 32000}'
+    )
+    assert run_cli(["plan", "--config", str(bad)]) == 2
+    assert "n_heads" in capsys.readouterr().err
+
+
+def test_plan_save_writes_a_reloadable_plan(tmp_path, capsys):
+    path = tmp_path / "plan.json"
+    assert run_cli(["plan", "--model", "gpt2-small", "--save", str(path)]) == 0
+    data = json.loads(path.read_text())
+    assert data["schema"] == "gpu-advisor/plan@1" and data["inputs"]["model"]["family"] == "gpt2"
+
+
+def test_unwritable_output_is_a_clear_error(tmp_path, capsys):
+    assert run_cli(["plan", "--model", "gpt2-small", "--save", str(tmp_path / "no" / "dir" / "p.json")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+
+
+def test_catalog_lists_gpus_and_models(capsys):
+    assert run_cli(["catalog"]) == 0
+    out = capsys.readouterr().out
+    assert "nvidia-h100-sxm" in out and "consumer" in out
+    assert run_cli(["catalog", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)["gpus"]) >= 25
+    assert run_cli(["catalog", "--models"]) == 0
+    assert "mixtral-8x7b" in capsys.readouterr().out
