@@ -336,11 +336,3 @@ def guess_from_param_count(n_params: int) -> ModelSpec:
             "source": "shape guessed from the parameter count (Llama-style; see README, 'Method')",
         }
     )
-
-
-def nearest_rounding(n: int, digits: int = 3) -> str:
-    """Round a count to `digits` significant figures, as model cards print it."""
-    if n <= 0:
-        return "0"
-    magnitude = math.floor(math.log10(n))
-    return f"{round(n, digits - 1 - magnitude):,}"

@@ -255,7 +255,7 @@ def _rank_key(option: Option) -> tuple:
     )
 
 
-def _reason(req: PlanRequest, best: Option, single: Option | None) -> str:
+def _reason(req: PlanRequest, best: Option) -> str:
     model = req.model
     weights = model.total_params() * weight_bytes_per_param(req)
     head = f"{format_count(model.total_params())} parameters at {req.precision} need {format_bytes(weights)} for weights"
@@ -345,7 +345,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
             gpu_id=best.gpu_id,
             count=best.count,
             parallelism=best.parallelism,
-            reason=_reason(req, best, None),
+            reason=_reason(req, best),
         )
         if best.rank_usd is None:
             warnings.append(

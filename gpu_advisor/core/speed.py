@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .layout import Parallelism
 from .memory import weight_bytes_per_param
-from .precision import KV_BYTES, Task
+from .precision import KV_BYTES
 from .request import PlanRequest
 
 PIPELINE_MICROBATCHES = 8  # micro-batches per step assumed for the 1F1B bubble (p - 1) / (m + p - 1)
@@ -139,7 +139,7 @@ def inference_speed(
     prefill_compute = prefill_flops / (peaks.flops_per_s * a.prefill_efficiency * speed)
     weights_read = model.total_params() * weight_bytes_per_param(req)
     prefill_memory = weights_read / (peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency * speed)
-    prefill = max(prefill_compute, prefill_memory) * (par.pipeline if par.pipeline > 1 else 1) / par.pipeline
+    prefill = max(prefill_compute, prefill_memory)
     decode_compute = 2 * p_active * c / (peaks.flops_per_s * a.prefill_efficiency * speed)
     decode_memory = decode_bytes_per_step(req, c) / (
         peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency * speed
@@ -160,7 +160,3 @@ def inference_speed(
         bound=bound,
         formula=formula,
     )
-
-
-def is_training(req: PlanRequest) -> bool:
-    return req.task is not Task.INFERENCE
