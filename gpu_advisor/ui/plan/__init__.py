@@ -1,0 +1,1 @@
+"""The Plan view: a wizard that builds a PlanRequest and a view of the planner's answer."""

@@ -1,0 +1,107 @@
+"""Every constant the planner assumes, editable; the plan updates as they change."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from gpu_advisor.core.request import Assumptions
+from gpu_advisor.ui.glossary import tip
+from gpu_advisor.ui.plan.binding import FieldBinder
+from gpu_advisor.ui.plan.fields import FormPage, NumberEdit
+from gpu_advisor.ui.plan.form import PlanForm
+
+# (label with unit, shown-per-stored scale) for each Assumptions field; descriptions come from core.
+ASSUMPTION_LABELS: dict[str, tuple[str, int]] = {
+    "mfu": ("Training MFU (0-1):", 1),
+    "prefill_efficiency": ("Prefill efficiency (0-1):", 1),
+    "bandwidth_efficiency": ("Memory bandwidth efficiency (0-1):", 1),
+    "tp_efficiency": ("Tensor-parallel efficiency (0-1):", 1),
+    "cuda_context_bytes": ("CUDA context per GPU (MiB):", 2**20),
+    "fragmentation": ("Allocator fragmentation (fraction):", 1),
+    "max_prefill_tokens": ("Prefill budget (tokens per step):", 1),
+    "lora_rank": ("LoRA rank r:", 1),
+    "lora_all_linear": ("LoRA on every linear layer:", 1),
+    "server_overhead": ("Server cost over GPU price (fraction):", 1),
+    "pue": ("PUE (cooling factor, ≥ 1):", 1),
+    "system_power_fraction": ("Host power over GPU TDP (fraction):", 1),
+    "utilisation_of_tdp": ("Average GPU draw (fraction of TDP):", 1),
+}
+GROUPS = (
+    ("Speed", ("mfu", "prefill_efficiency", "bandwidth_efficiency", "tp_efficiency")),
+    ("Memory", ("cuda_context_bytes", "fragmentation", "max_prefill_tokens", "lora_rank", "lora_all_linear")),
+    ("Cost and power", ("server_overhead", "pue", "system_power_fraction", "utilisation_of_tdp")),
+)
+
+
+def _groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """GROUPS, plus any assumption core added since (shown under 'Other' rather than hidden)."""
+    known = {name for _, names in GROUPS for name in names}
+    others = tuple(name for name in Assumptions.model_fields if name not in known)
+    return (*GROUPS, ("Other", others)) if others else GROUPS
+
+
+class AssumptionsPanel(FormPage):
+    """Edit MFU, overheads and prices; messages appear inline, and the plan re-runs on each change."""
+
+    def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
+        super().__init__(
+            "Assumptions",
+            "Every constant the estimate uses. Change one and the recommendation updates. GPU prices come "
+            "from the catalogue; add your own quotes in gpus.json in the app's config folder.",
+            parent,
+        )
+        self._form = form
+        self.binder = FieldBinder(form)
+        self.editors: dict[str, QWidget] = {}
+        columns = QHBoxLayout()
+        self.outer_layout.addLayout(columns)
+        for title, names in _groups():
+            box = QGroupBox(title)
+            layout = self.new_form_layout()
+            box.setLayout(layout)
+            for name in names:
+                self._add(layout, name)
+            if title == "Cost and power":
+                hours = NumberEdit(integer=False, placeholder="730")
+                self.add_field(
+                    layout, "Hours of use per month (h):", hours, "hours_per_month", tip("hours_per_month")
+                )
+                self.binder.number(hours, "hours_per_month")
+                price = NumberEdit(integer=False, placeholder="0.15")
+                self.add_field(
+                    layout, "Electricity (USD per kWh):", price, "electricity_usd_per_kwh", tip("electricity")
+                )
+                self.binder.number(price, "electricity_usd_per_kwh")
+            column = QVBoxLayout()
+            column.addWidget(box)
+            column.addStretch(1)
+            columns.addLayout(column)
+        bottom = QHBoxLayout()
+        self.calibration_note = QLabel()
+        self.calibration_note.setWordWrap(True)
+        self.reset_button = QPushButton("&Reset to defaults")
+        self.reset_button.setToolTip("Put every assumption back to its documented default.")
+        bottom.addWidget(self.calibration_note, 1)
+        bottom.addWidget(self.reset_button)
+        self.outer_layout.addLayout(bottom)
+        self.outer_layout.addStretch(1)
+        self.reset_button.clicked.connect(lambda: form.reset_assumptions())
+
+    def _add(self, layout, name: str) -> None:
+        label, scale = ASSUMPTION_LABELS.get(name, (name.replace("_", " ").capitalize() + ":", 1))
+        field = Assumptions.model_fields[name]
+        tooltip = field.description or ""
+        if name == "mfu":
+            tooltip = f"{tip('mfu')}\n\n{tooltip}"
+        if field.annotation is bool:
+            editor: QWidget = QCheckBox()
+            self.binder.check(editor, f"assumptions.{name}")  # type: ignore[arg-type]
+        else:
+            editor = NumberEdit(integer=field.annotation is int, scale=scale, placeholder=str(field.default))
+            self.binder.number(editor, f"assumptions.{name}")  # type: ignore[arg-type]
+        self.editors[name] = editor
+        self.add_field(layout, label, editor, f"assumptions.{name}", tooltip)
+
+    def set_calibration_note(self, text: str) -> None:
+        """Say where a calibrated MFU came from ('' hides the note)."""
+        self.calibration_note.setText(text)

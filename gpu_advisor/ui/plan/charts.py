@@ -1,0 +1,205 @@
+"""The recommendation's two charts: memory components against the GPU's memory, and rent vs buy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QWidget
+
+from gpu_advisor.core.catalog import default_catalog
+from gpu_advisor.core.cost import CostEstimate, cumulative_costs, estimate_cost
+from gpu_advisor.core.memory import MemoryComponents
+from gpu_advisor.core.result import Plan
+from gpu_advisor.core.units import GB, format_bytes
+from gpu_advisor.ui import theme
+from gpu_advisor.ui.glossary import tip
+from gpu_advisor.ui.plan.format import COMPONENT_LABELS
+
+BAR_WIDTH = 0.55
+MIN_COST_MONTHS = 24
+MAX_COST_MONTHS = 120
+
+
+class _ThemedPlot(pg.PlotWidget):
+    """A PlotWidget that re-colours itself when the system palette changes."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        self._ready = False  # PlotWidget's own constructor already triggers a palette change
+        super().__init__(parent)
+        self._ready = True
+        self.setMenuEnabled(False)
+        self.setMouseEnabled(x=False, y=False)
+        self.hideButtons()
+        self.setMinimumHeight(220)
+        theme.style_plot(self)
+
+    def changeEvent(self, event: QEvent) -> None:  # Qt override
+        if event.type() == QEvent.Type.PaletteChange and self._ready:
+            theme.style_plot(self)
+            self.redraw()
+        super().changeEvent(event)
+
+    def redraw(self) -> None:  # subclasses redraw their content for the new palette
+        pass
+
+
+class MemoryChart(_ThemedPlot):
+    """Stacked columns: the per-GPU and the unsharded footprint, with the GPU's memory as a dashed line.
+
+    The legend is HTML (`legend_html`) shown under the plot by the view, so it never covers the bars.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setToolTip(
+            "Memory on one device, by component (GB = 10^9 bytes). The dashed line is the recommended GPU's "
+            "memory.\n\n" + tip("kv_cache")
+        )
+        item = self.getPlotItem()
+        item.setTitle("Memory per device")
+        item.setLabel("left", "memory (GB)")
+        item.showGrid(x=False, y=True, alpha=0.25)
+        self._plan: Plan | None = None
+        self.shown_rows: list[tuple[str, int]] = []  # (column label, total bytes) for tests and exports
+        self.legend_entries: list[tuple[str, str, str]] = []  # (colour, symbol, text)
+
+    def show_plan(self, plan: Plan | None) -> None:
+        self._plan = plan
+        self.redraw()
+
+    def legend_html(self) -> str:
+        return "&nbsp;&nbsp; ".join(
+            f'<span style="color:{color}">{symbol}</span>&nbsp;{text}'
+            for color, symbol, text in self.legend_entries
+        )
+
+    def redraw(self) -> None:
+        item = self.getPlotItem()
+        item.clear()
+        self.shown_rows, self.legend_entries = [], []
+        plan = self._plan
+        if plan is None:
+            return
+        columns: list[tuple[str, MemoryComponents]] = []
+        best = plan.best
+        if best is not None:
+            columns.append((f"per GPU ({best.count} × GPU)", best.per_gpu_components))
+        columns.append(("unsharded, one device", plan.memory))
+        starts = np.zeros(len(columns))
+        x = np.arange(len(columns), dtype=float)
+        for index, name in enumerate(COMPONENT_LABELS):
+            heights = np.array([getattr(comps, name) / GB for _, comps in columns])
+            if not heights.any():
+                continue
+            color = theme.series_color(index)
+            item.addItem(
+                pg.BarGraphItem(
+                    x=x,
+                    y0=starts.copy(),
+                    height=heights,
+                    width=BAR_WIDTH,
+                    brush=color,
+                    pen=pg.mkPen(theme.plot_background(), width=1),
+                )
+            )
+            self.legend_entries.append((color.name(), "■", COMPONENT_LABELS[name]))
+            starts += heights
+        self.shown_rows = [(label, comps.total) for label, comps in columns]
+        ticks = [(i, f"{label}: {format_bytes(comps.total)}") for i, (label, comps) in enumerate(columns)]
+        item.getAxis("bottom").setTicks([ticks])
+        top = float(starts.max())
+        if best is not None:
+            limit_gb = best.gpu_memory_bytes / GB
+            fg = theme.plot_foreground()
+            item.addItem(
+                pg.InfiniteLine(
+                    pos=limit_gb, angle=0, pen=pg.mkPen(fg, width=2, style=pg.QtCore.Qt.PenStyle.DashLine)
+                )
+            )
+            self.legend_entries.append((fg.name(), "╌╌", f"GPU memory {format_bytes(best.gpu_memory_bytes)}"))
+            top = max(top, limit_gb)
+        item.setXRange(-0.6, len(columns) - 0.4, padding=0)
+        item.setYRange(0, top * 1.08 or 1.0, padding=0)
+
+
+class CostChart(_ThemedPlot):
+    """Cumulative cost of renting against buying (purchase + electricity), break-even marked."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setToolTip(tip("breakeven"))
+        item = self.getPlotItem()
+        item.setTitle("Rent or buy: cumulative cost")
+        item.setLabel("bottom", "months of use")
+        item.setLabel("left", "cumulative cost", units="USD")
+        item.showGrid(x=True, y=True, alpha=0.25)
+        self._plan: Plan | None = None
+        self.cost: CostEstimate | None = None
+        self.message = ""
+        self.legend_entries: list[tuple[str, str]] = []
+
+    def show_plan(self, plan: Plan | None) -> None:
+        self._plan = plan
+        self.redraw()
+
+    def legend_html(self) -> str:
+        return "&nbsp;&nbsp; ".join(
+            f'<span style="color:{color}">━</span>&nbsp;{text}' for color, text in self.legend_entries
+        )
+
+    def cost_for(self, plan: Plan) -> CostEstimate | None:
+        """The rent/buy estimate of the recommended option (None when nothing is recommended)."""
+        best = plan.best
+        if best is None:
+            return None
+        gpu = default_catalog().find(best.gpu_id)
+        if gpu is None:
+            return None
+        req = plan.request
+        return estimate_cost(
+            gpu, best.count, req.hours_per_month, req.electricity_usd_per_kwh, req.assumptions
+        )
+
+    def redraw(self) -> None:
+        item = self.getPlotItem()
+        item.clear()
+        self.legend_entries = []
+        plan = self._plan
+        self.cost = cost = None if plan is None else self.cost_for(plan)
+        if cost is None:
+            self.message = "No recommendation to price."
+            return
+        be = cost.breakeven_months
+        months = (
+            MIN_COST_MONTHS if be is None else min(MAX_COST_MONTHS, max(MIN_COST_MONTHS, math.ceil(be * 1.5)))
+        )
+        rent, buy = cumulative_costs(cost, months)
+        x = np.arange(months + 1, dtype=float)
+        fg = theme.plot_foreground()
+        for index, (values, text) in enumerate(((rent, "rent"), (buy, "buy (purchase + electricity)"))):
+            if values[0] is None:
+                continue
+            color = theme.series_color(index)
+            item.plot(x, np.array(values, dtype=float), pen=pg.mkPen(color, width=2))
+            self.legend_entries.append((color.name(), text))
+        if be is not None and be <= months and cost.cloud_usd_per_month is not None:
+            y = cost.cloud_usd_per_month * be
+            item.addItem(
+                pg.InfiniteLine(
+                    pos=be,
+                    angle=90,
+                    pen=pg.mkPen(fg, width=1, style=pg.QtCore.Qt.PenStyle.DashLine),
+                    label=f"break-even {be:.1f} months",
+                    labelOpts={"position": 0.9, "color": fg, "anchors": [(0, 0), (0, 0)]},
+                )
+            )
+            item.plot([be], [y], pen=None, symbol="o", symbolSize=9, symbolBrush=fg)
+            self.message = f"Buying breaks even after {be:.1f} months of use."
+        elif rent[0] is None or buy[0] is None:
+            self.message = "Only one of the rent and purchase prices is known for this GPU."
+        else:
+            self.message = "Buying does not break even: electricity costs more than renting."
+        item.setXRange(0, months, padding=0.02)

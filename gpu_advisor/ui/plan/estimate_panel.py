@@ -1,0 +1,90 @@
+"""The live estimate beside the wizard: updates as the inputs change (debounced by the form)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
+
+from gpu_advisor.core.result import Plan
+from gpu_advisor.core.units import format_bytes, format_count, format_usd
+from gpu_advisor.ui.glossary import tip
+from gpu_advisor.ui.plan.form import PlanForm
+from gpu_advisor.ui.plan.format import bound_text, bound_tooltip, speed_text
+
+ROWS = (
+    ("model", "Model"),
+    ("memory", "Memory, one device"),
+    ("kv_cache", "of which KV cache"),
+    ("recommended", "Recommended"),
+    ("speed", "Speed"),
+    ("bound", "Limited by"),
+    ("cost", "Cost"),
+)
+
+
+class EstimatePanel(QFrame):
+    """A compact summary of the current plan, or why there is none."""
+
+    def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setMinimumWidth(300)
+        self.setMaximumWidth(360)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<h3>Live estimate</h3>"))
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.setEnabled(False)
+        layout.addWidget(self.status)
+        grid = QFormLayout()
+        grid.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
+        self._values: dict[str, QLabel] = {}
+        for key, caption in ROWS:
+            value = QLabel("—")
+            value.setWordWrap(True)
+            value.setObjectName(f"estimate_{key}")
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            title = QLabel(f"<b>{caption}</b>")
+            grid.addRow(title, value)
+            self._values[key] = value
+        self._values["kv_cache"].setToolTip(tip("kv_cache"))
+        layout.addLayout(grid)
+        layout.addStretch(1)
+        form.plan_ready.connect(self.show_plan)
+        form.request_changed.connect(self._request_changed)
+        self._request_changed(form.request)
+
+    def value(self, key: str) -> str:
+        return self._values[key].text()
+
+    def _request_changed(self, request: object) -> None:
+        if request is None:
+            self.status.setText(
+                "Fix the marked field to update the estimate (the figures below are from the last valid inputs)."
+            )
+        else:
+            self.status.setText("Updating…")
+
+    def show_plan(self, plan: Plan) -> None:
+        self.status.setText("Updated as you type.")
+        model = plan.request.model
+        self._values["model"].setText(f"{model.name}, {format_count(model.total_params())} parameters")
+        self._values["memory"].setText(format_bytes(plan.memory.total) + " without sharding")
+        self._values["kv_cache"].setText(
+            format_bytes(plan.memory.kv_cache) if plan.memory.kv_cache else "none (training)"
+        )
+        best = plan.best
+        if best is None:
+            self._values["recommended"].setText("nothing in the catalogue fits")
+            for key in ("speed", "bound", "cost"):
+                self._values[key].setText("—")
+            return
+        training = plan.request.task.is_training
+        self._values["recommended"].setText(f"{best.count} × {best.gpu} ({best.tier.label})")
+        self._values["speed"].setText(speed_text(best, training))
+        self._values["bound"].setText(bound_text(best.bound))
+        self._values["bound"].setToolTip(bound_tooltip(best.bound))
+        rent = (
+            "n/a" if best.cloud_usd_per_hour is None else f"{format_usd(best.cloud_usd_per_hour)}/h to rent"
+        )
+        self._values["cost"].setText(f"{rent}; {format_usd(best.purchase_usd)} to buy")

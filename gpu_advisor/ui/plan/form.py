@@ -1,0 +1,251 @@
+"""PlanForm: what the wizard's fields hold, validated by the same pydantic models as the CLI.
+
+The form is the wizard's single source of truth. Widgets write raw values into it (a number that
+could not be read arrives as `Invalid` and keeps its text, so nothing typed is lost); the form builds
+a `PlanRequest`, reports every validation message keyed by field name, and re-plans 150 ms after
+the last change (the planner takes 1-20 ms, the debounce keeps typing smooth).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from gpu_advisor.core.architecture import ConfigError, ModelSpec
+from gpu_advisor.core.presets import presets, resolve_model
+from gpu_advisor.core.recommend import plan as core_plan
+from gpu_advisor.core.request import Assumptions, PlanRequest, describe_validation_error
+from gpu_advisor.core.result import Plan
+from gpu_advisor.ui.plan.numbers import Invalid
+
+DEFAULT_PRESET = "llama-3-8b"
+PLAN_DEBOUNCE_MS = 150
+MODEL_KINDS = ("preset", "config", "params")
+# Request fields the form edits directly (model and assumptions have their own setters).
+REQUEST_FIELDS = tuple(f for f in PlanRequest.model_fields if f not in ("model", "assumptions"))
+# The model validator's only error about "model" once a model is chosen: an encoder asked to generate.
+# The fix is the output token count, so the message goes next to that field (a later wizard page).
+_CROSS_FIELD_REDIRECT = {"model": "output_tokens"}
+
+
+class _OneError:
+    """Wraps one pydantic error so core's describe_validation_error reads it like a whole exception."""
+
+    def __init__(self, error: Mapping[str, Any]) -> None:
+        self._error = error
+
+    def errors(self) -> list[Mapping[str, Any]]:
+        return [self._error]
+
+
+def validation_messages(exc: ValidationError) -> dict[str, str]:
+    """Every (field -> message) in a pydantic error, worded as core words the first one."""
+    out: dict[str, str] = {}
+    for err in exc.errors():
+        field, message = describe_validation_error(_OneError(err))  # type: ignore[arg-type]
+        out.setdefault(field, message)
+    return out
+
+
+class PlanForm(QObject):
+    """Holds the raw inputs, validates them into a PlanRequest and plans it (debounced)."""
+
+    model_changed = Signal(object)  # ModelSpec | None
+    errors_changed = Signal(object)  # dict[str, str]: field name -> message
+    request_changed = Signal(object)  # PlanRequest | None (None while any field is invalid)
+    plan_ready = Signal(object)  # Plan
+    request_loaded = Signal(object)  # PlanRequest set from outside (a file, calibration): refresh fields
+    field_changed = Signal(str)  # a field set through the form ('seq_len', 'assumptions.mfu'): refresh
+
+    def __init__(
+        self,
+        planner: Callable[[PlanRequest], Plan] = core_plan,
+        defaults: Mapping[str, Any] | None = None,
+        assumption_defaults: Mapping[str, Any] | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._planner = planner
+        base = PlanRequest(model=presets()[DEFAULT_PRESET].spec)
+        self._values: dict[str, Any] = {f: getattr(base, f) for f in REQUEST_FIELDS}
+        self._values.update(defaults or {})
+        self._assumptions: dict[str, Any] = dict(assumption_defaults or {})
+        self._model_source: tuple[str, Any] = ("preset", DEFAULT_PRESET)
+        self._model: ModelSpec | None = base.model
+        self._model_error: str | None = None
+        self._errors: dict[str, str] = {}
+        self._request: PlanRequest | None = None
+        self._plan: Plan | None = None
+        self._planned_request: PlanRequest | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(PLAN_DEBOUNCE_MS)
+        self._timer.timeout.connect(self.plan_now)
+        self._validate()
+
+    # ---- reading ----------------------------------------------------------------------------------
+    @property
+    def request(self) -> PlanRequest | None:
+        """The validated request, or None while something is invalid."""
+        return self._request
+
+    @property
+    def plan(self) -> Plan | None:
+        """The latest plan (of the latest valid request planned so far)."""
+        return self._plan
+
+    @property
+    def errors(self) -> dict[str, str]:
+        """Current validation messages by field ('seq_len', 'assumptions.mfu', 'model', ...)."""
+        return dict(self._errors)
+
+    @property
+    def model(self) -> ModelSpec | None:
+        return self._model
+
+    @property
+    def model_source(self) -> tuple[str, Any]:
+        """('preset', id), ('config', path) or ('params', text)."""
+        return self._model_source
+
+    def value(self, field: str) -> Any:
+        """The raw value of a request field (possibly an Invalid)."""
+        return self._values[field]
+
+    def assumption(self, name: str) -> Any:
+        """The raw value of an assumption: the user's, or the default."""
+        return self._assumptions.get(name, Assumptions.model_fields[name].default)
+
+    @property
+    def plan_pending(self) -> bool:
+        """True while a re-plan is scheduled but has not run yet."""
+        return self._timer.isActive()
+
+    # ---- writing ----------------------------------------------------------------------------------
+    def set_model_source(self, kind: str, value: Any) -> None:
+        """Choose the model by preset id, config.json path or parameter count text."""
+        if kind not in MODEL_KINDS:
+            raise ValueError(f"unknown model source {kind!r}")
+        self._model_source = (kind, value)
+        spec: ModelSpec | None = None
+        error: str | None = None
+        if value in (None, ""):
+            error = {
+                "preset": "choose a model from the list",
+                "config": "choose a config.json file",
+                "params": "enter a parameter count (examples: 7B, 350M, 7e9)",
+            }[kind]
+        else:
+            try:
+                spec = resolve_model(**{kind: str(value) if kind == "config" else value})
+            except ConfigError as exc:
+                error = str(exc).removeprefix("model: ").removeprefix("params: ")
+        self._model, self._model_error = spec, error
+        self.model_changed.emit(spec)
+        self._validate()
+
+    def set_field(self, name: str, value: Any) -> None:
+        """Set one request field (a value, None for 'auto'/'none', or Invalid with its message)."""
+        if name not in self._values:
+            raise KeyError(f"unknown request field {name!r}")
+        if self._values[name] == value and type(self._values[name]) is type(value):
+            return
+        self._values[name] = value
+        self.field_changed.emit(name)
+        self._validate()
+
+    def set_assumption(self, name: str, value: Any) -> None:
+        """Set one planning assumption (MFU, overheads, ...); the plan updates."""
+        if name not in Assumptions.model_fields:
+            raise KeyError(f"unknown assumption {name!r}")
+        self._assumptions[name] = value
+        self.field_changed.emit(f"assumptions.{name}")
+        self._validate()
+
+    def reset_assumptions(self, defaults: Mapping[str, Any] | None = None) -> None:
+        """Back to the documented defaults (or to `defaults`, e.g. a calibrated MFU)."""
+        self._assumptions = dict(defaults or {})
+        for name in Assumptions.model_fields:
+            self.field_changed.emit(f"assumptions.{name}")
+        self._validate()
+
+    def load_request(self, request: PlanRequest) -> None:
+        """Put a whole request into the form (reopened plan); widgets refresh from request_loaded."""
+        self._values = {f: getattr(request, f) for f in REQUEST_FIELDS}
+        self._assumptions = request.assumptions.model_dump()
+        preset_id = next((k for k, p in presets().items() if p.spec == request.model), None)
+        self._model_source = ("preset", preset_id) if preset_id else ("spec", request.model.name)
+        self._model, self._model_error = request.model, None
+        self.model_changed.emit(request.model)
+        self._validate()
+        self.request_loaded.emit(request)
+
+    def plan_now(self) -> Plan | None:
+        """Plan the current request immediately (cancelling the debounce); None while invalid."""
+        self._timer.stop()
+        request = self._request
+        if request is None:
+            return None
+        if request == self._planned_request and self._plan is not None:
+            return self._plan
+        try:
+            result = self._planner(request)
+        except (ValueError, KeyError) as exc:  # a combination the planner rejects: show it, keep going
+            self._set_errors({**self._errors, "request": str(exc)})
+            return None
+        self._plan, self._planned_request = result, request
+        self.plan_ready.emit(result)
+        return result
+
+    # ---- validation -------------------------------------------------------------------------------
+    def _validate(self) -> None:
+        errors: dict[str, str] = {}
+        data: dict[str, Any] = {}
+        for name, value in self._values.items():
+            if isinstance(value, Invalid):
+                errors[name] = value.message
+            else:
+                data[name] = value
+        assumptions: dict[str, Any] = {}
+        for name, value in self._assumptions.items():
+            if isinstance(value, Invalid):
+                errors[f"assumptions.{name}"] = value.message
+            else:
+                assumptions[name] = value
+        data["assumptions"] = assumptions
+        if self._model_error is not None:
+            errors["model"] = self._model_error
+        request: PlanRequest | None = None
+        model = self._model or presets()[DEFAULT_PRESET].spec  # stand-in to check the other fields
+        try:
+            request = PlanRequest.model_validate({**data, "model": model})
+        except ValidationError as exc:
+            field_level = self._model is not None or all(e["loc"] for e in exc.errors())
+            if field_level:
+                for field, message in validation_messages(exc).items():
+                    if self._model is not None:
+                        field = _CROSS_FIELD_REDIRECT.get(field, field)
+                    errors.setdefault(field, message)
+        if errors:
+            request = None
+        self._set_errors(errors)
+        if request != self._request:
+            self._request = request
+            self.request_changed.emit(request)
+            if request is not None:
+                self._timer.start()
+
+    def _set_errors(self, errors: dict[str, str]) -> None:
+        if errors != self._errors:
+            self._errors = errors
+            self.errors_changed.emit(dict(errors))
+
+
+def config_display_name(path: str | Path) -> str:
+    """How a chosen config.json is shown: its folder and name."""
+    path = Path(path)
+    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name

@@ -1,0 +1,121 @@
+"""The planner's answer: tier card, charts, options table, how each number was computed, assumptions."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QLabel,
+    QScrollArea,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpu_advisor.core.result import Plan
+from gpu_advisor.core.units import format_bytes
+from gpu_advisor.ui.plan.assumptions_panel import AssumptionsPanel
+from gpu_advisor.ui.plan.charts import CostChart, MemoryChart
+from gpu_advisor.ui.plan.form import PlanForm
+from gpu_advisor.ui.plan.format import COMPONENT_LABELS
+from gpu_advisor.ui.plan.options_table import OptionsTable
+from gpu_advisor.ui.plan.tier_card import TierCard
+
+
+def _label(text: str = "") -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    return label
+
+
+class RecommendationView(QWidget):
+    """Everything `plan()` returned, rendered; edits in the Assumptions tab re-plan through the form."""
+
+    def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plan: Plan | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        self.card = TierCard()
+        layout.addWidget(self.card)
+        self.tabs = QTabWidget()
+        layout.addWidget(self.tabs, 1)
+
+        overview = QWidget()
+        overview_layout = QVBoxLayout(overview)
+        charts = QGridLayout()
+        self.memory_chart = MemoryChart()
+        self.cost_chart = CostChart()
+        self.memory_legend = _label()
+        self.cost_note = _label()
+        charts.addWidget(self.memory_chart, 0, 0)
+        charts.addWidget(self.cost_chart, 0, 1)
+        charts.addWidget(self.memory_legend, 1, 0, Qt.AlignmentFlag.AlignTop)
+        charts.addWidget(self.cost_note, 1, 1, Qt.AlignmentFlag.AlignTop)
+        charts.setRowStretch(0, 1)
+        charts.setColumnStretch(0, 1)
+        charts.setColumnStretch(1, 1)
+        overview_layout.addLayout(charts, 1)
+        self.warnings = _label()
+        self.warnings.setObjectName("warnings")
+        overview_layout.addWidget(self.warnings)
+        self.tabs.addTab(overview, "&Overview")
+
+        self.options = OptionsTable()
+        self.tabs.addTab(self.options, "O&ptions")
+
+        details = QWidget()
+        details_layout = QVBoxLayout(details)
+        self.memory_table = QTableWidget(0, 3)
+        self.memory_table.setHorizontalHeaderLabels(
+            ["Component", "Bytes (one device, unsharded)", "How it was computed"]
+        )
+        self.memory_table.verticalHeader().hide()
+        self.memory_table.horizontalHeader().setStretchLastSection(True)
+        self.memory_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.details_notes = _label()
+        details_layout.addWidget(self.memory_table, 1)
+        details_layout.addWidget(self.details_notes)
+        self.tabs.addTab(details, "&How it was computed")
+
+        self.assumptions = AssumptionsPanel(form)
+        scroll = QScrollArea()
+        scroll.setWidget(self.assumptions)
+        scroll.setWidgetResizable(True)
+        self.tabs.addTab(scroll, "&Assumptions")
+
+    def show_plan(self, plan: Plan) -> None:
+        self.plan = plan
+        self.card.show_plan(plan)
+        self.memory_chart.show_plan(plan)
+        self.cost_chart.show_plan(plan)
+        self.memory_legend.setText(self.memory_chart.legend_html())
+        cost = self.cost_chart.cost
+        formula = f"<br><i>{cost.formula}</i>" if cost is not None else ""
+        self.cost_note.setText(f"{self.cost_chart.legend_html()}<br>{self.cost_chart.message}{formula}")
+        notes = [f"⚠ {w}" for w in plan.warnings] + [f"💡 {s}" for s in plan.suggestions]
+        self.warnings.setText("<br>".join(notes))
+        self.warnings.setVisible(bool(notes))
+        self.options.set_plan(plan)
+        self._show_details(plan)
+
+    def _show_details(self, plan: Plan) -> None:
+        rows = [
+            (COMPONENT_LABELS[k], getattr(plan.memory, k), plan.memory_formulas.get(k, ""))
+            for k in COMPONENT_LABELS
+        ]
+        rows = [r for r in rows if r[1]]
+        rows.append(("Total", plan.memory.total, "sum of the components"))
+        self.memory_table.setRowCount(len(rows))
+        for i, (name, value, formula) in enumerate(rows):
+            self.memory_table.setItem(i, 0, QTableWidgetItem(name))
+            self.memory_table.setItem(i, 1, QTableWidgetItem(f"{format_bytes(value)}  ({value:,} bytes)"))
+            self.memory_table.setItem(i, 2, QTableWidgetItem(formula))
+        self.memory_table.resizeColumnsToContents()
+        compute = ", ".join(
+            f"{k} = {v:,.4g}" if isinstance(v, float) else f"{k} = {v:,}" for k, v in plan.compute.items()
+        )
+        notes = [f"Compute: {compute}"] + [f"Note: {n}" for n in plan.memory_notes]
+        self.details_notes.setText("<br>".join(notes))

@@ -1,0 +1,101 @@
+"""The headline of a plan: tier, GPU × count, parallelism, the reason, and the key figures."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
+
+from gpu_advisor.core.result import Plan
+from gpu_advisor.core.units import format_bytes, format_usd
+from gpu_advisor.ui.glossary import tip
+from gpu_advisor.ui.plan.format import bound_text, bound_tooltip, model_title, months_text, speed_text
+
+FIGURES = (
+    ("memory", "Memory per GPU"),
+    ("speed", "Expected speed"),
+    ("bound", "Limited by"),
+    ("rent", "Rent"),
+    ("buy", "Buy"),
+    ("breakeven", "Break-even"),
+)
+
+
+class TierCard(QFrame):
+    """Shows the recommendation; `figure(key)` gives each figure's text (used by tests)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 12, 16, 12)
+        self.model_label = QLabel()
+        self.tier_label = QLabel()
+        self.tier_label.setObjectName("tier")
+        self.gpu_label = QLabel()
+        self.gpu_label.setObjectName("gpu")
+        self.reason_label = QLabel()
+        self.reason_label.setWordWrap(True)
+        self.reason_label.setObjectName("reason")
+        for label in (self.tier_label, self.gpu_label, self.reason_label, self.model_label):
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.model_label)
+        layout.addWidget(self.tier_label)
+        layout.addWidget(self.gpu_label)
+        layout.addWidget(self.reason_label)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(28)
+        self._figures: dict[str, QLabel] = {}
+        for column, (key, caption) in enumerate(FIGURES):
+            title = QLabel(caption)
+            title.setEnabled(False)  # the palette's muted text colour
+            value = QLabel("—")
+            value.setObjectName(f"figure_{key}")
+            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value.setWordWrap(True)
+            grid.addWidget(title, 0, column)
+            grid.addWidget(value, 1, column, Qt.AlignmentFlag.AlignTop)
+            grid.setColumnStretch(column, 2 if key == "speed" else 1)
+            self._figures[key] = value
+        layout.addLayout(grid)
+        self._figures["breakeven"].setToolTip(tip("breakeven"))
+
+    def figure(self, key: str) -> str:
+        return self._figures[key].text()
+
+    def show_plan(self, plan: Plan) -> None:
+        rec = plan.recommendation
+        best = plan.best
+        self.model_label.setText(model_title(plan))
+        if rec.tier is None or best is None:
+            self.tier_label.setText("<h2>No GPU in the catalogue fits</h2>")
+            self.gpu_label.setText("")
+            self.reason_label.setText(rec.reason)
+            for label in self._figures.values():
+                label.setText("—")
+            return
+        self.tier_label.setText(f"<h2>{rec.tier.label} tier</h2>")
+        self.gpu_label.setText(f"<h3>{rec.count} × {rec.gpu} — {best.parallelism_text}</h3>")
+        self.gpu_label.setToolTip(f"{tip('tensor_parallel')}\n\n{tip('data_parallel')}\n\n{tip('zero')}")
+        self.reason_label.setText(rec.reason)
+        training = plan.request.task.is_training
+        figures = {
+            "memory": f"{format_bytes(best.per_gpu_bytes)} of {format_bytes(best.gpu_memory_bytes)}",
+            "speed": speed_text(best, training),
+            "bound": bound_text(best.bound),
+            "rent": "n/a"
+            if best.cloud_usd_per_hour is None
+            else f"{format_usd(best.cloud_usd_per_hour)}/h ({format_usd(best.cloud_usd_per_month)}/month)",
+            "buy": "n/a (no price in the catalogue)"
+            if best.purchase_usd is None
+            else format_usd(best.purchase_usd)
+            + (
+                ""
+                if best.electricity_usd_per_month is None
+                else f" + {format_usd(best.electricity_usd_per_month)}/month power"
+            ),
+            "breakeven": months_text(best.breakeven_months),
+        }
+        for key, text in figures.items():
+            self._figures[key].setText(text)
+        self._figures["bound"].setToolTip(bound_tooltip(best.bound))
+        self._figures["speed"].setToolTip(tip("mfu") if training else tip("memory_bound"))

@@ -1,0 +1,186 @@
+"""The Plan view: four input pages, then the recommendation; a live estimate beside the inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpu_advisor.ui.plan.budget_page import BudgetPage
+from gpu_advisor.ui.plan.estimate_panel import EstimatePanel
+from gpu_advisor.ui.plan.fields import ErrorLabel, FormPage
+from gpu_advisor.ui.plan.form import PlanForm
+from gpu_advisor.ui.plan.model_page import ModelPage
+from gpu_advisor.ui.plan.recommendation_view import RecommendationView
+from gpu_advisor.ui.plan.workload_pages import TrafficPage, WorkloadPage
+
+STEP_MODEL, STEP_WORKLOAD, STEP_TRAFFIC, STEP_BUDGET, STEP_RESULT = range(5)
+STEP_TITLES = ("1  Model", "2  Workload", "3  Traffic / target", "4  Budget", "5  Recommendation")
+
+
+def _scrolled(page: QWidget) -> QScrollArea:
+    scroll = QScrollArea()
+    scroll.setWidget(page)
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    return scroll
+
+
+class PlanWizard(QWidget):
+    """Next is enabled only while the current page has no validation message."""
+
+    step_changed = Signal(int)
+
+    def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.form = form
+        self.model_page = ModelPage(form)
+        self.workload_page = WorkloadPage(form)
+        self.traffic_page = TrafficPage(form)
+        self.budget_page = BudgetPage(form)
+        self.pages: tuple[FormPage, ...] = (
+            self.model_page,
+            self.workload_page,
+            self.traffic_page,
+            self.budget_page,
+        )
+        self.result_view = RecommendationView(form)
+        self.estimate = EstimatePanel(form)
+
+        self.steps = QListWidget()
+        self.steps.setAccessibleName("Plan steps")
+        self.steps.setFixedWidth(190)
+        self.steps.setStyleSheet(
+            "QListWidget::item { padding: 6px 4px; }"
+        )  # spacing only: colours stay the system's
+        for title in STEP_TITLES:
+            self.steps.addItem(QListWidgetItem(title))
+        self.stack = QStackedWidget()
+        for page in self.pages:
+            self.stack.addWidget(_scrolled(page))
+        self.stack.addWidget(self.result_view)
+
+        self.blocked = ErrorLabel()
+        self.blocked.setObjectName("blocked_reason")
+        self.back_button = QPushButton("◀ &Back")
+        self.next_button = QPushButton("&Next ▶")
+        self.next_button.setDefault(True)
+        for button in (self.back_button, self.next_button):
+            button.setMinimumWidth(150)
+            button.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+        bar = QHBoxLayout()
+        bar.addWidget(self.blocked, 1)
+        bar.addStretch(0)
+        bar.addWidget(self.back_button)
+        bar.addWidget(self.next_button)
+
+        centre = QVBoxLayout()
+        centre.addWidget(self.stack, 1)
+        centre.addLayout(bar)
+        body = QHBoxLayout(self)
+        body.addWidget(self.steps)
+        body.addLayout(centre, 1)
+        body.addWidget(self.estimate)
+
+        self.back_button.clicked.connect(self.back)
+        self.next_button.clicked.connect(self.next)
+        self.steps.currentRowChanged.connect(self._step_clicked)
+        QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.next)
+        form.errors_changed.connect(self._errors_changed)
+        form.plan_ready.connect(self.result_view.show_plan)
+        self._step = STEP_MODEL
+        self._errors_changed(form.errors)
+        self.go_to(STEP_MODEL)
+
+    # ---- state ------------------------------------------------------------------------------------
+    @property
+    def step(self) -> int:
+        return self._step
+
+    def step_errors(self, step: int, errors: Mapping[str, str] | None = None) -> dict[str, str]:
+        """Messages that block leaving `step` (fields no page owns count against the last page)."""
+        errors = self.form.errors if errors is None else errors
+        if step >= STEP_RESULT:
+            return dict(errors)
+        owned = set().union(*(p.fields for p in self.pages))
+        mine = self.pages[step].fields
+        return {
+            f: m
+            for f, m in errors.items()
+            if f in mine or (step == STEP_BUDGET and f not in owned and not f.startswith("assumptions."))
+        }
+
+    def first_blocked_step(self) -> int:
+        """The first page with a message, or STEP_RESULT when every page is valid."""
+        return next((s for s in range(STEP_RESULT) if self.step_errors(s)), STEP_RESULT)
+
+    # ---- navigation -------------------------------------------------------------------------------
+    def go_to(self, step: int) -> None:
+        step = max(STEP_MODEL, min(step, self.first_blocked_step()))
+        if step == STEP_RESULT and self.form.plan_now() is None:
+            step = STEP_BUDGET
+        self._step = step
+        self.stack.setCurrentIndex(step)
+        self.steps.blockSignals(True)
+        self.steps.setCurrentRow(step)
+        self.steps.blockSignals(False)
+        self.estimate.setVisible(step != STEP_RESULT)
+        self._update_buttons()
+        self.step_changed.emit(step)
+
+    def next(self) -> None:
+        if self.next_button.isEnabled() and self._step < STEP_RESULT:
+            self.go_to(self._step + 1)
+
+    def back(self) -> None:
+        if self._step > STEP_MODEL:
+            self.go_to(self._step - 1)
+
+    def show_result(self) -> None:
+        """Jump to the recommendation if every page is valid (e.g. after opening a plan file)."""
+        self.go_to(STEP_RESULT)
+
+    def _step_clicked(self, row: int) -> None:
+        if row >= 0 and row != self._step:
+            self.go_to(row)
+
+    # ---- validation display -------------------------------------------------------------------------
+    def _errors_changed(self, errors: Mapping[str, str]) -> None:
+        for page in self.pages:
+            page.show_errors(errors)
+        self.result_view.assumptions.show_errors(errors)
+        reachable = self.first_blocked_step()
+        for row in range(self.steps.count()):
+            item = self.steps.item(row)
+            enabled = row <= reachable
+            flags = item.flags()
+            item.setFlags(
+                flags | Qt.ItemFlag.ItemIsEnabled if enabled else flags & ~Qt.ItemFlag.ItemIsEnabled
+            )
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        step = self._step
+        blocking = self.step_errors(step) if step < STEP_RESULT else {}
+        self.next_button.setVisible(step < STEP_RESULT)
+        self.next_button.setEnabled(not blocking)
+        self.next_button.setText("Show &recommendation ▶" if step == STEP_BUDGET else "&Next ▶")
+        self.back_button.setEnabled(step > STEP_MODEL)
+        self.back_button.setText("◀ &Edit inputs" if step == STEP_RESULT else "◀ &Back")
+        if blocking:
+            text = "; ".join(f"{field.replace('_', ' ')}: {msg}" for field, msg in blocking.items())
+            self.blocked.set_message(f"Fix before continuing — {text}")
+        else:
+            self.blocked.set_message(None)

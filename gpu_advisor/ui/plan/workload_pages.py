@@ -1,0 +1,209 @@
+"""Wizard pages 2 and 3: the workload (task, precision, shapes) and the traffic or training target."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QWidget
+
+from gpu_advisor.core.precision import Optimizer, Precision, Task
+from gpu_advisor.core.request import Attention
+from gpu_advisor.ui.glossary import tip
+from gpu_advisor.ui.plan.binding import FieldBinder
+from gpu_advisor.ui.plan.fields import FormPage, NumberEdit, make_combo
+from gpu_advisor.ui.plan.form import PlanForm
+
+TASK_LABELS = {
+    Task.INFERENCE: "Inference (serving users)",
+    Task.PRETRAIN: "Pretraining from scratch",
+    Task.FINETUNE: "Full fine-tune",
+    Task.LORA: "LoRA fine-tune",
+    Task.QLORA: "QLoRA fine-tune (4-bit base)",
+}
+PRECISION_LABELS = {
+    Precision.BF16: "bf16 (2 bytes/param)",
+    Precision.FP16: "fp16 (2 bytes/param)",
+    Precision.FP8: "fp8 (1 byte/param)",
+    Precision.INT8: "int8 (about 1 byte/param)",
+    Precision.INT4: "int4 (about 0.5 byte/param)",
+    Precision.FP32: "fp32 (4 bytes/param)",
+}
+OPTIMIZER_LABELS = {
+    Optimizer.ADAMW: "AdamW (8 bytes/param of state)",
+    Optimizer.ADAMW_8BIT: "AdamW 8-bit (2 bytes/param)",
+    Optimizer.SGD: "SGD with momentum (4 bytes/param)",
+    Optimizer.ADAFACTOR: "Adafactor (factored, tiny)",
+}
+ZERO_CHOICES = (
+    ("Auto (the planner chooses)", None),
+    ("0 — every GPU keeps all state", 0),
+    ("1 — shard optimizer state", 1),
+    ("2 — also shard gradients", 2),
+    ("3 — also shard weights (FSDP)", 3),
+)
+
+
+def _set_row_visible(form: QFormLayout, label: QLabel, visible: bool) -> None:
+    form.setRowVisible(label, visible)
+
+
+class WorkloadPage(FormPage):
+    """Task, number format, optimizer, sequence length, batch, checkpointing, attention, ZeRO."""
+
+    def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
+        super().__init__(
+            "Workload",
+            "What will the GPUs do? Training needs room for gradients, optimizer state and activations; "
+            "inference needs room for the KV cache of every user.",
+            parent,
+        )
+        self._form = form
+        self.binder = FieldBinder(form)
+        layout = self.new_form_layout()
+        self.outer_layout.addLayout(layout)
+        self.outer_layout.addStretch(1)
+        self._layout = layout
+
+        self.task = make_combo(((label, t) for t, label in TASK_LABELS.items()), tip("lora"))
+        self.add_field(layout, "&Task:", self.task, "task", tip("lora"))
+        self.precision = make_combo(((label, p) for p, label in PRECISION_LABELS.items()))
+        self.add_field(layout, "&Precision:", self.precision, "precision", tip("precision"))
+        self.optimizer = make_combo(((label, o) for o, label in OPTIMIZER_LABELS.items()))
+        self._optimizer_label = self.add_field(
+            layout,
+            "&Optimizer:",
+            self.optimizer,
+            "optimizer",
+            "Optimizer state is kept for every trained parameter.",
+        )
+        self.seq_len = NumberEdit(integer=True, placeholder="2048")
+        self._seq_label = self.add_field(
+            layout, "&Sequence length (tokens):", self.seq_len, "seq_len", tip("seq_len")
+        )
+        self.batch_size = NumberEdit(integer=True, placeholder="1")
+        self._batch_label = self.add_field(
+            layout, "&Batch per GPU (sequences):", self.batch_size, "batch_size", tip("batch_size")
+        )
+        self.checkpointing = QCheckBox("Recompute activations in the backward pass")
+        self._ckpt_label = self.add_field(
+            layout,
+            "&Gradient checkpointing:",
+            self.checkpointing,
+            "grad_checkpointing",
+            tip("grad_checkpointing"),
+        )
+        self.attention = make_combo(
+            (
+                ("SDPA / flash (memory-efficient)", Attention.SDPA),
+                ("Eager (stores attention matrix)", Attention.EAGER),
+            )
+        )
+        self.add_field(layout, "&Attention kernel:", self.attention, "attention", tip("attention"))
+        self.zero = make_combo(ZERO_CHOICES)
+        self._zero_label = self.add_field(layout, "&ZeRO stage:", self.zero, "zero_stage", tip("zero"))
+        self.inference_note = QLabel(
+            "Inference: prompt and output lengths and the number of users are set on the next page."
+        )
+        self.inference_note.setWordWrap(True)
+        self.outer_layout.insertWidget(self.outer_layout.count() - 1, self.inference_note)
+
+        b = self.binder
+        b.combo(self.task, "task")
+        b.combo(self.precision, "precision")
+        b.combo(self.optimizer, "optimizer")
+        b.number(self.seq_len, "seq_len")
+        b.number(self.batch_size, "batch_size")
+        b.check(self.checkpointing, "grad_checkpointing")
+        b.combo(self.attention, "attention")
+        b.combo(self.zero, "zero_stage")
+        form.field_changed.connect(lambda field: field == "task" and self._show_task())
+        form.request_loaded.connect(lambda _r: self._show_task())
+        self._show_task()
+
+    def _show_task(self) -> None:
+        training = Task(self.task.currentData()).is_training
+        for label in (
+            self._optimizer_label,
+            self._seq_label,
+            self._batch_label,
+            self._ckpt_label,
+            self._zero_label,
+        ):
+            _set_row_visible(self._layout, label, training)
+        self.inference_note.setVisible(not training)
+
+
+class TrafficPage(FormPage):
+    """Inference: users, prompt and output tokens, speed per user. Training: token budget and deadline."""
+
+    def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
+        super().__init__(
+            "Traffic and target",
+            "How much work, and how fast? The planner adds GPUs until the target is met.",
+            parent,
+        )
+        self._form = form
+        self.binder = FieldBinder(form)
+
+        self.inference_box = QGroupBox("Serving traffic")
+        inference = self.new_form_layout()
+        self.inference_box.setLayout(inference)
+        self.users = NumberEdit(integer=True, placeholder="1")
+        self.add_field(inference, "Concurrent &users:", self.users, "users", tip("users"))
+        self.prompt_tokens = NumberEdit(integer=True, placeholder="512")
+        self.add_field(
+            inference,
+            "&Prompt (tokens per request):",
+            self.prompt_tokens,
+            "prompt_tokens",
+            tip("prompt_tokens"),
+        )
+        self.output_tokens = NumberEdit(integer=True, placeholder="256")
+        self.add_field(
+            inference,
+            "&Output (tokens per reply):",
+            self.output_tokens,
+            "output_tokens",
+            tip("output_tokens"),
+        )
+        self.tokens_per_s = NumberEdit(integer=False, optional=True, placeholder="none — any speed")
+        self.add_field(
+            inference,
+            "&Speed per user (tokens/s):",
+            self.tokens_per_s,
+            "tokens_per_s_per_user",
+            tip("tokens_per_s_per_user"),
+        )
+        kv_note = QLabel("The <b>KV cache</b> grows with users × (prompt + output) tokens.")
+        kv_note.setToolTip(tip("kv_cache"))
+        inference.addRow("", kv_note)
+
+        self.training_box = QGroupBox("Training target")
+        training = self.new_form_layout()
+        self.training_box.setLayout(training)
+        self.train_tokens = NumberEdit(integer=False, optional=True, placeholder="e.g. 1e9 or 10B (optional)")
+        self.add_field(training, "Training &tokens:", self.train_tokens, "train_tokens", tip("train_tokens"))
+        self.max_hours = NumberEdit(integer=False, optional=True, placeholder="no deadline")
+        self.add_field(training, "&Deadline (hours):", self.max_hours, "max_hours", tip("max_hours"))
+
+        self.outer_layout.addWidget(self.inference_box)
+        self.outer_layout.addWidget(self.training_box)
+        self.outer_layout.addStretch(1)
+
+        b = self.binder
+        for editor, field in (
+            (self.users, "users"),
+            (self.prompt_tokens, "prompt_tokens"),
+            (self.output_tokens, "output_tokens"),
+            (self.tokens_per_s, "tokens_per_s_per_user"),
+            (self.train_tokens, "train_tokens"),
+            (self.max_hours, "max_hours"),
+        ):
+            b.number(editor, field)
+        form.field_changed.connect(lambda field: field == "task" and self._show_task())
+        form.request_loaded.connect(lambda _r: self._show_task())
+        self._show_task()
+
+    def _show_task(self) -> None:
+        training = Task(self._form.value("task")).is_training
+        self.inference_box.setVisible(not training)
+        self.training_box.setVisible(training)
+        self.title = "Training target" if training else "Serving traffic"

@@ -1,0 +1,77 @@
+"""Colours that follow the system palette (light or dark), for text accents and pyqtgraph plots.
+
+Nothing here hard-codes a light or a dark theme: each colour is picked for the palette in use, and
+widgets call these helpers again when Qt reports a palette change.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication
+
+# Distinct hues readable on white and on near-black backgrounds (Okabe-Ito, colour-blind safe).
+SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999")
+
+
+def palette() -> QPalette:
+    """The application's current palette."""
+    return QApplication.palette()
+
+
+def is_dark(pal: QPalette | None = None) -> bool:
+    """True when the window background is dark (a dark system theme)."""
+    pal = pal or palette()
+    return pal.color(QPalette.ColorRole.Window).lightnessF() < 0.5
+
+
+def error_color(pal: QPalette | None = None) -> QColor:
+    """Red that keeps its contrast on the current background."""
+    return QColor("#ff7b72") if is_dark(pal) else QColor("#b3261e")
+
+
+def ok_color(pal: QPalette | None = None) -> QColor:
+    """Green for 'fits' and 'meets the target'."""
+    return QColor("#56d364") if is_dark(pal) else QColor("#1a7f37")
+
+
+def warn_color(pal: QPalette | None = None) -> QColor:
+    """Amber for warnings and 'slower than the target'."""
+    return QColor("#e3b341") if is_dark(pal) else QColor("#9a6700")
+
+
+def muted_color(pal: QPalette | None = None) -> QColor:
+    """Secondary text."""
+    pal = pal or palette()
+    return pal.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText)
+
+
+def plot_background(pal: QPalette | None = None) -> QColor:
+    """Plot canvas colour: the palette's Base (the colour of text fields)."""
+    pal = pal or palette()
+    return pal.color(QPalette.ColorRole.Base)
+
+
+def plot_foreground(pal: QPalette | None = None) -> QColor:
+    """Axis and label colour."""
+    pal = pal or palette()
+    return pal.color(QPalette.ColorRole.Text)
+
+
+def series_color(index: int) -> QColor:
+    """The index-th series colour (cycled)."""
+    return QColor(SERIES_COLORS[index % len(SERIES_COLORS)])
+
+
+def style_plot(plot_widget) -> None:
+    """Apply the palette's colours to a pyqtgraph PlotWidget (background, axes, title)."""
+    bg, fg = plot_background(), plot_foreground()
+    plot_widget.setBackground(bg)
+    item = plot_widget.getPlotItem()
+    for name in ("left", "bottom", "right", "top"):
+        axis = item.getAxis(name)
+        axis.setPen(fg)
+        axis.setTextPen(fg)
+    item.titleLabel.setAttr("color", fg.name())
+    title = item.titleLabel.text
+    if title:
+        item.setTitle(title, color=fg.name())
