@@ -25,6 +25,10 @@ _CPU_SENSOR_CHIPS = ("coretemp", "k10temp", "zenpower", "cpu_thermal", "cpu-ther
 # reading the RSS of known ones is cheap. So the tree is re-scanned at most this often; a new
 # DataLoader worker is counted within this delay.
 PROCESS_TREE_REFRESH_S = 2.0
+# psutil.sensors_temperatures() reads every hwmon chip (disks, NICs, ...): the costliest host reading.
+# A CPU package's temperature moves over seconds (heatsink mass), so once a second is enough; the
+# value in between is the last one read.
+CPU_TEMP_REFRESH_S = 1.0
 
 
 def cpu_busy_pct(before: Any, after: Any) -> float | None:
@@ -51,6 +55,11 @@ class HostSource:
         self._process: psutil.Process | None = None
         self._descendants: list[psutil.Process] = []
         self._tree_scanned_s: float | None = None
+        # Sensors and cpufreq do not appear while the app runs: once absent, they are not asked again.
+        self._has_cpu_sensor = True
+        self._has_cpu_freq = True
+        self._temp_read_s: float | None = None
+        self._temp_c: float | None = None
         if watch_pid is not None:
             try:
                 self._process = psutil.Process(watch_pid)
@@ -70,6 +79,8 @@ class HostSource:
         with self._lock:
             cpu_pct, per_core = self._cpu_load()
             process_rss_bytes = self._process_tree_rss_bytes()
+            cpu_freq_mhz = self._cpu_freq_mhz()
+            cpu_temp_c = self._cpu_temp_c()
         memory = psutil.virtual_memory()
         return HostSample(
             cpu_pct=cpu_pct,
@@ -77,9 +88,26 @@ class HostSource:
             ram_used_bytes=int(memory.total - memory.available),
             ram_total_bytes=int(memory.total),
             process_rss_bytes=process_rss_bytes,
-            cpu_freq_mhz=_cpu_freq_mhz(),
-            cpu_temp_c=_cpu_temp_c(),
+            cpu_freq_mhz=cpu_freq_mhz,
+            cpu_temp_c=cpu_temp_c,
         )
+
+    def _cpu_freq_mhz(self) -> float | None:
+        if not self._has_cpu_freq:
+            return None
+        freq_mhz = read_cpu_freq_mhz()
+        self._has_cpu_freq = freq_mhz is not None
+        return freq_mhz
+
+    def _cpu_temp_c(self) -> float | None:
+        if not self._has_cpu_sensor:
+            return None
+        now_s = self._clock()
+        if self._temp_read_s is None or now_s - self._temp_read_s >= CPU_TEMP_REFRESH_S:
+            self._temp_read_s = now_s
+            self._temp_c = read_cpu_temp_c()
+            self._has_cpu_sensor = self._temp_c is not None
+        return self._temp_c
 
     def _cpu_load(self) -> tuple[float | None, tuple[float, ...] | None]:
         total = psutil.cpu_times()
@@ -108,22 +136,22 @@ class HostSource:
             except psutil.AccessDenied:
                 self._descendants = []
         try:
-            if not root.is_running() or root.status() == psutil.STATUS_ZOMBIE:
-                return None  # gone (or exited, not yet reaped), or its pid was reused
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            return None
-        total_bytes = 0
-        counted = 0
-        for process in [root, *self._descendants]:
+            root_rss_bytes = root.memory_info().rss
+        except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
+            return None  # gone
+        if not root_rss_bytes:
+            return None  # a zombie (exited, not yet reaped) has no memory: the process is over
+        total_bytes = root_rss_bytes
+        for process in self._descendants:
             try:
                 total_bytes += process.memory_info().rss
-                counted += 1
             except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
-                continue
-        return total_bytes if counted else None
+                continue  # a worker that exited since the last scan
+        return total_bytes
 
 
-def _cpu_freq_mhz() -> float | None:
+def read_cpu_freq_mhz() -> float | None:
+    """Current CPU clock in MHz (average over cores where the OS gives several), or None."""
     try:
         freq = psutil.cpu_freq()
     except (AttributeError, NotImplementedError, OSError, RuntimeError):
@@ -133,7 +161,8 @@ def _cpu_freq_mhz() -> float | None:
     return float(freq.current)
 
 
-def _cpu_temp_c() -> float | None:
+def read_cpu_temp_c() -> float | None:
+    """Hottest reading of the CPU package sensor in °C, or None where there is none."""
     read_sensors = getattr(psutil, "sensors_temperatures", None)  # absent on Windows and macOS
     if read_sensors is None:
         return None

@@ -12,7 +12,8 @@ import psutil
 import pytest
 
 from gpu_advisor.telemetry import HostSample, HostSource
-from gpu_advisor.telemetry.host import PROCESS_TREE_REFRESH_S, cpu_busy_pct
+from gpu_advisor.telemetry import host as host_module
+from gpu_advisor.telemetry.host import CPU_TEMP_REFRESH_S, PROCESS_TREE_REFRESH_S, cpu_busy_pct
 from tests.telemetry.waiting import wait_until
 
 # A child that starts a grandchild, so the tree has two levels; both sleep long enough for the test.
@@ -121,3 +122,44 @@ def test_new_descendants_are_found_at_the_next_tree_refresh() -> None:
     finally:
         child.kill()
         child.wait()
+
+
+def test_watched_process_that_exited_but_is_not_reaped_gives_none() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
+    try:
+        source = HostSource(watch_pid=child.pid)
+        child.kill()  # not waited for: a zombie until child.wait()
+        assert wait_until(lambda: psutil.Process(child.pid).status() == psutil.STATUS_ZOMBIE)
+        assert source.read().process_rss_bytes is None
+    finally:
+        child.wait()
+
+
+def test_cpu_temperature_is_read_at_most_once_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[float] = []
+
+    def fake_sensor() -> float:
+        reads.append(1.0)
+        return 55.0 + len(reads)
+
+    monkeypatch.setattr(host_module, "read_cpu_temp_c", fake_sensor)
+    now_s = [0.0]
+    source = HostSource(clock=lambda: now_s[0])
+    assert source.read().cpu_temp_c == 56.0
+    assert source.read().cpu_temp_c == 56.0  # the last value, not a new sensor scan
+    now_s[0] += CPU_TEMP_REFRESH_S
+    assert source.read().cpu_temp_c == 57.0
+    assert len(reads) == 2
+
+
+def test_missing_sensors_are_not_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(host_module, "read_cpu_temp_c", lambda: calls.append("temp"))
+    monkeypatch.setattr(host_module, "read_cpu_freq_mhz", lambda: calls.append("freq"))
+    now_s = [0.0]
+    source = HostSource(clock=lambda: now_s[0])
+    for _ in range(3):
+        sample = source.read()
+        now_s[0] += 5.0
+        assert sample.cpu_temp_c is None and sample.cpu_freq_mhz is None
+    assert sorted(calls) == ["freq", "temp"]  # one attempt each
