@@ -1,0 +1,1 @@
+"""The Compare view: benchmark results from several machines side by side."""

@@ -1,0 +1,30 @@
+"""Messages to the user: one error dialog at a time, never one per timer tick."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+
+class ErrorReporter:
+    """Shows an error in a QMessageBox; while one is open, later errors go to the status bar instead.
+
+    Tests patch `QMessageBox.critical`; `history` keeps every message shown, for them and for logs.
+    """
+
+    def __init__(self, parent: QWidget, status=None) -> None:
+        self._parent = parent
+        self._status = status  # callable(text) for the fallback, e.g. statusBar().showMessage
+        self._open = False
+        self.history: list[tuple[str, str]] = []
+
+    def error(self, title: str, message: str) -> None:
+        self.history.append((title, message))
+        if self._open:
+            if self._status is not None:
+                self._status(f"{title}: {message}")
+            return
+        self._open = True
+        try:
+            QMessageBox.critical(self._parent, title, message)
+        finally:
+            self._open = False

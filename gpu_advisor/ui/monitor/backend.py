@@ -1,0 +1,167 @@
+"""The monitor's link to the benchmark engine and telemetry: the one module that knows their names.
+
+Everything here runs without Qt widgets; `run` is called on the worker thread. torch is imported by
+the benchmark engine only when a run starts, never when the window opens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gpu_advisor.telemetry.samples import Sample
+from gpu_advisor.ui.workers import RunContext
+
+CPU_DEVICE_KEY = "cpu"
+COMMAND_WORKLOAD = "command"
+ALL_WORKLOADS = "all"
+CPU_MODE_TEXT = "CPU mode — no NVIDIA GPU"
+
+# (key, label, what it shows). Keys other than "all" and "command" are bench workload names.
+WORKLOAD_CHOICES: tuple[tuple[str, str, str], ...] = (
+    (
+        ALL_WORKLOADS,
+        "All workloads",
+        "Every built-in workload in turn (about 2 minutes on a CPU in quick mode).",
+    ),
+    (
+        "train",
+        "Training step",
+        "Forward, backward and optimizer step of a GPT-2 style model: time per step, tokens/s, peak memory, MFU.",
+    ),
+    ("inference", "Inference", "Prefill and token-by-token decode of a Llama-style model with a KV cache."),
+    ("matmul", "Matrix multiply", "Large matrix multiplications: the device's achievable FLOP/s."),
+    ("bandwidth", "Memory bandwidth", "Large copies: the device's achievable bytes/s."),
+    ("dataloader", "Data loader", "A training loop fed by a slow data loader: shows an input-bound run."),
+    ("transfer", "Host ↔ device transfer", "PCIe copies between host and GPU memory (GPU only)."),
+    (COMMAND_WORKLOAD, "My command…", "Run your own command and watch the machine while it runs."),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceChoice:
+    key: str  # "cpu" or "cuda:N"
+    label: str
+    gpu_index: int | None  # NVML index, None for the CPU
+
+
+@dataclass(frozen=True, slots=True)
+class MonitorRequest:
+    """What the user asked the monitor to run (immutable: it crosses into the worker thread)."""
+
+    device: DeviceChoice
+    workload: str  # a WORKLOAD_CHOICES key
+    quick: bool = True
+    interval_s: float = 0.5
+    command: str = ""
+    working_dir: str = ""
+
+
+def bench_available() -> bool:
+    """True when the benchmark engine's runner is installed (torch and gpu_advisor.bench)."""
+    return _runner() is not None
+
+
+def _runner() -> Callable[..., Any] | None:
+    """bench's run_benchmark, found without importing torch (the runner imports it when called)."""
+    try:
+        from gpu_advisor import bench
+    except ImportError:
+        return None
+    run = getattr(bench, "run_benchmark", None)
+    if run is None:
+        try:
+            from gpu_advisor.bench.runner import run_benchmark as run
+        except ImportError:
+            return None
+    return run
+
+
+class BenchBackend:
+    """Lists devices and workloads, runs a request, loads and saves results files.
+
+    `toy=True` runs the benchmark engine's tiny sizes (about 2 s on a CPU): GUI tests and --self-test.
+    """
+
+    def __init__(self, toy: bool = False) -> None:
+        self.toy = toy
+        self._machine: dict[str, Any] | None = None
+
+    # ---- the machine -----------------------------------------------------------------------------
+    def machine(self) -> dict[str, Any]:
+        """describe_machine(), cached (it opens NVML once)."""
+        if self._machine is None:
+            from gpu_advisor.telemetry.machine import describe_machine
+
+            self._machine = describe_machine()
+        return self._machine
+
+    def machine_summary(self) -> str:
+        """The status bar's hardware line."""
+        from gpu_advisor.telemetry.machine import hardware_summary
+
+        return hardware_summary(self.machine())
+
+    def devices(self) -> list[DeviceChoice]:
+        """Detected NVIDIA GPUs, then the CPU."""
+        gpus = [
+            DeviceChoice(
+                f"cuda:{g['index']}", f"GPU {g['index']}: {g.get('name') or 'NVIDIA GPU'}", int(g["index"])
+            )
+            for g in self.machine().get("gpus") or []
+        ]
+        cpu = self.machine().get("cpu_model") or "CPU"
+        return [*gpus, DeviceChoice(CPU_DEVICE_KEY, f"CPU: {cpu}", None)]
+
+    def has_gpu(self) -> bool:
+        return any(d.gpu_index is not None for d in self.devices())
+
+    # ---- running ---------------------------------------------------------------------------------
+    def run(self, request: MonitorRequest, context: RunContext, on_sample: Callable[[Sample], None]) -> Any:
+        """Run on the worker thread; returns the results report. Progress and finished workloads go
+        through `context`; telemetry samples to `on_sample` (called on the sampler's thread)."""
+        if request.workload == COMMAND_WORKLOAD:
+            from gpu_advisor.ui.monitor.command_job import run_command
+
+            return run_command(request, context, on_sample)
+        run = _runner()
+        if run is None:
+            raise RuntimeError("the benchmark engine is not installed (gpu_advisor.bench.run_benchmark)")
+        from gpu_advisor.bench.options import WORKLOADS, BenchOptions
+
+        workloads = WORKLOADS if request.workload == ALL_WORKLOADS else (request.workload,)
+        options = BenchOptions(
+            device="cpu" if request.device.gpu_index is None else request.device.key,
+            workloads=workloads,
+            quick=request.quick,
+            toy=self.toy,
+            interval_s=max(0.1, request.interval_s if not self.toy else 0.1),
+        )
+        return run(
+            options,
+            on_progress=context.report_progress,
+            on_sample=on_sample,
+            on_result=context.report_result,
+            stop=context.stop,
+        )
+
+    # ---- files -----------------------------------------------------------------------------------
+    @staticmethod
+    def load_results(path: str | Path) -> Any:
+        """A validated results file; raises FileFormatError naming the file and the field."""
+        from gpu_advisor.bench.results import load_report
+
+        return load_report(path)
+
+    @staticmethod
+    def save_results(report: Any, path: str | Path) -> None:
+        """Write a results file atomically."""
+        from gpu_advisor.bench.results import save_report
+
+        save_report(report, path)
+
+
+def default_backend() -> BenchBackend:
+    return BenchBackend()

@@ -1,0 +1,147 @@
+"""Six live pyqtgraph plots redrawn at 15 Hz from ring buffers (pyqtgraph's scrollingPlots recipe).
+
+Each curve is created once with peak downsampling and clip-to-view; every tick copies the ring into
+preallocated arrays and calls setData(skipFiniteCheck=True, connect='finite'): NaN (unknown) shows
+as a gap. Nothing is drawn per sample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtWidgets import QGridLayout, QWidget
+
+from gpu_advisor.ui import theme
+from gpu_advisor.ui.glossary import tip
+from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries
+
+REDRAW_HZ = 15
+
+
+@dataclass(frozen=True)
+class PlotSpec:
+    key: str
+    gpu_title: str
+    cpu_title: str
+    unit: str
+    tooltip: str = ""
+
+
+PLOTS = (
+    PlotSpec(
+        "utilisation_pct", "GPU utilisation", "CPU utilisation", "%", "Share of time busy (NVML / psutil)"
+    ),
+    PlotSpec("memory_gb", "GPU memory used", "Process memory (RSS)", "GB", "GB = 10^9 bytes"),
+    PlotSpec(
+        "power_w", "Power draw", "Power draw (n/a on CPU)", "W", "Board power from NVML; not measured on CPU"
+    ),
+    PlotSpec("temperature_c", "GPU temperature", "CPU temperature", "°C"),
+    PlotSpec(
+        "clock_mhz", "SM clock", "CPU clock", "MHz", "Clocks drop when the GPU throttles for heat or power"
+    ),
+    PlotSpec("throughput", "Throughput", "Throughput", "per s", tip("throughput")),
+)
+
+
+class LivePlots(QWidget):
+    """The monitor's plots; `start()`/`stop()` the redraw timer, `refresh()` draws once."""
+
+    def __init__(
+        self, telemetry: RingSeries, throughput: RingSeries, window_s: float, parent: QWidget | None = None
+    ):
+        super().__init__(parent)
+        if telemetry.channels != len(TELEMETRY_CHANNELS):
+            raise ValueError("telemetry buffer must have one channel per TELEMETRY_CHANNELS")
+        self._telemetry = telemetry
+        self._throughput = throughput
+        self.window_s = window_s
+        self._gpu_mode = False
+        self._throughput_unit = "tokens/s"
+        # Preallocated read buffers (STYLE.md: no allocation per redraw).
+        self._t = np.empty(telemetry.capacity)
+        self._v = np.empty((telemetry.channels, telemetry.capacity))
+        self._tp_t = np.empty(throughput.capacity)
+        self._tp_v = np.empty((1, throughput.capacity))
+        self.redraws = 0  # ticks that drew something (tests and the stall benchmark read it)
+        self.points_drawn = 0  # points handed to the curves on the last redraw
+        self.plots: dict[str, pg.PlotWidget] = {}
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(6)
+        for i, spec in enumerate(PLOTS):
+            plot = pg.PlotWidget()
+            plot.setMenuEnabled(False)
+            plot.hideButtons()
+            plot.setMinimumHeight(150)
+            plot.setToolTip(spec.tooltip)
+            item = plot.getPlotItem()
+            item.showGrid(x=True, y=True, alpha=0.2)
+            item.setLabel("bottom", "time (s)")
+            item.getViewBox().setMouseEnabled(x=False, y=False)
+            curve = item.plot(pen=pg.mkPen(theme.series_color(i), width=2))
+            curve.setDownsampling(auto=True, method="peak")
+            curve.setClipToView(True)
+            if spec.key in ("utilisation_pct",):
+                item.setYRange(0, 100, padding=0.02)
+            else:
+                item.enableAutoRange(axis="y")
+            self.plots[spec.key] = plot
+            self.curves[spec.key] = curve
+            grid.addWidget(plot, i // 3, i % 3)
+        self._restyle()
+        self.timer = QTimer(self)
+        self.timer.setInterval(round(1000 / REDRAW_HZ))
+        self.timer.timeout.connect(self.refresh)
+
+    # ---- control -----------------------------------------------------------------------------------
+    def set_mode(self, gpu: bool, throughput_unit: str = "tokens/s") -> None:
+        """GPU metrics or host metrics (CPU mode); changes the titles."""
+        self._gpu_mode = gpu
+        self._throughput_unit = throughput_unit
+        self._restyle()
+
+    def start(self) -> None:
+        self.timer.start()
+
+    def stop(self) -> None:
+        self.timer.stop()
+        self.refresh()
+
+    # ---- drawing -----------------------------------------------------------------------------------
+    def _restyle(self) -> None:
+        fg = theme.plot_foreground().name()
+        for spec in PLOTS:
+            plot = self.plots[spec.key]
+            theme.style_plot(plot)
+            unit = self._throughput_unit if spec.key == "throughput" else spec.unit
+            title = spec.gpu_title if self._gpu_mode else spec.cpu_title
+            plot.getPlotItem().setTitle(f"{title} ({unit})", color=fg, size="10pt")
+
+    def changeEvent(self, event: QEvent) -> None:  # Qt override
+        if event.type() == QEvent.Type.PaletteChange and self.plots:
+            self._restyle()
+        super().changeEvent(event)
+
+    def refresh(self) -> None:
+        """Copy both rings into the preallocated arrays and hand them to the curves."""
+        n = self._telemetry.read_into(self._t, self._v)
+        m = self._throughput.read_into(self._tp_t, self._tp_v)
+        if not n and not m:
+            for curve in self.curves.values():
+                curve.setData([], [])
+            return
+        latest = max(self._t[n - 1] if n else 0.0, self._tp_t[m - 1] if m else 0.0)
+        x_min = max(0.0, latest - self.window_s)
+        for c, key in enumerate(TELEMETRY_CHANNELS):
+            self.curves[key].setData(self._t[:n], self._v[c, :n], skipFiniteCheck=True, connect="finite")
+        self.curves["throughput"].setData(
+            self._tp_t[:m], self._tp_v[0, :m], skipFiniteCheck=True, connect="finite"
+        )
+        for plot in self.plots.values():
+            plot.getPlotItem().setXRange(x_min, max(latest, x_min + 10.0), padding=0)
+        self.redraws += 1
+        self.points_drawn = n + m

@@ -1,0 +1,411 @@
+"""The Monitor view: choose a device and a workload, run it on the worker thread, watch it live.
+
+Samples go straight from the sampler thread into a ring buffer; the plots redraw from it at 15 Hz
+and the texts refresh at 1 Hz (friture's habit), so a fast run never floods the event loop.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gpu_advisor.core.units import format_duration
+from gpu_advisor.telemetry.samples import Sample
+from gpu_advisor.ui.dialogs import ErrorReporter
+from gpu_advisor.ui.glossary import tip
+from gpu_advisor.ui.monitor.backend import (
+    COMMAND_WORKLOAD,
+    CPU_MODE_TEXT,
+    WORKLOAD_CHOICES,
+    BenchBackend,
+    DeviceChoice,
+    MonitorRequest,
+)
+from gpu_advisor.ui.monitor.cards import Card
+from gpu_advisor.ui.monitor.live_plots import LivePlots
+from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries, telemetry_values
+from gpu_advisor.ui.monitor.summary import cards_for, headline_rate, measured_mfu, pick_result
+from gpu_advisor.ui.settings import AppSettings
+from gpu_advisor.ui.workers import JobRunner
+
+TEXT_REFRESH_MS = 1000
+RING_CAPACITY = 36_000  # one hour at 10 samples/s
+RESULTS_FILTER = "Benchmark results (*.json);;All files (*)"
+
+
+class MonitorPanel(QWidget):
+    """Start/Stop a run; plots, cards and diagnosis follow it. `shutdown()` on window close."""
+
+    calibration_chosen = Signal(float, str)  # measured MFU, where it came from
+    run_state_changed = Signal(bool)  # True when a run starts, False when it ends
+
+    def __init__(
+        self, backend: BenchBackend, settings: AppSettings, errors: ErrorReporter, parent=None
+    ) -> None:
+        super().__init__(parent)
+        self.backend = backend
+        self._errors = errors
+        self._settings = settings
+        self.runner = JobRunner("gpu-advisor monitor")
+        self.telemetry = RingSeries(RING_CAPACITY, len(TELEMETRY_CHANNELS))
+        self.throughput = RingSeries(4096, 1)
+        self.results: list[Any] = []
+        self.report: Any = None
+        self._run_started_wall: float = 0.0
+        self._run_started_mono: float = 0.0
+        self._progress: Any = None
+        self._request: MonitorRequest | None = None
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.addLayout(self._build_controls())
+        self.mode_banner = QLabel()
+        self.mode_banner.setWordWrap(True)
+        self.mode_banner.setToolTip(tip("cpu_mode"))
+        layout.addWidget(self.mode_banner)
+        layout.addLayout(self._build_cards())
+        self.plots = LivePlots(self.telemetry, self.throughput, settings.plot_window_s)
+        layout.addWidget(self.plots, 1)
+        bottom = QHBoxLayout()
+        self.diagnosis = QLabel("Diagnosis appears when a workload finishes.")
+        self.diagnosis.setWordWrap(True)
+        self.diagnosis.setToolTip(tip("diagnosis"))
+        self.save_button = QPushButton("&Save results…")
+        self.save_button.setToolTip(
+            "Save the run as a gpu-advisor/bench@1 JSON file, to compare machines later."
+        )
+        self.calibrate_button = QPushButton("Use as ca&libration")
+        self.calibrate_button.setToolTip(
+            "Use this run's measured MFU in the planner instead of the default.\n\n" + tip("mfu")
+        )
+        for button in (self.save_button, self.calibrate_button):
+            button.setEnabled(False)
+        bottom.addWidget(self.diagnosis, 1)
+        bottom.addWidget(self.save_button)
+        bottom.addWidget(self.calibrate_button)
+        layout.addLayout(bottom)
+
+        self.text_timer = QTimer(self)
+        self.text_timer.setInterval(TEXT_REFRESH_MS)
+        self.text_timer.timeout.connect(self.refresh_texts)
+        self.runner.run_started.connect(self._run_started)
+        self.runner.progress_changed.connect(self._progress_changed)
+        self.runner.partial_result.connect(self._result_arrived)
+        self.runner.run_finished.connect(self._run_finished)
+        self.runner.run_failed.connect(self._run_failed)
+        self.start_button.clicked.connect(self.start)
+        self.stop_button.clicked.connect(self.stop)
+        self.save_button.clicked.connect(self.save_dialog)
+        self.calibrate_button.clicked.connect(self.use_as_calibration)
+        self.workload_combo.currentIndexChanged.connect(self._workload_changed)
+        self.device_combo.currentIndexChanged.connect(self._device_changed)
+        self.refresh_devices()
+        self._workload_changed()
+        self._set_running(False)
+
+    # ---- layout ----------------------------------------------------------------------------------
+    def _build_controls(self) -> QVBoxLayout:
+        self.device_combo = QComboBox()
+        self.device_combo.setAccessibleName("Device")
+        self.device_combo.setMinimumWidth(260)
+        self.workload_combo = QComboBox()
+        self.workload_combo.setAccessibleName("Workload")
+        for key, label, description in WORKLOAD_CHOICES:
+            self.workload_combo.addItem(label, key)
+            self.workload_combo.setItemData(self.workload_combo.count() - 1, description, 3)  # ToolTipRole
+        self.quick_check = QCheckBox("&Quick")
+        self.quick_check.setChecked(True)
+        self.quick_check.setToolTip("Smaller sizes and fewer steps: a CPU run takes under two minutes.")
+        self.start_button = QPushButton("▶ &Start")
+        self.stop_button = QPushButton("■ S&top")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.progress.setMinimumWidth(160)
+        self.time_left = QLabel("")
+        self.time_left.setMinimumWidth(200)
+        row = QHBoxLayout()
+        device_label = QLabel("&Device:")
+        device_label.setBuddy(self.device_combo)
+        workload_label = QLabel("&Workload:")
+        workload_label.setBuddy(self.workload_combo)
+        for widget in (
+            device_label,
+            self.device_combo,
+            workload_label,
+            self.workload_combo,
+            self.quick_check,
+        ):
+            row.addWidget(widget)
+        row.addSpacing(12)
+        row.addWidget(self.start_button)
+        row.addWidget(self.stop_button)
+        row.addWidget(self.progress, 1)
+        row.addWidget(self.time_left)
+
+        self.command_edit = QLineEdit()
+        self.command_edit.setPlaceholderText("python train.py --epochs 1")
+        self.command_edit.setAccessibleName("Command")
+        self.folder_edit = QLineEdit()
+        self.folder_edit.setPlaceholderText("working folder (default: current)")
+        self.folder_edit.setAccessibleName("Working folder")
+        self.folder_button = QPushButton("Folder…")
+        self.folder_button.clicked.connect(self._choose_folder)
+        self.command_row = QWidget()
+        command_layout = QHBoxLayout(self.command_row)
+        command_layout.setContentsMargins(0, 0, 0, 0)
+        command_label = QLabel("Co&mmand:")
+        command_label.setBuddy(self.command_edit)
+        command_layout.addWidget(command_label)
+        command_layout.addWidget(self.command_edit, 2)
+        command_layout.addWidget(self.folder_edit, 1)
+        command_layout.addWidget(self.folder_button)
+        column = QVBoxLayout()
+        column.addLayout(row)
+        column.addWidget(self.command_row)
+        return column
+
+    def _build_cards(self) -> QGridLayout:
+        self.step_card = Card("Time per step", "Median wall time of one timed step (after warm-up).")
+        self.throughput_card = Card("Throughput", tip("throughput"))
+        self.memory_card = Card(
+            "Peak memory", "Peak device memory (GPU) or live tensor bytes (CPU); GB = 10^9 bytes."
+        )
+        self.prediction_card = Card(
+            "Predicted vs measured", "The sizing engine's prediction for the same workload, and its error."
+        )
+        grid = QGridLayout()
+        for i, card in enumerate(
+            (self.step_card, self.throughput_card, self.memory_card, self.prediction_card)
+        ):
+            grid.addWidget(card, 0, i)
+            grid.setColumnStretch(i, 1)
+        return grid
+
+    # ---- devices and settings ------------------------------------------------------------------------
+    def refresh_devices(self) -> None:
+        self.device_combo.clear()
+        for device in self.backend.devices():
+            self.device_combo.addItem(device.label, device)
+        self._device_changed()
+
+    def apply_settings(self, settings: AppSettings) -> None:
+        self._settings = settings
+        self.plots.window_s = settings.plot_window_s
+
+    def _device(self) -> DeviceChoice:
+        return self.device_combo.currentData()
+
+    def _device_changed(self, _index: int = 0) -> None:
+        device = self.device_combo.currentData()
+        if device is None:
+            return
+        if device.gpu_index is None:
+            gpu_note = "" if self.backend.has_gpu() else " — no NVIDIA GPU was found"
+            self.mode_banner.setText(
+                f"<b>{CPU_MODE_TEXT}</b>{gpu_note}: workloads run on the CPU and the plots show host telemetry "
+                "(CPU load, process memory, CPU clock). Figures describe this CPU, not a GPU."
+            )
+        else:
+            self.mode_banner.setText(f"Watching {device.label} through NVML.")
+        self.plots.set_mode(gpu=device.gpu_index is not None)
+
+    def _workload_changed(self, _index: int = 0) -> None:
+        self.command_row.setVisible(self.workload_combo.currentData() == COMMAND_WORKLOAD)
+
+    def _choose_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Working folder", self.folder_edit.text())
+        if folder:
+            self.folder_edit.setText(folder)
+
+    # ---- running -----------------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        return self.runner.running
+
+    def request(self) -> MonitorRequest:
+        return MonitorRequest(
+            device=self._device(),
+            workload=self.workload_combo.currentData(),
+            quick=self.quick_check.isChecked(),
+            interval_s=self._settings.sample_interval_s,
+            command=self.command_edit.text(),
+            working_dir=self.folder_edit.text(),
+        )
+
+    def start(self) -> None:
+        """Start the chosen workload on the worker thread (ignored while one runs)."""
+        if self.running:
+            return
+        request = self.request()
+        if request.workload == COMMAND_WORKLOAD:
+            from gpu_advisor.ui.monitor.command_job import parse_command
+
+            try:
+                parse_command(request.command, request.working_dir)
+            except ValueError as exc:
+                self._errors.error("Cannot run the command", str(exc))
+                return
+        self._request = request
+        self.telemetry.clear()
+        self.throughput.clear()
+        self.results, self.report, self._progress = [], None, None
+        self._run_started_wall, self._run_started_mono = time.time(), time.monotonic()
+        ring, gpu_index, t0 = self.telemetry, request.device.gpu_index, self._run_started_wall
+
+        def on_sample(sample: Sample) -> None:  # sampler thread: touches only the ring buffer
+            ring.append(sample.wall_time - t0, telemetry_values(sample, gpu_index))
+
+        backend = self.backend
+        self.runner.start(lambda context: backend.run(request, context, on_sample))
+        self._set_running(True)
+        self.time_left.setText("Starting… (loading PyTorch)")
+        self.diagnosis.setText("Running…")
+        self.plots.start()
+        self.text_timer.start()
+
+    def stop(self) -> None:
+        """Ask the run to stop; it ends within one step."""
+        if self.running:
+            self.runner.stop()
+            self.time_left.setText("Stopping…")
+
+    def shutdown(self) -> None:
+        """Window closing: stop the run, end the worker thread and wait for it."""
+        self.text_timer.stop()
+        self.plots.timer.stop()
+        self.runner.shutdown()
+
+    def _set_running(self, running: bool) -> None:
+        self.start_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+        for widget in (self.device_combo, self.workload_combo, self.quick_check, self.command_row):
+            widget.setEnabled(not running)
+        self.run_state_changed.emit(running)
+
+    # ---- worker signals (GUI thread) -----------------------------------------------------------------
+    def _run_started(self) -> None:
+        self.time_left.setText("Running…")
+
+    def _progress_changed(self, progress: Any) -> None:
+        self._progress = progress
+        fraction = getattr(progress, "fraction", None)
+        if fraction is None:
+            self.progress.setRange(0, 0)  # busy indicator: a watched command has no known length
+        else:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(round(1000 * fraction))
+
+    def _result_arrived(self, result: Any) -> None:
+        self.results.append(result)
+        rate = headline_rate(result)
+        if rate is not None and result.started_at is not None:
+            t = result.started_at + (result.elapsed_s or 0.0) - self._run_started_wall
+            self.throughput.append(t, (rate[0],))
+            self.plots.set_mode(gpu=self._device().gpu_index is not None, throughput_unit=rate[1])
+
+    def _run_finished(self, report: Any) -> None:
+        self.report = report
+        if hasattr(report, "results") and not self.results:
+            for result in report.results:
+                self._result_arrived(result)
+        self._end_run()
+        stopped = getattr(report, "stopped", False) or any(
+            r.status == "cancelled" for r in getattr(report, "results", [])
+        )
+        self.time_left.setText(
+            f"{'Stopped' if stopped else 'Finished'} after {format_duration(time.monotonic() - self._run_started_mono)}"
+        )
+
+    def _run_failed(self, message: str) -> None:
+        self._end_run()
+        self.time_left.setText("Failed")
+        self._errors.error("Run failed", message)
+
+    def _end_run(self) -> None:
+        self.plots.stop()
+        self.text_timer.stop()
+        self._set_running(False)
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(1000 if self.report is not None else 0)
+        self.refresh_texts()
+        self.save_button.setEnabled(self.report is not None and hasattr(self.report, "results"))
+        self.calibrate_button.setEnabled(self.calibration() is not None)
+
+    # ---- texts (1 Hz) --------------------------------------------------------------------------------
+    def refresh_texts(self) -> None:
+        progress = self._progress
+        if self.running and progress is not None:
+            eta = getattr(progress, "eta_s", None)
+            workload = getattr(progress, "workload", "")
+            message = getattr(progress, "message", "")
+            left = f", about {format_duration(eta)} left" if eta is not None else ""
+            self.time_left.setText(f"{workload}: {message}{left}".strip(": "))
+        if self.report is not None and hasattr(self.report, "verdicts"):
+            self._show_command_report(self.report)
+            return
+        cards = cards_for(self.results)
+        self.step_card.set(cards.step_time, cards.step_detail)
+        self.throughput_card.set(cards.throughput, cards.throughput_detail)
+        self.memory_card.set(cards.peak_memory, cards.memory_detail)
+        self.prediction_card.set(cards.prediction, cards.prediction_detail)
+        if cards.diagnosis_title:
+            self.diagnosis.setText(f"<b>{cards.diagnosis_title}</b> — {cards.diagnosis_detail}")
+
+    def _show_command_report(self, report: Any) -> None:
+        top = report.verdicts[0] if report.verdicts else None
+        exit_text = "stopped" if report.stopped else f"exit code {report.exit_code}"
+        self.step_card.set(format_duration(report.duration_s), f"{report.command} ({exit_text})")
+        self.throughput_card.set("n/a", "a watched command reports no throughput")
+        self.memory_card.set("—", "")
+        self.prediction_card.set("—", "no prediction for a watched command")
+        if top is not None:
+            summary = top.evidence.get("summary", "")
+            self.diagnosis.setText(f"<b>{top.title}</b> — {summary}. {top.fix}")
+
+    # ---- results ---------------------------------------------------------------------------------------
+    def calibration(self) -> tuple[float, str] | None:
+        """(measured MFU, description) from the last run's training result, if it measured one."""
+        train = [r for r in self.results if r.workload == "train" and r.status == "ok"]
+        result = pick_result(train) if train else None
+        mfu = None if result is None else measured_mfu(result)
+        if mfu is None or self.report is None:
+            return None
+        device = getattr(getattr(self.report, "device", None), "name", "this machine")
+        return mfu, f"{result.name} on {device}, {getattr(self.report, 'created', '')[:10]}".rstrip(", ")
+
+    def use_as_calibration(self) -> None:
+        calibration = self.calibration()
+        if calibration is not None:
+            self.calibration_chosen.emit(*calibration)
+
+    def save_dialog(self) -> None:
+        folder = self._settings.last_folder or str(Path.home())
+        path, _ = QFileDialog.getSaveFileName(self, "Save results", folder, RESULTS_FILTER)
+        if path:
+            self.save_results(Path(path))
+
+    def save_results(self, path: Path) -> bool:
+        try:
+            self.backend.save_results(self.report, path)
+        except OSError as exc:
+            self._errors.error("Results not saved", f"{path}: {exc.strerror or exc}")
+            return False
+        self.time_left.setText(f"Saved {path.name}")
+        return True

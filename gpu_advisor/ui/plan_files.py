@@ -1,0 +1,61 @@
+"""Reading and writing plan files (`gpu-advisor/plan@1`) and exports, for the main window's menus.
+
+No widgets here. Errors are FileFormatError / OSError with a message that names the file and field.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from gpu_advisor.core.files import FileFormatError, read_json, write_json_atomic
+from gpu_advisor.core.request import PlanRequest, describe_validation_error
+from gpu_advisor.core.result import PLAN_SCHEMA, Plan
+from gpu_advisor.ui.plan.form import validation_messages
+
+
+def load_plan_request(path: str | Path) -> PlanRequest:
+    """The request stored in a saved plan (its `inputs`), validated like the CLI's."""
+    data = read_json(path, PLAN_SCHEMA)
+    inputs = data.get("inputs")
+    if not isinstance(inputs, dict):
+        raise FileFormatError(f"{path}: inputs: missing or not an object")
+    try:
+        return PlanRequest.model_validate(inputs)
+    except ValidationError as exc:
+        messages = validation_messages(exc)
+        field, message = next(iter(messages.items())) if messages else describe_validation_error(exc)
+        raise FileFormatError(f"{path}: inputs.{field}: {message}") from None
+
+
+def save_plan(plan: Plan, path: str | Path) -> None:
+    """The plan as JSON (the CLI's `--json` object), written atomically."""
+    write_json_atomic(path, plan.to_json_dict())
+
+
+def markdown_available() -> bool:
+    """True when the report package can write Markdown."""
+    return importlib.util.find_spec("gpu_advisor.report.markdown") is not None
+
+
+def pdf_unavailable_reason() -> str | None:
+    """None when PDF export works here, else why not (shown as the menu item's tooltip)."""
+    try:
+        from gpu_advisor.report import pdf  # noqa: F401  (imports Qt GUI classes only)
+    except Exception as exc:  # missing module or a missing Qt piece: the menu says so
+        return f"PDF export is not available: {exc}"
+    return None
+
+
+def write_markdown(plan: Plan, path: str | Path) -> None:
+    from gpu_advisor.report.markdown import write_markdown as report_markdown
+
+    report_markdown(plan, path)
+
+
+def write_pdf(plan: Plan, path: str | Path) -> None:
+    from gpu_advisor.report.pdf import write_pdf as report_pdf
+
+    report_pdf(plan, path)
