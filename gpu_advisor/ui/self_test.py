@@ -7,7 +7,6 @@ were plotted, closes the window and checks no worker thread is left. Exit 0, or 
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 
@@ -15,12 +14,11 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
 from gpu_advisor.core.recommend import plan as core_plan
-from gpu_advisor.ui.monitor.backend import ALL_WORKLOADS, COMMAND_WORKLOAD, BenchBackend, bench_available
+from gpu_advisor.ui.monitor.backend import BenchBackend, bench_available
 
 SELF_TEST_PRESET = "llama-3-8b"
+SELF_TEST_WORKLOAD = "train"  # the engine's toy training run: about 2-3 s on a 2-core CPU
 RUN_TIMEOUT_S = 120.0  # the first torch import alone takes seconds on a slow disk
-# Without the benchmark engine, a 2.5 s busy loop in a child Python process is the CPU workload.
-FALLBACK_COMMAND = f'"{sys.executable}" -c "import time; t = time.time() + 2.5\nwhile time.time() < t: pass"'
 
 
 class SelfTestError(Exception):
@@ -72,13 +70,9 @@ def run_self_test(app: QApplication) -> int:
         window.tabs.setCurrentWidget(monitor)
         cpu_row = monitor.device_combo.count() - 1  # the CPU is always listed last
         monitor.device_combo.setCurrentIndex(cpu_row)
-        if bench_available():
-            workload = ALL_WORKLOADS
-        else:
-            workload = COMMAND_WORKLOAD
-            monitor.command_edit.setText(FALLBACK_COMMAND)
-            say("benchmark engine not installed: watching a 2.5 s CPU busy loop instead")
-        monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData(workload))
+        if not bench_available():
+            raise SelfTestError("the benchmark engine (gpu_advisor.bench.runner) is not installed")
+        monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData(SELF_TEST_WORKLOAD))
         run_started = time.monotonic()
         monitor.start()
         if not monitor.running:

@@ -26,19 +26,9 @@ from PySide6.QtWidgets import (
 
 from gpu_advisor.core.files import FileFormatError
 from gpu_advisor.ui import theme
-from gpu_advisor.ui.compare.rows import LoadedResults, Row, rows_for, workload_names
+from gpu_advisor.ui.compare.rows import ChartSeries, LoadedResults, chart_series, comparison
 from gpu_advisor.ui.dialogs import ErrorReporter
 
-COLUMNS = (
-    ("Machine", "machine"),
-    ("Workload", "workload"),
-    ("Status", "status"),
-    ("Measured", "rate_text"),
-    ("Step time", "step_time"),
-    ("Peak memory", "peak_memory"),
-    ("Prediction error", "prediction_error"),
-    ("Catalogue", "catalogue"),
-)
 BAR_WIDTH = 0.38
 
 
@@ -58,7 +48,9 @@ class CompareView(QWidget):
         self._errors = errors
         self._loader = loader
         self.loaded: list[LoadedResults] = []
-        self.rows: list[Row] = []
+        self.headers: tuple[str, ...] = ()
+        self.rows: tuple[tuple[str, ...], ...] = ()
+        self.series: list[ChartSeries] = []
         self.add_button = QPushButton("&Add results…")
         self.add_button.setToolTip(
             "Load gpu-advisor/bench@1 files saved by the Monitor or `gpu-advisor bench --json`."
@@ -81,13 +73,12 @@ class CompareView(QWidget):
         top.addWidget(self.files, 1)
         top.addLayout(buttons)
 
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels([c[0] for c in COLUMNS])
-        self.table.verticalHeader().hide()
+        self.table = QTableWidget(0, 0)
+        self.table.setAccessibleName("Comparison of results files")
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSortingEnabled(True)
         self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
 
@@ -177,72 +168,82 @@ class CompareView(QWidget):
         self.files.clear()
         for item in self.loaded:
             created = str(getattr(item.report, "created", ""))[:16].replace("T", " ")
-            self.files.addItem(f"{item.machine_label}   ({created})")
-        self.rows = rows_for(self.loaded)
-        self.table.setSortingEnabled(False)
+            self.files.addItem(f"{item.label.replace(chr(10), ' — ')}   ({created})")
+        self.headers, self.rows = comparison(self.loaded)
+        self.table.clear()
+        self.table.setColumnCount(max(0, len(self.headers) - 1))
         self.table.setRowCount(len(self.rows))
+        self.table.setHorizontalHeaderLabels(list(self.headers[1:]))
+        self.table.setVerticalHeaderLabels([row[0].strip() for row in self.rows])
         for r, row in enumerate(self.rows):
-            for c, (_, attr) in enumerate(COLUMNS):
-                cell = QTableWidgetItem(str(getattr(row, attr)))
-                if attr == "rate_text" and row.rate is not None:
-                    cell.setData(Qt.ItemDataRole.UserRole, row.rate)
+            for c, text in enumerate(row[1:]):
+                cell = QTableWidgetItem(text)
+                cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if row[0].startswith("  catalogue"):
+                    cell.setForeground(theme.muted_color())
                 self.table.setItem(r, c, cell)
-        self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
         for button in (self.remove_button, self.clear_button):
             button.setEnabled(bool(self.loaded))
+        self.series = chart_series(self.rows)
         current = self.metric_combo.currentText()
         self.metric_combo.blockSignals(True)
         self.metric_combo.clear()
-        self.metric_combo.addItems(workload_names(self.rows))
+        self.metric_combo.addItems([s.label for s in self.series])
         index = self.metric_combo.findText(current)
         self.metric_combo.setCurrentIndex(max(0, index))
         self.metric_combo.blockSignals(False)
         self.redraw_chart()
 
-    def chart_bars(self) -> list[tuple[str, float, float | None, str]]:
-        """(machine, measured, catalogue peak or None, unit) for the charted workload."""
-        name = self.metric_combo.currentText()
-        return [
-            (r.machine, r.rate, r.catalogue_rate, r.unit)
-            for r in self.rows
-            if r.workload == name and r.rate is not None
-        ]
+    def cell(self, row_label: str, column: int) -> str:
+        """The text in the row labelled `row_label` (stripped) for the column-th file (tests, exports)."""
+        row = next(r for r in self.rows if r[0].strip() == row_label)
+        return row[1 + column]
+
+    def charted(self) -> ChartSeries | None:
+        index = self.metric_combo.currentIndex()
+        return self.series[index] if 0 <= index < len(self.series) else None
 
     def redraw_chart(self) -> None:
         item = self.chart.getPlotItem()
         item.clear()
-        bars = self.chart_bars()
-        if not bars:
-            item.setTitle("Load results to compare", color=theme.plot_foreground().name())
+        series = self.charted()
+        fg = theme.plot_foreground().name()
+        if series is None:
+            item.setTitle("Load results to compare" if not self.loaded else "Nothing to chart", color=fg)
             self.chart_legend.setText("")
             return
-        unit = bars[0][3]
-        x = np.arange(len(bars), dtype=float)
-        measured = np.array([b[1] for b in bars])
+        x = np.arange(len(series.measured), dtype=float)
+        measured = np.array([np.nan if v is None else v for v in series.measured])
         measured_color, catalogue_color = theme.series_color(0), theme.series_color(1)
+        known = ~np.isnan(measured)
         item.addItem(
-            pg.BarGraphItem(x=x - BAR_WIDTH / 2, height=measured, width=BAR_WIDTH, brush=measured_color)
+            pg.BarGraphItem(
+                x=x[known] - BAR_WIDTH / 2, height=measured[known], width=BAR_WIDTH, brush=measured_color
+            )
         )
-        catalogue = [(i, b[2]) for i, b in enumerate(bars) if b[2] is not None]
-        if catalogue:
+        tops = list(measured[known])
+        if series.catalogue is not None:
+            cat = np.array([np.nan if v is None else v for v in series.catalogue])
+            has = ~np.isnan(cat)
             item.addItem(
                 pg.BarGraphItem(
-                    x=np.array([i for i, _ in catalogue]) + BAR_WIDTH / 2,
-                    height=np.array([v for _, v in catalogue]),
+                    x=x[has] + BAR_WIDTH / 2,
+                    height=cat[has],
                     width=BAR_WIDTH,
                     brush=None,
                     pen=pg.mkPen(catalogue_color, width=2),
                 )
             )
-        item.getAxis("bottom").setTicks([[(i, b[0].split(" — ")[0][:28]) for i, b in enumerate(bars)]])
-        item.setLabel("left", unit)
-        item.setTitle(self.metric_combo.currentText(), color=theme.plot_foreground().name())
-        top = max([*measured, *(v for _, v in catalogue)])
-        item.setYRange(0, top * 1.1 or 1.0, padding=0)
-        item.setXRange(-0.7, len(bars) - 0.3, padding=0)
+            tops += list(cat[has])
+        names = [h.split("\n")[0][:26] for h in self.headers[1:]]
+        item.getAxis("bottom").setTicks([list(enumerate(names))])
+        item.setLabel("left", series.unit)
+        item.setTitle(series.label, color=fg)
+        item.setYRange(0, (max(tops) if tops else 1.0) * 1.1 or 1.0, padding=0)
+        item.setXRange(-0.7, len(names) - 0.3, padding=0)
         legend = f'<span style="color:{measured_color.name()}">■</span> measured'
-        if catalogue:
+        if series.catalogue is not None:
             legend += f'&nbsp;&nbsp; <span style="color:{catalogue_color.name()}">□</span> catalogue peak'
         self.chart_legend.setText(legend)
 

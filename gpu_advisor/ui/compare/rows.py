@@ -1,4 +1,4 @@
-"""Rows of the comparison table and bars of its chart, from loaded results files (no Qt)."""
+"""The comparison table (from gpu_advisor.bench.compare) and which of its rows can be charted (no Qt)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gpu_advisor.core.catalog import default_catalog
-from gpu_advisor.core.units import format_bytes, format_duration
-from gpu_advisor.ui.monitor.summary import headline_rate, peak_memory_bytes, step_time_s
-
-# Catalogue figure stored in a result's metrics, per headline unit: (metric key, scale).
-CATALOGUE_METRICS = {"TFLOP/s": ("catalogue_peak_flops_per_s", 1e12), "GB/s": ("catalogue_bytes_per_s", 1e9)}
+CATALOGUE_PREFIX = "  catalogue"
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,80 +16,57 @@ class LoadedResults:
     report: Any  # gpu_advisor.bench.results.BenchReport
 
     @property
-    def machine_label(self) -> str:
-        """'NVIDIA H100 80GB HBM3 (node-7)' or 'CPU: AMD EPYC 7B13', made unique by the file name."""
-        return f"{self.report.device.name} — {self.path.name}"
+    def label(self) -> str:
+        """The column header: the device and the file it came from."""
+        return f"{self.report.device.name}\n{self.path.name}"
 
 
 @dataclass(frozen=True, slots=True)
-class Row:
-    machine: str
-    device: str
-    workload: str
-    status: str
-    rate: float | None
+class ChartSeries:
+    """One chartable row: measured values per file, and the catalogue's figure per file if given."""
+
+    label: str
     unit: str
-    rate_text: str
-    step_time: str
-    peak_memory: str
-    prediction_error: str
-    catalogue: str
-    catalogue_rate: float | None
+    measured: tuple[float | None, ...]
+    catalogue: tuple[float | None, ...] | None
 
 
-def catalogue_text(report: Any) -> str:
-    """The catalogue's memory, bandwidth and bf16 peak for the benchmarked GPU ('' on CPU)."""
-    gpu_id = report.device.catalogue_id
-    gpu = default_catalog().find(gpu_id) if gpu_id else None
-    if gpu is None:
-        return "not in the catalogue" if report.device.kind == "cuda" else "CPU (not catalogued)"
-    peak = gpu.dense_peak_tflops.bf16
-    parts = [f"{gpu.memory_gb:g} GB"]
-    if gpu.memory_bandwidth_gb_per_s:
-        parts.append(f"{gpu.memory_bandwidth_gb_per_s:,.0f} GB/s")
-    if peak:
-        parts.append(f"{peak:,.0f} TFLOP/s bf16")
-    return ", ".join(parts)
+def parse_cell(text: str) -> float | None:
+    """'1,234.5' -> 1234.5; 'n/a' or text -> None (cells are formatted by bench.compare)."""
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
 
 
-def rows_for(loaded: Sequence[LoadedResults]) -> list[Row]:
-    rows: list[Row] = []
-    for item in loaded:
-        catalogue = catalogue_text(item.report)
-        for result in item.report.results:
-            rate = headline_rate(result)
-            unit = rate[1] if rate else ""
-            cat_key = CATALOGUE_METRICS.get(unit)
-            cat_value = result.metrics.get(cat_key[0]) if cat_key else None
-            cat_rate = (
-                float(cat_value) / cat_key[1] if isinstance(cat_value, int | float) and cat_key else None
-            )
-            error = None
-            if result.prediction is not None:
-                error = result.prediction.step_time_s.error_pct
-            rows.append(
-                Row(
-                    machine=item.machine_label,
-                    device=item.report.device.name,
-                    workload=result.name,
-                    status=result.status,
-                    rate=None if rate is None else rate[0],
-                    unit=unit,
-                    rate_text="n/a" if rate is None else f"{rate[0]:,.3g} {unit}",
-                    step_time=format_duration(step_time_s(result)),
-                    peak_memory=format_bytes(peak_memory_bytes(result)),
-                    prediction_error="n/a" if error is None else f"{error:+.0f}%",
-                    catalogue=catalogue if cat_rate is None else f"{cat_rate:,.3g} {unit} peak; {catalogue}",
-                    catalogue_rate=cat_rate,
-                )
-            )
-    return rows
+def unit_of(label: str) -> str:
+    """'matmul fp32 (TFLOP/s)' -> 'TFLOP/s'."""
+    return label.rpartition("(")[2].rstrip(")") if label.endswith(")") else ""
 
 
-def workload_names(rows: Sequence[Row]) -> list[str]:
-    """Workload names that have a rate, in first-seen order (the chart's choices)."""
-    names: list[str] = []
-    for row in rows:
-        if row.rate is not None and row.workload not in names:
-            names.append(row.workload)
-    return names
+def comparison(loaded: Sequence[LoadedResults]) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """(headers, rows) of bench.compare for the loaded files; empty when none are loaded."""
+    if not loaded:
+        return (), ()
+    from gpu_advisor.bench.compare import compare
+
+    table = compare([(item.label, item.report) for item in loaded])
+    return table.headers, table.rows
+
+
+def chart_series(rows: Sequence[tuple[str, ...]]) -> list[ChartSeries]:
+    """Rows with a unit and at least one number; a following catalogue row becomes its reference."""
+    series: list[ChartSeries] = []
+    for i, row in enumerate(rows):
+        label = row[0]
+        if label.startswith(CATALOGUE_PREFIX) or not unit_of(label) or "error" in label:
+            continue
+        measured = tuple(parse_cell(cell) for cell in row[1:])
+        if all(v is None for v in measured):
+            continue
+        catalogue = None
+        if i + 1 < len(rows) and rows[i + 1][0].startswith(CATALOGUE_PREFIX):
+            values = tuple(parse_cell(cell) for cell in rows[i + 1][1:])
+            catalogue = values if any(v is not None for v in values) else None
+        series.append(ChartSeries(label.strip(), unit_of(label), measured, catalogue))
+    return series

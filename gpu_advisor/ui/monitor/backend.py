@@ -6,6 +6,7 @@ the benchmark engine only when a run starts, never when the window opens.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,20 @@ class MonitorRequest:
     interval_s: float = 0.5
     command: str = ""
     working_dir: str = ""
+
+
+def parse_command(command: str, working_dir: str) -> tuple[list[str], Path | None]:
+    """The argument list and folder of 'My command'; ValueError with a message for the user."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise ValueError(f"command: {exc}") from None
+    if not argv:
+        raise ValueError("command: enter the command to run, e.g. python train.py")
+    folder = Path(working_dir).expanduser() if working_dir.strip() else None
+    if folder is not None and not folder.is_dir():
+        raise ValueError(f"working folder: {folder} is not a folder")
+    return argv, folder
 
 
 def bench_available() -> bool:
@@ -123,9 +138,7 @@ class BenchBackend:
         """Run on the worker thread; returns the results report. Progress and finished workloads go
         through `context`; telemetry samples to `on_sample` (called on the sampler's thread)."""
         if request.workload == COMMAND_WORKLOAD:
-            from gpu_advisor.ui.monitor.command_job import run_command
-
-            return run_command(request, context, on_sample)
+            return self._run_command(request, context, on_sample)
         run = _runner()
         if run is None:
             raise RuntimeError("the benchmark engine is not installed (gpu_advisor.bench.run_benchmark)")
@@ -147,6 +160,27 @@ class BenchBackend:
             stop=context.stop,
         )
 
+    @staticmethod
+    def _run_command(
+        request: MonitorRequest, context: RunContext, on_sample: Callable[[Sample], None]
+    ) -> Any:
+        from gpu_advisor.bench.monitor import run_monitor
+
+        argv, folder = parse_command(request.command, request.working_dir)
+        kwargs: dict[str, Any] = {
+            "interval_s": max(0.1, request.interval_s),
+            "on_sample": on_sample,
+            "stop": context.stop,
+        }
+        if folder is not None:
+            kwargs["cwd"] = folder
+        try:
+            return run_monitor(argv, **kwargs)
+        except TypeError as exc:
+            if "cwd" in str(exc):  # an engine without the working-folder option
+                raise ValueError("working folder: not supported by this version; leave it empty") from None
+            raise
+
     # ---- files -----------------------------------------------------------------------------------
     @staticmethod
     def load_results(path: str | Path) -> Any:
@@ -157,10 +191,8 @@ class BenchBackend:
 
     @staticmethod
     def save_results(report: Any, path: str | Path) -> None:
-        """Write a results file atomically."""
-        from gpu_advisor.bench.results import save_report
-
-        save_report(report, path)
+        """Write a results file atomically (bench@1, or monitor@1 for a watched command)."""
+        report.save(path)
 
 
 def default_backend() -> BenchBackend:

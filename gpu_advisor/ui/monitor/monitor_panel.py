@@ -36,6 +36,7 @@ from gpu_advisor.ui.monitor.backend import (
     BenchBackend,
     DeviceChoice,
     MonitorRequest,
+    parse_command,
 )
 from gpu_advisor.ui.monitor.cards import Card
 from gpu_advisor.ui.monitor.live_plots import LivePlots
@@ -255,8 +256,6 @@ class MonitorPanel(QWidget):
             return
         request = self.request()
         if request.workload == COMMAND_WORKLOAD:
-            from gpu_advisor.ui.monitor.command_job import parse_command
-
             try:
                 parse_command(request.command, request.working_dir)
             except ValueError as exc:
@@ -322,16 +321,15 @@ class MonitorPanel(QWidget):
 
     def _run_finished(self, report: Any) -> None:
         self.report = report
-        if hasattr(report, "results") and not self.results:
-            for result in report.results:
-                self._result_arrived(result)
+        if hasattr(report, "results"):
+            if not self.results:  # no partial results came (a very short run): plot the final ones
+                for result in report.results:
+                    self._result_arrived(result)
+            self.results = list(report.results)  # the final ones carry the diagnosis
         self._end_run()
-        stopped = getattr(report, "stopped", False) or any(
-            r.status == "cancelled" for r in getattr(report, "results", [])
-        )
-        self.time_left.setText(
-            f"{'Stopped' if stopped else 'Finished'} after {format_duration(time.monotonic() - self._run_started_mono)}"
-        )
+        stopped = self.runner.stop_event.is_set() or any(r.status == "cancelled" for r in self.results)
+        elapsed = format_duration(time.monotonic() - self._run_started_mono)
+        self.time_left.setText(f"{'Stopped' if stopped else 'Finished'} after {elapsed}")
 
     def _run_failed(self, message: str) -> None:
         self._end_run()
@@ -345,7 +343,7 @@ class MonitorPanel(QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setValue(1000 if self.report is not None else 0)
         self.refresh_texts()
-        self.save_button.setEnabled(self.report is not None and hasattr(self.report, "results"))
+        self.save_button.setEnabled(self.report is not None)
         self.calibrate_button.setEnabled(self.calibration() is not None)
 
     # ---- texts (1 Hz) --------------------------------------------------------------------------------
@@ -357,7 +355,7 @@ class MonitorPanel(QWidget):
             message = getattr(progress, "message", "")
             left = f", about {format_duration(eta)} left" if eta is not None else ""
             self.time_left.setText(f"{workload}: {message}{left}".strip(": "))
-        if self.report is not None and hasattr(self.report, "verdicts"):
+        if self.report is not None and hasattr(self.report, "exit_code"):
             self._show_command_report(self.report)
             return
         cards = cards_for(self.results)
@@ -369,9 +367,11 @@ class MonitorPanel(QWidget):
             self.diagnosis.setText(f"<b>{cards.diagnosis_title}</b> — {cards.diagnosis_detail}")
 
     def _show_command_report(self, report: Any) -> None:
-        top = report.verdicts[0] if report.verdicts else None
-        exit_text = "stopped" if report.stopped else f"exit code {report.exit_code}"
-        self.step_card.set(format_duration(report.duration_s), f"{report.command} ({exit_text})")
+        """A watched command (bench.monitor's MonitorReport): duration, exit code, diagnosis."""
+        top = report.diagnosis[0] if report.diagnosis else None
+        self.step_card.set(
+            format_duration(report.duration_s), f"{' '.join(report.command)} (exit code {report.exit_code})"
+        )
         self.throughput_card.set("n/a", "a watched command reports no throughput")
         self.memory_card.set("—", "")
         self.prediction_card.set("—", "no prediction for a watched command")

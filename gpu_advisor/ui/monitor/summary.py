@@ -15,6 +15,7 @@ from gpu_advisor.core.units import format_bytes, format_duration
 # Headline rate of each workload: (metric key, scale, unit shown).
 RATE_METRICS: tuple[tuple[str, float, str], ...] = (
     ("tokens_per_s", 1.0, "tokens/s"),
+    ("decode_tokens_per_s", 1.0, "tokens/s"),
     ("samples_per_s", 1.0, "samples/s"),
     ("flops_per_s", 1e12, "TFLOP/s"),
     ("bytes_per_s", 1e9, "GB/s"),
@@ -36,7 +37,7 @@ def headline_rate(result: Any) -> tuple[float, str] | None:
 
 
 def step_time_s(result: Any) -> float | None:
-    for key in ("step_time_s", "decode_step_time_s", "copy_time_s"):
+    for key in ("step_time_s", "decode_step_s", "copy_time_s"):
         spread = result.timings.get(key)
         if spread is not None:
             return spread.median
