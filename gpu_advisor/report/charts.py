@@ -1,0 +1,347 @@
+"""The report's charts, drawn with QPainter: memory breakdown, rent against buy, telemetry.
+
+Each chart has a `paint_*` function (any QPainter, a rectangle in points) and a `*_image` function
+that renders it at print resolution. Units are written on every axis.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen
+
+from gpu_advisor.core.cost import cumulative_costs
+from gpu_advisor.core.memory import COMPONENTS
+from gpu_advisor.core.result import Option, Plan
+from gpu_advisor.core.units import GB, format_bytes
+from gpu_advisor.report.chartkit import (
+    GRID,
+    INK,
+    MUTED,
+    PALETTE,
+    PRINT_DPI,
+    Axes,
+    draw_legend,
+    draw_message,
+    draw_series,
+    draw_title,
+    font,
+    nice_ticks,
+    plot_area,
+    render_image,
+    short_number,
+)
+from gpu_advisor.report.results import AttachedResults
+from gpu_advisor.report.summary import COMPONENT_LABELS, HORIZON_MONTHS, cost_estimate, gpu_line
+
+COMPONENT_COLORS = dict(zip(COMPONENTS, PALETTE, strict=False))
+OVER = QColor("#C62828")  # a footprint beyond the GPU's memory
+MEMORY_CHART_ROWS = 6
+MAX_COST_MONTHS = 120
+
+
+# ---- memory -----------------------------------------------------------------------------------------
+def memory_chart_options(plan: Plan, limit: int = MEMORY_CHART_ROWS) -> list[Option]:
+    """The recommended option first, then one option per other GPU in the planner's order."""
+    chosen: list[Option] = []
+    best = plan.best
+    if best is not None:
+        chosen.append(best)
+    for option in plan.options:
+        if len(chosen) >= limit:
+            break
+        if option is not best:
+            chosen.append(option)
+    return chosen
+
+
+def memory_chart_size(plan: Plan, width_pt: float) -> tuple[float, float]:
+    rows = len(memory_chart_options(plan))
+    return width_pt, 70 + 20 * max(rows, 1)
+
+
+def paint_memory_chart(p: QPainter, rect: QRectF, plan: Plan) -> None:
+    """Per-GPU memory of the best options, stacked by component, against each GPU's memory."""
+    options = memory_chart_options(plan)
+    top = rect.top() + draw_title(p, rect, "Memory per GPU, by component, against the GPU's memory")
+    present = [c for c in COMPONENTS if any(getattr(o.per_gpu_components, c) for o in options)]
+    legend = [(COMPONENT_LABELS[c], COMPONENT_COLORS[c], "box") for c in present]
+    legend.append(("GPU memory", INK, "line"))
+    top += draw_legend(p, rect.left(), top, legend, max_width=rect.width())
+    if not options:
+        draw_message(p, rect.adjusted(0, top - rect.top(), 0, 0), "No GPU in the catalogue was considered.")
+        return
+    p.setFont(font(7.5))
+    fm = QFontMetricsF(p.font())
+    labels = [gpu_line(o) for o in options]
+    label_w = min(max(fm.horizontalAdvance(t) for t in labels) + 8, rect.width() * 0.38)
+    value_w = max(fm.horizontalAdvance(_bar_value(o)) for o in options) + 8
+    hi = max(max(o.per_gpu_bytes, o.gpu_memory_bytes) for o in options) / GB
+    ticks = nice_ticks(0, hi * 1.02)
+    area = QRectF(rect.left() + label_w, top + 4, rect.width() - label_w - value_w, 0)
+    area.setBottom(rect.bottom() - 2 * fm.height() - 8)
+    axes = Axes(area, ticks, [0.0, 1.0])
+    axes.draw_frame(p, "GB per GPU (1 GB = 10^9 bytes)", "", y_format=lambda _: "")
+    row_h = area.height() / len(options)
+    for i, (option, label) in enumerate(zip(options, labels, strict=True)):
+        y0 = area.top() + i * row_h
+        bar = QRectF(0, y0 + row_h * 0.2, 0, row_h * 0.6)
+        p.setPen(INK if option is plan.best else MUTED)
+        p.setFont(font(7.5, bold=option is plan.best))
+        text = fm.elidedText(label, Qt.TextElideMode.ElideRight, label_w - 8)
+        p.drawText(QRectF(rect.left(), y0, label_w - 6, row_h), Qt.AlignmentFlag.AlignVCenter, text)
+        x = 0.0
+        for c in COMPONENTS:
+            size = getattr(option.per_gpu_components, c) / GB
+            if size <= 0:
+                continue
+            left, right = axes.px(x), axes.px(min(x + size, ticks[-1]))
+            p.fillRect(QRectF(left, bar.top(), max(right - left, 0.4), bar.height()), COMPONENT_COLORS[c])
+            x += size
+        cap_x = axes.px(option.gpu_memory_bytes / GB)
+        over = option.per_gpu_bytes > option.gpu_memory_bytes
+        p.setPen(QPen(OVER if over else INK, 1.6))
+        p.drawLine(QLineF(cap_x, bar.top() - 3, cap_x, bar.bottom() + 3))
+        p.setPen(OVER if over else INK)
+        p.setFont(font(7.5))
+        p.drawText(
+            QRectF(area.right() + 6, y0, value_w, row_h), Qt.AlignmentFlag.AlignVCenter, _bar_value(option)
+        )
+
+
+def _bar_value(option: Option) -> str:
+    used = format_bytes(option.per_gpu_bytes).removesuffix(" GB")
+    return f"{used} / {format_bytes(option.gpu_memory_bytes)}"
+
+
+def memory_chart_image(plan: Plan, width_pt: float = 480, dpi: int = PRINT_DPI) -> QImage:
+    """The memory chart at print resolution."""
+    w, h = memory_chart_size(plan, width_pt)
+    return render_image(lambda p, r: paint_memory_chart(p, r, plan), w, h, dpi)
+
+
+# ---- cost -------------------------------------------------------------------------------------------
+def cost_months(option: Option) -> int:
+    """Months shown: the ownership horizon, or past the break-even point when that is later."""
+    months = HORIZON_MONTHS
+    if option.breakeven_months is not None and option.breakeven_months * 1.25 > months:
+        months = min(MAX_COST_MONTHS, math.ceil(option.breakeven_months * 1.25 / 12) * 12)
+    return months
+
+
+def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option) -> None:
+    """Cumulative cost of renting against buying (purchase + electricity), break-even marked."""
+    months = cost_months(option)
+    rent, buy = cumulative_costs(cost_estimate(option), months)
+    hours = plan.request.hours_per_month
+    top = rect.top() + draw_title(
+        p, rect, f"Cumulative cost: rent or buy {gpu_line(option)} at {hours:g} h/month"
+    )
+    legend = []
+    if rent[0] is not None:
+        legend.append(("Rent (cloud price)", PALETTE[0], "line"))
+    if buy[0] is not None:
+        legend.append(("Buy (GPUs + server + electricity)", PALETTE[1], "line"))
+    if option.breakeven_months is not None and option.breakeven_months <= months:
+        legend.append(("Break-even", PALETTE[5], "dash"))
+    top += draw_legend(p, rect.left(), top, legend, max_width=rect.width())
+    values = [v for v in (*rent, *buy) if v is not None]
+    if not values:
+        draw_message(
+            p, rect.adjusted(0, top - rect.top(), 0, 0), "No cloud or purchase price in the catalogue."
+        )
+        return
+    y_ticks = nice_ticks(0, max(values) * 1.02)
+    step = 6 if months <= 36 else 12 if months <= 72 else 24
+    x_ticks = [float(m) for m in range(0, months + 1, step)]
+    if x_ticks[-1] < months:
+        x_ticks.append(x_ticks[-1] + step)
+    body = rect.adjusted(0, top - rect.top(), 0, 0)
+    area = plot_area(body, y_ticks, _usd_tick)
+    axes = Axes(area, x_ticks, y_ticks)
+    axes.draw_frame(p, "months of use", "cumulative cost (USD)", y_format=_usd_tick)
+    xs = list(range(months + 1))
+    if rent[0] is not None:
+        draw_series(p, axes, xs, rent, PALETTE[0], 1.6)
+    if buy[0] is not None:
+        draw_series(p, axes, xs, buy, PALETTE[1], 1.6)
+    be = option.breakeven_months
+    if be is not None and be <= x_ticks[-1] and option.cloud_usd_per_month is not None:
+        y = option.cloud_usd_per_month * be
+        pen = QPen(PALETTE[5], 1.0)
+        pen.setStyle(Qt.PenStyle.DashLine)
+        p.setPen(pen)
+        p.drawLine(QLineF(axes.px(be), area.bottom(), axes.px(be), area.top()))
+        p.setBrush(PALETTE[5])
+        p.drawEllipse(axes.point(be, y), 2.6, 2.6)
+        p.setFont(font(7.5, bold=True))
+        p.setPen(PALETTE[5])
+        # The label sits at the top of the marker line, clear of both cost lines (which start low).
+        text = f"break-even after {be:.1f} months ({_usd_tick(y)})"
+        fm = QFontMetricsF(p.font())
+        tx = axes.px(be) + 4
+        if tx + fm.horizontalAdvance(text) > area.right():
+            tx = axes.px(be) - 4 - fm.horizontalAdvance(text)
+        p.drawText(QPointF(tx, area.top() + fm.ascent() + 2), text)
+    if months > HORIZON_MONTHS:
+        pen = QPen(MUTED, 0.8)
+        pen.setStyle(Qt.PenStyle.DotLine)
+        p.setPen(pen)
+        p.drawLine(QLineF(axes.px(HORIZON_MONTHS), area.top(), axes.px(HORIZON_MONTHS), area.bottom()))
+
+
+def _usd_tick(value: float) -> str:
+    return "$" + short_number(value)
+
+
+def cost_chart_image(
+    plan: Plan, option: Option | None = None, width_pt: float = 480, dpi: int = PRINT_DPI
+) -> QImage | None:
+    """The rent-against-buy chart for an option (the recommended one by default); None without prices."""
+    option = option or plan.best
+    if option is None or (option.cloud_usd_per_month is None and option.purchase_usd is None):
+        return None
+    return render_image(lambda p, r: paint_cost_chart(p, r, plan, option), width_pt, width_pt * 0.42, dpi)
+
+
+# ---- telemetry --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Series:
+    label: str
+    ys: tuple[float | None, ...]
+    dashed: bool = False
+
+
+@dataclass(frozen=True)
+class Panel:
+    title: str
+    y_label: str
+    series: tuple[Series, ...]
+    y_max: float | None = None  # fixed top (100 for percentages)
+
+
+def _gpu_series(
+    att: AttachedResults, label: str, get: Callable, scale: float = 1.0, dashed: bool = False
+) -> list[Series]:
+    indices = sorted({g.index for s in att.samples for g in s.gpus})
+    out = []
+    for idx in indices:
+        ys = []
+        for s in att.samples:
+            g = next((g for g in s.gpus if g.index == idx), None)
+            v = None if g is None else get(g)
+            ys.append(None if v is None else v / scale)
+        if any(v is not None for v in ys):
+            out.append(Series(f"GPU {idx} {label}".strip(), tuple(ys), dashed))
+    return out
+
+
+def _host_series(att: AttachedResults, label: str, get: Callable, scale: float = 1.0) -> list[Series]:
+    ys = tuple(None if (v := get(s.host)) is None else v / scale for s in att.samples)
+    return [Series(label, ys)] if any(v is not None for v in ys) else []
+
+
+def telemetry_panels(att: AttachedResults) -> list[Panel]:
+    """The panels that have data: utilisation, memory, power, temperature, clocks."""
+    candidates = [
+        Panel(
+            "Utilisation",
+            "busy (%)",
+            (
+                *_gpu_series(att, "", lambda g: g.gpu_util_pct),
+                *_host_series(att, "host CPU", lambda h: h.cpu_pct),
+            ),
+            100.0,
+        ),
+        Panel(
+            "Memory used",
+            "GB",
+            (
+                *_gpu_series(att, "", lambda g: g.memory_used_bytes, GB),
+                *_host_series(att, "host RAM", lambda h: h.ram_used_bytes, GB),
+                *_host_series(att, "process RSS", lambda h: h.process_rss_bytes, GB),
+            ),
+        ),
+        Panel(
+            "Power",
+            "W",
+            (
+                *_gpu_series(att, "", lambda g: g.power_w),
+                *_gpu_series(att, "limit", lambda g: g.power_limit_w, dashed=True),
+            ),
+        ),
+        Panel(
+            "Temperature",
+            "°C",
+            (
+                *_gpu_series(att, "", lambda g: g.temperature_c),
+                *_host_series(att, "CPU", lambda h: h.cpu_temp_c),
+            ),
+        ),
+        Panel(
+            "Clocks",
+            "MHz",
+            (
+                *_gpu_series(att, "SM", lambda g: g.sm_clock_mhz),
+                *_host_series(att, "CPU", lambda h: h.cpu_freq_mhz),
+            ),
+        ),
+    ]
+    return [panel for panel in candidates if panel.series]
+
+
+def paint_panel(p: QPainter, rect: QRectF, panel: Panel, ts: Sequence[float]) -> None:
+    top = rect.top() + draw_title(p, rect, panel.title, 8.0)
+    colors = {s.label: PALETTE[i % len(PALETTE)] for i, s in enumerate(panel.series)}
+    for s in panel.series:
+        if s.dashed:  # a limit shares its GPU's colour
+            colors[s.label] = colors.get(s.label.replace(" limit", ""), MUTED)
+    legend = [(s.label, colors[s.label], "dash" if s.dashed else "line") for s in panel.series]
+    top += draw_legend(p, rect.left(), top, legend, 6.5, max_width=rect.width())
+    values = [v for s in panel.series for v in s.ys if v is not None and math.isfinite(v)]
+    y_hi = panel.y_max if panel.y_max is not None else max(values, default=1.0) * 1.05
+    y_ticks = nice_ticks(0, max(y_hi, 1e-9), target=4)
+    x_ticks = nice_ticks(0, max(ts[-1] if ts else 1.0, 1e-3), target=5)
+    area = plot_area(rect.adjusted(0, top - rect.top(), 0, 0), y_ticks, tick_pt=6.5)
+    axes = Axes(area, x_ticks, y_ticks)
+    axes.draw_frame(p, "time (s)", panel.y_label, tick_pt=6.5)
+    for s in panel.series:
+        draw_series(p, axes, ts, s.ys, colors[s.label], 1.0, s.dashed)
+
+
+def telemetry_chart_size(att: AttachedResults, width_pt: float) -> tuple[float, float]:
+    rows = math.ceil(len(telemetry_panels(att)) / 2)
+    return width_pt, 14 + rows * 150
+
+
+def paint_telemetry(p: QPainter, rect: QRectF, att: AttachedResults) -> None:
+    """Two columns of panels over the run's time axis."""
+    panels = telemetry_panels(att)
+    interval = f", one sample every {att.interval_s:g} s" if att.interval_s else ""
+    top = rect.top() + draw_title(
+        p, rect, f"Telemetry during the benchmark ({len(att.samples)} samples{interval})"
+    )
+    if not panels or not att.samples:
+        draw_message(p, rect.adjusted(0, top - rect.top(), 0, 0), "No telemetry was recorded.")
+        return
+    t0 = att.samples[0].t_s
+    ts = [s.t_s - t0 for s in att.samples]
+    col_w = rect.width() / 2
+    row_h = (rect.bottom() - top) / math.ceil(len(panels) / 2)
+    p.setPen(QPen(GRID, 0.5))
+    for i, panel in enumerate(panels):
+        cell = QRectF(rect.left() + (i % 2) * col_w, top + (i // 2) * row_h, col_w, row_h).adjusted(
+            2, 6, -8, -2
+        )
+        paint_panel(p, cell, panel, ts)
+
+
+def telemetry_chart_image(att: AttachedResults, width_pt: float = 480, dpi: int = PRINT_DPI) -> QImage | None:
+    """The telemetry panels of one results file; None when it has no samples."""
+    if not att.samples or not telemetry_panels(att):
+        return None
+    w, h = telemetry_chart_size(att, width_pt)
+    return render_image(lambda p, r: paint_telemetry(p, r, att), w, h, dpi)

@@ -1,0 +1,466 @@
+"""The PDF report's body as Qt rich text (the HTML subset QTextDocument understands) plus its charts.
+
+Page one holds the answer; each later section starts with a heading that pdf.py keeps with what
+follows it. Tables use relative column widths and wrap text, so they never run off the page.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from html import escape
+
+from PySide6.QtGui import QImage
+
+from gpu_advisor.core.result import Plan
+from gpu_advisor.core.units import format_bytes, format_usd
+from gpu_advisor.report import charts, content
+from gpu_advisor.report import results as res
+from gpu_advisor.report.results import AttachedResults
+from gpu_advisor.report.summary import Summary, build_summary, speed_text
+
+CSS_PX_PER_PT = 96 / 72  # QTextDocument sizes images in 96-dpi pixels, whatever the paint device
+
+STYLE = """
+body { color: #1f2933; }
+h1 { font-size: 16pt; font-weight: bold; margin-top: 0px; margin-bottom: 4px; color: #102a43; }
+h2 { font-size: 12.5pt; font-weight: bold; margin-top: 18px; margin-bottom: 6px; color: #102a43; }
+h3 { font-size: 10pt; font-weight: bold; margin-top: 12px; margin-bottom: 4px; color: #243b53; }
+p { margin-top: 3px; margin-bottom: 5px; }
+ul { margin-top: 2px; }
+.kicker { font-size: 8pt; font-weight: bold; color: #486581; margin-bottom: 0px; }
+.muted { color: #616e7c; }
+.small { font-size: 7.5pt; }
+.headline { font-size: 14pt; font-weight: bold; color: #0b4f8a; margin-top: 4px; margin-bottom: 6px; }
+.advice { font-weight: bold; margin-top: 6px; }
+.lead { margin-bottom: 9px; }
+th { background-color: #e4ebf2; font-weight: bold; text-align: left; }
+td.num, th.num { text-align: right; }
+tr.best { background-color: #e8f4ea; }
+"""
+
+
+@dataclass
+class Table:
+    """A table whose rows can be split onto a new page (pdf.py decides where, after layout).
+
+    `columns`: (header, width in %, numeric). Cells are HTML. Each row's first cell carries an anchor
+    `ID:ROW` so the layout can name the row; a row named in `splits` starts a new table on a new page,
+    with the header repeated.
+    """
+
+    id: str
+    columns: list[tuple[str, int, bool]]
+    rows: list[list[str]]
+    font_pt: float = 8.0
+    highlight: list[bool] = field(default_factory=list)
+    header: bool = True
+
+    def html(self, splits: frozenset[str] = frozenset()) -> str:
+        head = ""
+        if self.header:
+            cells = "".join(
+                f"<th width='{w}%' class='{'num' if num else ''}'>{escape(t)}</th>"
+                for t, w, num in self.columns
+            )
+            head = f"<thead><tr>{cells}</tr></thead>"
+        border = "border='0' style='margin-top: 5px; border-collapse: collapse;"
+        opening = (
+            f"<table width='100%' cellspacing='0' cellpadding='2.5' {border} font-size: {self.font_pt}pt;"
+        )
+        first_break = " page-break-before: always;" if f"{self.id}:0" in splits else ""
+        out = [f"{opening}{first_break}'>{head}"]
+        for i, row in enumerate(self.rows):
+            anchor = f"{self.id}:{i}"
+            if anchor in splits and i:
+                out.append(f"</table>{opening} page-break-before: always;'>{head}")
+            cls = " class='best'" if i < len(self.highlight) and self.highlight[i] else ""
+            cells = []
+            for j, (cell, (_, width, num)) in enumerate(zip(row, self.columns, strict=True)):
+                mark = f"<a name='{anchor}'></a>" if j == 0 else ""
+                size = "" if self.header else f" width='{width}%'"
+                rule = " style='border-bottom: 0.6px solid #c7d3df;'" if self.header else ""
+                cells.append(f"<td{size}{rule} class='{'num' if num else ''}'>{mark}{cell}</td>")
+            out.append(f"<tr{cls}>{''.join(cells)}</tr>")
+        out.append("</table>")
+        return "".join(out)
+
+
+@dataclass
+class Heading:
+    """A heading that pdf.py may move to a new page (to keep it with what follows)."""
+
+    id: str
+    level: int
+    text: str
+    new_page: bool = False
+
+    def html(self, breaks: frozenset[str] = frozenset()) -> str:
+        style = " style='page-break-before: always;'" if self.new_page or self.id in breaks else ""
+        return f"<h{self.level}{style}><a name='{self.id}'></a>{escape(self.text)}</h{self.level}>"
+
+
+@dataclass
+class ReportDocument:
+    """Rich text in parts (strings and splittable tables) plus the images it refers to ("chart:NAME")."""
+
+    parts: list[str | Table | Heading] = field(default_factory=list)
+    images: dict[str, QImage] = field(default_factory=dict)
+
+    def add(self, part: str | Table | Heading) -> None:
+        self.parts.append(part)
+
+    def heading(self, level: int, text: str, new_page: bool = False) -> None:
+        self.parts.append(Heading(f"h{len(self.parts)}", level, text, new_page))
+
+    def table(self, columns, rows, font_pt: float = 8.0, highlight=(), header: bool = True) -> None:
+        self.parts.append(
+            Table(
+                f"t{len(self.parts)}",
+                list(columns),
+                [list(r) for r in rows],
+                font_pt,
+                list(highlight),
+                header,
+            )
+        )
+
+    def kv(self, rows: Sequence[tuple[str, str]], first_width: int = 28, font_pt: float = 9.0) -> None:
+        """A borderless two-column table of label and value."""
+        self.table(
+            [("", first_width, False), ("", 100 - first_width, False)],
+            [[f"<b>{escape(k)}</b>", escape(v)] for k, v in rows],
+            font_pt,
+            header=False,
+        )
+
+    def break_for(self, anchor: str) -> str:
+        """Where to break the page to move `anchor` down: a table's first row takes its heading along.
+
+        A table that must start on the next page brings the heading (and one line of introduction)
+        just above it, so they are not left alone at the bottom of the page.
+        """
+        table_id, _, row = anchor.partition(":")
+        if row != "0":
+            return anchor
+        index = next((i for i, p in enumerate(self.parts) if isinstance(p, Table) and p.id == table_id), None)
+        if index is None:
+            return anchor
+        for back in (1, 2):
+            before = self.parts[index - back] if index - back >= 0 else None
+            if isinstance(before, Heading):
+                return before.id
+            if not isinstance(before, str) or "<img" in before:
+                break
+        return anchor
+
+    def html(self, breaks: frozenset[str] = frozenset()) -> str:
+        """The rich text, with a page break before each heading or table row named in `breaks`."""
+        body = "".join(p if isinstance(p, str) else p.html(breaks) for p in self.parts)
+        return f"<html><head><style>{STYLE}</style></head><body>{body}</body></html>"
+
+
+def app_version() -> str:
+    try:
+        return importlib.metadata.version("gpu-advisor")
+    except importlib.metadata.PackageNotFoundError:
+        return "development version"
+
+
+def _image(doc: ReportDocument, name: str, image: QImage | None, dpi: int) -> str:
+    if image is None:
+        return ""
+    doc.images[name] = image
+    w = image.width() / dpi * 72 * CSS_PX_PER_PT
+    h = image.height() / dpi * 72 * CSS_PX_PER_PT
+    return (
+        f"<p align='center' style='margin-top: 10px; margin-bottom: 6px;'>"
+        f"<img src='chart:{name}' width='{w:.0f}' height='{h:.0f}'></p>"
+    )
+
+
+def build_document(
+    plan: Plan,
+    results: Sequence[AttachedResults] = (),
+    width_pt: float = 480,
+    dpi: int = charts.PRINT_DPI,
+    now: dt.datetime | None = None,
+    step: Callable[[str], None] = lambda _: None,
+) -> ReportDocument:
+    """The whole report for a body `width_pt` points wide; charts rendered at `dpi`."""
+    doc = ReportDocument()
+    summary = build_summary(plan)
+    now = now or dt.datetime.now().astimezone()
+    _page_one(doc, plan, summary, results, now, width_pt, dpi, step)
+    doc.heading(2, "Inputs", new_page=True)
+    doc.kv(content.input_rows(plan), 32)
+    step("memory chart")
+    _memory(doc, plan, width_pt, dpi)
+    doc.heading(2, "Options")
+    doc.add(
+        "<p>Every GPU the planner considered, best first: the smallest layout that fits and meets the "
+        "target. Fits: yes; slow = fits but misses the target; no = does not fit. "
+        f"Rent per month at {plan.request.hours_per_month:g} h; Buy = the GPUs plus "
+        f"{plan.request.assumptions.server_overhead:.0%} for the rest of the server.</p>"
+    )
+    _options_table(doc, plan)
+    _speed(doc, plan)
+    _cost(doc, plan, summary)
+    _working(doc, plan)
+    for i, att in enumerate(results):
+        step(f"benchmark {att.name}")
+        _results(doc, att, i, width_pt, dpi)
+    return doc
+
+
+def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
+    doc.add("<p class='kicker'>GPU RECOMMENDATION</p>")
+    doc.heading(1, summary.title)
+    doc.add(
+        f"<p class='muted'>{escape(summary.subtitle)}<br>"
+        f"Prepared {now:%d %B %Y, %H:%M} by GPU Advisor {escape(app_version())}</p>"
+    )
+    doc.heading(2, "Executive summary")
+    doc.add(f"<p class='headline'>{escape(summary.headline)}</p>")
+    doc.add(f"<p class='lead'>{escape(summary.reason)}</p>")
+    doc.kv(summary.facts, 24)
+    for att in results:
+        comp = res.comparison_rows(att)
+        if comp:
+            first = comp[0]
+            doc.add(
+                f"<p>Benchmark attached ({escape(att.name)}, {escape(att.device)}): {escape(first['workload'])} "
+                f"measured {escape(first['step_measured'])} per step against {escape(first['step_predicted'])} "
+                f"predicted ({escape(first['step_error'])}).</p>"
+            )
+    if plan.best is not None:
+        step("cost chart")
+        doc.add(_image(doc, "cost", charts.cost_chart_image(plan, None, width_pt, dpi), dpi))
+        _runners_up(doc, plan)
+    else:
+        if plan.suggestions:
+            doc.heading(3, "What would make it fit")
+            doc.add(f"<ul>{''.join(f'<li>{escape(s)}</li>' for s in plan.suggestions)}</ul>")
+        step("memory chart")
+        doc.add(_image(doc, "memory-summary", charts.memory_chart_image(plan, width_pt, dpi), dpi))
+    if plan.warnings:
+        n = len(plan.warnings)
+        doc.add(
+            f"<p class='muted small'>{n} note{'s' if n != 1 else ''} from the planner "
+            f"{'are' if n != 1 else 'is'} listed under \u201cHow the numbers were computed\u201d.</p>"
+        )
+
+
+def _runners_up(doc: ReportDocument, plan: Plan, limit: int = 3) -> None:
+    """The next best options that fit, for a reader who cannot buy the first choice."""
+    others = [o for o in plan.options if o.fits and o.meets_target and o is not plan.best][:limit]
+    if not others:
+        return
+    doc.heading(3, "Next best options")
+    rows = []
+    for option in others:
+        row = content.option_row(plan, option)
+        rows.append(
+            [
+                escape(f"{option.count} x {option.gpu}"),
+                escape(speed_text(plan, option).split(";")[0]),
+                escape(row["rent_month"]),
+                escape(row["purchase"]),
+            ]
+        )
+    doc.table(
+        [("GPUs", 32, False), ("Speed", 42, False), ("Rent per month", 14, True), ("Buy", 12, True)], rows, 8
+    )
+
+
+def _memory(doc: ReportDocument, plan: Plan, width_pt: float, dpi: int) -> None:
+    doc.heading(2, "Memory")
+    doc.add(
+        "<p>Each option's memory per GPU after the planner's sharding, by component; the black mark is "
+        "the GPU's memory (red where the footprint does not fit).</p>"
+    )
+    doc.add(_image(doc, "memory", charts.memory_chart_image(plan, width_pt, dpi), dpi))
+    doc.heading(3, "One device, no sharding")
+    doc.table(
+        [("Component", 20, False), ("Size", 13, True), ("How it was computed", 67, False)],
+        [
+            [f"<b>{escape(c)}</b>" if c == "Total" else escape(c), escape(v), escape(f)]
+            for c, v, f in content.memory_rows(plan)
+        ],
+        7.5,
+    )
+    for note in plan.memory_notes:
+        doc.add(f"<p class='small muted'>{escape(note)}</p>")
+
+
+def _options_table(doc: ReportDocument, plan: Plan) -> None:
+    training = plan.request.task.is_training
+    speed_heads = (
+        [("Step time", 8), ("Tokens/s", 8), ("Time to train", 9)]
+        if training
+        else [("First token", 8), ("Tok/s per user", 8), ("Tok/s total", 9)]
+    )
+    speed_keys = (
+        ["step_time", "tokens_per_s", "time_to_train"] if training else ["prefill", "per_user", "aggregate"]
+    )
+    columns = [("GPU", 20, False), ("GPUs", 5, True), ("Fits", 5, False), ("Memory per GPU", 10, True)]
+    columns += [(h, w, True) for h, w in speed_heads]
+    columns += [("Bound", 8, False), ("Rent per month", 9, True), ("Buy", 9, True), ("Break-even", 9, True)]
+    rows = []
+    for option in plan.options:
+        row = content.option_row(plan, option)
+        gpu = (
+            f"<b>{escape(row['gpu'])}</b><br><span style='color:#616e7c;'>{escape(row['tier'])}"
+            f" · {escape(row['layout'])}</span>"
+        )
+        mem = f"{escape(row['per_gpu'])}<br><span style='color:#616e7c;'>of {escape(row['capacity'])}</span>"
+        cells = [gpu, escape(row["count"]), escape(row["fits"]), mem]
+        cells += [escape(row[k]) for k in speed_keys]
+        cells += [
+            escape(row["bound"]),
+            escape(row["rent_month"]),
+            escape(row["purchase"]),
+            escape(row["breakeven"]),
+        ]
+        rows.append(cells)
+    if not rows:
+        doc.add("<p>No GPU in the catalogue could be sized for this job.</p>")
+        return
+    doc.table(columns, rows, 7, [o is plan.best for o in plan.options])
+
+
+def _speed(doc: ReportDocument, plan: Plan) -> None:
+    doc.heading(2, "Speed")
+    doc.kv(content.compute_rows(plan), 32)
+    speed_rows = content.speed_rows(plan)
+    if speed_rows:
+        doc.heading(3, "The cheapest options that fit")
+        doc.table(
+            [("GPUs", 27, False), ("Expected speed", 63, False), ("Bound by", 10, False)],
+            [[escape(a), escape(b), escape(c)] for a, b, c in speed_rows],
+            8,
+            [i == 0 and plan.best is not None for i in range(len(speed_rows))],
+        )
+
+
+def _cost(doc: ReportDocument, plan: Plan, summary: Summary) -> None:
+    doc.heading(2, "Cost: rent or buy")
+    cost = summary.cost
+    if cost is None:
+        doc.add("<p>No option fits, so there is nothing to price.</p>")
+        return
+    doc.add(f"<p>For {escape(summary.headline.split(': ', 1)[-1])}; the chart is on page 1.</p>")
+    none = "no price in the catalogue"
+    rows = [
+        (
+            "Rent",
+            none
+            if cost.rent_usd_per_hour is None
+            else f"{format_usd(cost.rent_usd_per_hour)} per hour, {format_usd(cost.rent_usd_per_month)} per month",
+        ),
+        ("Buy", none if cost.purchase_usd is None else f"{format_usd(cost.purchase_usd)} up front"),
+    ]
+    if cost.purchase_usd is not None:
+        rows += [
+            ("Electricity (owned)", f"{format_usd(cost.electricity_usd_per_month)} per month"),
+            (
+                "Break-even",
+                "never" if cost.breakeven_months is None else f"{cost.breakeven_months:.1f} months",
+            ),
+        ]
+    if cost.rent_total_usd is not None:
+        rows.append((f"Rent for {cost.horizon_months} months", format_usd(cost.rent_total_usd)))
+    if cost.buy_total_usd is not None:
+        rows.append((f"Buy and run for {cost.horizon_months} months", format_usd(cost.buy_total_usd)))
+    if cost.job_rent_usd is not None:
+        rows.append(("This training job, rented", format_usd(cost.job_rent_usd)))
+    doc.kv(rows, 32)
+    doc.add(f"<p class='advice'>{escape(cost.advice)}</p>")
+
+
+def _working(doc: ReportDocument, plan: Plan) -> None:
+    doc.heading(2, "How the numbers were computed")
+    formulas = content.formula_rows(plan)
+    if formulas:
+        doc.heading(3, "Formulas for the recommended option")
+        doc.kv(formulas, 16, 8)
+    doc.heading(3, "Assumptions")
+    doc.table(
+        [("Constant", 31, False), ("Value", 15, False), ("Meaning and source", 54, False)],
+        [[escape(k), escape(v), escape(m)] for k, v, m in content.assumption_rows(plan)],
+        7.5,
+    )
+    sources = content.source_rows(plan)
+    if sources:
+        doc.heading(3, "Catalogue sources for the recommended GPU")
+        doc.kv(sources, 16, 7.5)
+    if plan.warnings or plan.suggestions:
+        doc.heading(3, "Notes from the planner")
+        items = [f"<li>{escape(w)}</li>" for w in plan.warnings]
+        items += [f"<li>Suggestion: {escape(s)}</li>" for s in plan.suggestions]
+        doc.add(f"<ul class='small'>{''.join(items)}</ul>")
+
+
+def _results(doc: ReportDocument, att: AttachedResults, index: int, width_pt: float, dpi: int) -> None:
+    doc.heading(2, f"Benchmark: {att.name}", new_page=True)
+    doc.heading(3, "Machine")
+    doc.kv(res.machine_rows(att), 24)
+    doc.heading(3, "Results")
+    keys = ["workload", "status", "time", "numbers"]
+    doc.table(
+        [
+            ("Workload", 26, False),
+            ("Status", 12, False),
+            ("Median time (p10 to p90)", 24, True),
+            ("Key numbers", 38, False),
+        ],
+        [[escape(r[k]) for k in keys] for r in res.result_rows(att)],
+        7.5,
+    )
+    comp = res.comparison_rows(att)
+    if comp:
+        doc.heading(3, "Measured against predicted")
+        keys = [
+            "workload",
+            "status",
+            "step_measured",
+            "step_predicted",
+            "step_error",
+            "mem_measured",
+            "mem_predicted",
+            "mem_error",
+        ]
+        doc.table(
+            [
+                ("Workload", 30, False),
+                ("Status", 12, False),
+                ("Step measured", 11, True),
+                ("Step predicted", 11, True),
+                ("Error", 6, True),
+                ("Peak memory measured", 12, True),
+                ("Peak memory predicted", 12, True),
+                ("Error", 6, True),
+            ],
+            [[escape(r[k]) for k in keys] for r in comp],
+            7.5,
+        )
+        doc.add("<p class='small muted'>Error = (predicted - measured) / measured.</p>")
+    diagnosis = res.diagnosis_lines(att)
+    if diagnosis:
+        doc.heading(3, "Diagnosis")
+        doc.table(
+            [("Workload", 26, False), ("Finding", 42, False), ("What to do", 32, False)],
+            [[escape(w), escape(t), escape(f)] for w, t, f in diagnosis],
+            7.5,
+        )
+    image = charts.telemetry_chart_image(att, width_pt, dpi)
+    if image is not None:
+        doc.heading(3, "Telemetry")
+        doc.add(_image(doc, f"telemetry-{index}", image, dpi))
+    else:
+        doc.add("<p class='muted'>No telemetry samples in this file.</p>")
+    peak = max((s.host.ram_used_bytes or 0 for s in att.samples), default=0)
+    if peak:
+        doc.add(f"<p class='small muted'>Host RAM in use peaked at {escape(format_bytes(peak, 'GiB'))}.</p>")

@@ -1,0 +1,239 @@
+"""The PDF recommendation: QTextDocument laid out page by page into a QPdfWriter, with a footer.
+
+QTextDocument has no footer, so each page is drawn here: the document's slice for that page through
+a clip rectangle, then "Page N of M" below it. Headings are kept with what follows them by moving a
+heading that would end a page to the next one. The file is written atomically: a failure leaves no
+partial file and keeps an existing one intact.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QMarginsF, QRectF, QSizeF, Qt, QUrl
+from PySide6.QtGui import (
+    QFont,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QPdfWriter,
+    QTextDocument,
+    QTextTable,
+)
+
+from gpu_advisor.core.files import write_atomic
+from gpu_advisor.core.result import Plan
+from gpu_advisor.report.chartkit import INK, MUTED, PRINT_DPI
+from gpu_advisor.report.document import ReportDocument, build_document
+from gpu_advisor.report.qtapp import ensure_gui_app, report_font_family
+from gpu_advisor.report.results import AttachedResults
+from gpu_advisor.report.summary import plan_title
+
+PAGE_SIZES = {"A4": QPageSize.PageSizeId.A4, "Letter": QPageSize.PageSizeId.Letter}
+MARGINS_MM = QMarginsF(18, 16, 18, 20)  # left, top, right, bottom; the footer sits in the bottom one
+FOOTER_GAP_MM = 6
+BODY_FONT_PT = 9.0
+# A heading with less than this much of its page left moves to the next page with its content.
+KEEP_WITH_NEXT_PT = 60.0
+MAX_PAGE_BREAKS = 400  # a bound, not a target: a few per page at most
+
+Progress = Callable[[int, str], None]
+
+
+def write_pdf(
+    plan: Plan,
+    path: str | Path,
+    results: Sequence[AttachedResults] = (),
+    page_size: str = "A4",
+    progress: Progress | None = None,
+) -> int:
+    """Write the PDF report of `plan` (and any attached benchmark results) to `path`; return the page count.
+
+    `page_size` is "A4" or "Letter". `progress(percent, step)` is called as the work advances; an
+    exception raised from it cancels the export and leaves `path` as it was. Needs a QGuiApplication
+    (one is created, offscreen, when none exists and this is the main thread). Raises OSError with
+    the target path when it cannot be written.
+    """
+    if page_size not in PAGE_SIZES:
+        raise ValueError(f"page_size: expected one of {', '.join(PAGE_SIZES)}, got {page_size!r}")
+    path = Path(path)
+    _check_writable(path)
+    report = progress or (lambda _pct, _step: None)
+    report(0, "preparing")
+    ensure_gui_app()
+    pages: list[int] = []
+    try:
+        write_atomic(path, lambda tmp: pages.append(_render(plan, tmp, results, page_size, report)))
+    except OSError as exc:
+        if exc.filename and str(exc.filename) != str(path):
+            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
+        raise
+    report(100, "done")
+    return pages[0]
+
+
+def _check_writable(path: Path) -> None:
+    """Fail early, naming the file, for the common cases: no folder, a read-only folder, a folder."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise OSError(errno.ENOENT, "the folder does not exist", str(path))
+    if path.is_dir():
+        raise OSError(errno.EISDIR, "this is a folder, not a file", str(path))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OSError(errno.EACCES, "the folder is not writable", str(path))
+    if path.exists() and not os.access(path, os.W_OK):
+        raise OSError(errno.EACCES, "the file is read-only", str(path))
+
+
+def _render(
+    plan: Plan, target: Path, results: Sequence[AttachedResults], page_size: str, report: Progress
+) -> int:
+    writer = QPdfWriter(str(target))
+    writer.setTitle(f"GPU recommendation: {plan_title(plan)}")
+    writer.setCreator("GPU Advisor")
+    writer.setResolution(PRINT_DPI)
+    writer.setPageLayout(
+        QPageLayout(
+            QPageSize(PAGE_SIZES[page_size]),
+            QPageLayout.Orientation.Portrait,
+            MARGINS_MM,
+            QPageLayout.Unit.Millimeter,
+        )
+    )
+    dpi = writer.resolution()
+    body = writer.pageLayout().paintRectPixels(dpi)  # inside the margins, in device dots
+    width_pt = body.width() * 72 / dpi
+    content = build_document(plan, results, width_pt, PRINT_DPI, step=lambda s: report(15, s))
+    report(40, "layout")
+    doc = QTextDocument()
+    doc.documentLayout().setPaintDevice(writer)
+    body_font = QFont(report_font_family())
+    body_font.setPointSizeF(BODY_FONT_PT)
+    # No "fi"/"fl" ligatures: text copied or extracted from the PDF then reads as typed.
+    body_font.setFeature(QFont.Tag("liga"), 0)
+    doc.setDefaultFont(body_font)
+    doc.setDocumentMargin(0)
+    for name, image in content.images.items():
+        doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"chart:{name}"), image)
+    page_h = float(body.height())
+    _paginate(doc, content, QSizeF(body.width(), page_h), KEEP_WITH_NEXT_PT * dpi / 72)
+    total = doc.pageCount()
+    painter = QPainter()
+    if not painter.begin(writer):
+        raise OSError(errno.EIO, "Qt could not open the PDF for writing", str(target))
+    # Charts go in losslessly (Flate, not JPEG): lines and text stay sharp.
+    painter.setRenderHint(QPainter.RenderHint.LosslessImageRendering)
+    try:
+        footer_font = QFont(report_font_family())
+        footer_font.setPointSizeF(7.5)
+        footer_y = body.bottom() + FOOTER_GAP_MM / 25.4 * dpi
+        footer = QRectF(0, footer_y, body.width(), 12 / 72 * dpi)
+        title = plan_title(plan)
+        for page in range(total):
+            if page:
+                writer.newPage()
+            report(45 + 55 * page // total, f"page {page + 1} of {total}")
+            painter.save()
+            painter.translate(0, -page * page_h)
+            doc.drawContents(painter, QRectF(0, page * page_h, body.width(), page_h))
+            painter.restore()
+            painter.setFont(footer_font)
+            painter.setPen(MUTED)
+            painter.drawText(
+                footer, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, f"GPU Advisor · {title}"
+            )
+            painter.setPen(INK)
+            painter.drawText(
+                footer,
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                f"Page {page + 1} of {total}",
+            )
+    finally:
+        painter.end()
+    return total
+
+
+def _paginate(doc: QTextDocument, content: ReportDocument, page: QSizeF, keep: float) -> None:
+    """Lay the report out so that no table row straddles two pages and no heading ends a page.
+
+    QTextDocument moves a table row to the next page only when none of its cells has a line that
+    fits; otherwise the row is cut in two. And it has no "keep with next" for headings. So: lay out,
+    find the topmost problem, put a page break before that row (a new table, header repeated) or
+    heading, and lay out again from fresh HTML, until there is none. Fixes only push content
+    down, so each round settles everything above the fix.
+    """
+    breaks: set[str] = set()
+    for _ in range(MAX_PAGE_BREAKS):
+        doc.setHtml(content.html(frozenset(breaks)))
+        doc.setPageSize(page)
+        problems = [
+            p
+            for p in (
+                _first_lonely_heading(doc, page.height(), keep),
+                _first_straddling_row(doc, page.height()),
+            )
+            if p is not None and content.break_for(p[1]) not in breaks
+        ]
+        if not problems:
+            return
+        breaks.add(content.break_for(min(problems)[1]))
+
+
+def _first_lonely_heading(doc: QTextDocument, page_h: float, keep: float) -> tuple[float, str] | None:
+    """(top, anchor) of the first heading parted from what follows it.
+
+    Parted: the first line after it (text, a table row, a chart) starts on a later page, or less
+    than `keep` of the page is left below the heading.
+    """
+    layout = doc.documentLayout()
+    block = doc.begin()
+    while block.isValid():
+        if block.blockFormat().headingLevel():
+            rect = layout.blockBoundingRect(block)
+            page = int(rect.top() // page_h)
+            anchor = _anchor(block)
+            nxt = block.next()
+            next_top = rect.bottom()
+            if nxt.isValid() and nxt.layout().lineCount():
+                next_top = layout.blockBoundingRect(nxt).top() + nxt.layout().lineAt(0).y()
+            parted = int(next_top // page_h) > page or (page + 1) * page_h - rect.bottom() < keep
+            if anchor and rect.top() % page_h >= 1 and parted:
+                return rect.top(), anchor
+        block = block.next()
+    return None
+
+
+def _first_straddling_row(doc: QTextDocument, page_h: float) -> tuple[float, str] | None:
+    """(top, anchor) of the topmost table row cut by a page boundary (anchors: see document.Table)."""
+    layout = doc.documentLayout()
+    for frame in doc.rootFrame().childFrames():
+        if not isinstance(frame, QTextTable):
+            continue
+        for r in range(frame.format().headerRowCount(), frame.rows()):
+            top, bottom, anchor = float("inf"), float("-inf"), None
+            for c in range(frame.columns()):
+                cell = frame.cellAt(r, c)
+                block = doc.findBlock(cell.firstPosition())
+                last = doc.findBlock(cell.lastPosition())
+                top = min(top, layout.blockBoundingRect(block).top())
+                bottom = max(bottom, layout.blockBoundingRect(last).bottom())
+                if c == 0:
+                    anchor = _anchor(block)
+            if anchor is None or bottom - top > page_h / 2:
+                continue
+            if int(top // page_h) != int((bottom - 1) // page_h):
+                return top, anchor
+    return None
+
+
+def _anchor(block) -> str | None:
+    it = block.begin()
+    while not it.atEnd():
+        names = it.fragment().charFormat().anchorNames()
+        if names:
+            return names[0]
+        it += 1
+    return None

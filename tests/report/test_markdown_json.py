@@ -1,0 +1,91 @@
+"""Markdown and JSON reports carry the same answer as the PDF, and are written atomically."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpu_advisor.core.units import format_usd
+from gpu_advisor.report.json_report import REPORT_SCHEMA, render_json, write_json_report
+from gpu_advisor.report.markdown import render_markdown, write_markdown
+from gpu_advisor.report.results import results_from_dict
+from tests.report.samples import bench_results, inference_plan, no_fit_plan, training_plan
+
+
+@pytest.fixture(scope="module")
+def inference():
+    return inference_plan()
+
+
+def test_markdown_summary_options_and_assumptions(inference):
+    best = inference.best
+    text = render_markdown(inference)
+    assert text.startswith("# GPU recommendation: Llama 3 70B inference, bf16\n")
+    assert f"**{best.tier.label} tier: {best.count} x {best.gpu}**" in text
+    assert f"| Monthly cost (rent) | {format_usd(best.cloud_usd_per_month)} per month" in text
+    options = text.split("## Options")[1].split("## Speed")[0]
+    rows = [line for line in options.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == len(inference.options) + 1  # + header
+    assert "| mfu | 0.4 |" in text
+    assert "| kv_cache" not in text  # components are labelled for people
+    assert "| KV cache | 8.1 GB |" in text
+
+
+def test_markdown_training_has_cumulative_costs():
+    plan = training_plan()
+    text = render_markdown(plan)
+    assert "| 36 | " + format_usd(plan.best.cloud_usd_per_month * 36) in text
+    assert f"{format_usd(plan.best.job_cloud_usd)} to rent this job" in text
+
+
+def test_markdown_no_fit_lists_suggestions():
+    plan = no_fit_plan()
+    text = render_markdown(plan)
+    assert "**No recommendation: nothing fits in memory**" in text
+    assert f"- {plan.suggestions[0]}" in text
+    assert "No option fits, so there is nothing to price." in text
+
+
+def test_markdown_with_results_and_escaped_pipes(inference):
+    data = bench_results(gpu=False)
+    data["results"][0]["name"] = "train a|b"
+    text = render_markdown(inference, [results_from_dict(data, "cpu.json")])
+    assert "## Benchmark: cpu.json" in text
+    assert "train a\\|b" in text
+    assert "| GPU | No NVIDIA GPU: CPU mode (no driver) |" in text
+
+
+def test_json_report_holds_the_plan_summary_and_results(inference):
+    data = bench_results(gpu=True)
+    report = render_json(inference, [results_from_dict(data, "gpu.json")])
+    assert report["schema"] == REPORT_SCHEMA
+    assert report["plan"] == json.loads(json.dumps(inference.to_json_dict()))
+    summary = report["summary"]
+    best = inference.best
+    assert (summary["gpu"], summary["count"], summary["tier"]) == (best.gpu, best.count, best.tier.label)
+    assert summary["cost"]["rent_usd_per_month"] == best.cloud_usd_per_month
+    assert summary["cost"]["rent_total_usd"] == pytest.approx(best.cloud_usd_per_month * 36)
+    assert report["results"][0]["file"] == "gpu.json"
+    assert report["results"][0]["results"] == data["results"]
+    json.dumps(report, allow_nan=False)  # valid JSON
+
+
+def test_writers_replace_files_whole(tmp_path, inference, monkeypatch):
+    md, js = tmp_path / "r.md", tmp_path / "r.json"
+    write_markdown(inference, md)
+    write_json_report(inference, js)
+    assert md.read_text().startswith("# GPU recommendation")
+    assert json.loads(js.read_text())["schema"] == REPORT_SCHEMA
+
+    from gpu_advisor.report import markdown
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("render failed")
+
+    monkeypatch.setattr(markdown, "render_markdown", broken)
+    before = md.read_bytes()
+    with pytest.raises(RuntimeError):
+        write_markdown(inference, md)
+    assert md.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.md"]

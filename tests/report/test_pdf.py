@@ -1,0 +1,211 @@
+"""The PDF report: its content matches the plan, its pages are sane, and writing it is atomic."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+
+import pytest
+from pypdf import PdfReader
+
+from gpu_advisor.cli import run_cli
+from gpu_advisor.core.units import format_usd
+from gpu_advisor.report import pdf as pdf_module
+from gpu_advisor.report.pdf import write_pdf
+from gpu_advisor.report.results import load_results
+from tests.report.conftest import pdf_text, squash
+from tests.report.samples import bench_results, buy_plan, inference_plan, no_fit_plan, training_plan
+
+
+@pytest.fixture(scope="module")
+def inference():
+    return inference_plan()
+
+
+def test_cli_plan_writes_a_pdf_naming_the_answer(tmp_path, capsys):
+    path = tmp_path / "plan.pdf"
+    code = run_cli(
+        [
+            "plan",
+            "--model",
+            "llama-3-70b",
+            "--users",
+            "32",
+            "--tokens-per-s",
+            "20",
+            "--pdf",
+            str(path),
+            "--json",
+        ]
+    )
+    assert code == 0
+    printed = json.loads(capsys.readouterr().out)
+    rec = printed["recommendation"]
+    best = next(o for o in printed["options"] if o["gpu_id"] == rec["gpu_id"])
+    pages = pdf_text(path)
+    first = pages[0]
+    assert squash("Enterprise data center tier") in first
+    assert squash(f"{rec['count']} x {rec['gpu']}") in first
+    assert squash(format_usd(best["cloud_usd_per_month"])) in first
+    assert squash(f"{format_usd(best['cloud_usd_per_month'] * 36)} to rent for 36 months") in first
+    assert 3 <= len(pages) <= 10
+
+
+def test_write_pdf_summary_footer_fonts_and_page_size(tmp_path, inference):
+    best = inference.best
+    path = tmp_path / "r.pdf"
+    pages = write_pdf(inference, path, page_size="Letter")
+    reader = PdfReader(str(path))
+    assert len(reader.pages) == pages
+    text = pdf_text(path)
+    assert squash(f"{best.tier.label} tier: {best.count} x {best.gpu}") in text[0]
+    for number, page in enumerate(text, start=1):
+        assert f"Page{number}of{pages}" in page
+    # Letter is 8.5 x 11 inches (612 x 792 points)
+    box = reader.pages[0].mediabox
+    assert (round(box.width), round(box.height)) == (612, 792)
+    # every font is embedded (a FontFile in each descendant font's descriptor)
+    for font in reader.pages[0]["/Resources"]["/Font"].values():
+        descriptor = font.get_object()["/DescendantFonts"][0].get_object()["/FontDescriptor"]
+        assert "/FontFile2" in descriptor or "/FontFile" in descriptor or "/FontFile3" in descriptor
+    assert reader.metadata.title.endswith("Llama 3 70B inference, bf16")
+
+
+def test_training_pdf_states_the_job_cost_and_options(tmp_path):
+    plan = training_plan()
+    best = plan.best
+    path = tmp_path / "train.pdf"
+    write_pdf(plan, path)
+    text = "".join(pdf_text(path))
+    assert squash(f"{format_usd(best.job_cloud_usd)} to rent this job") in text
+    # every option the planner considered is in the options table
+    for option in plan.options:
+        assert squash(option.gpu) in text
+
+
+def test_buy_plan_marks_break_even(tmp_path):
+    plan = buy_plan()
+    best = plan.best
+    path = tmp_path / "buy.pdf"
+    write_pdf(plan, path)
+    first = pdf_text(path)[0]
+    assert squash(f"{best.breakeven_months:.1f} months") in first
+    assert squash(format_usd(best.purchase_usd)) in first
+    assert squash("Buy if the GPUs stay busy") in first
+
+
+def test_no_fit_plan_says_so_on_page_one(tmp_path):
+    plan = no_fit_plan()
+    path = tmp_path / "nofit.pdf"
+    write_pdf(plan, path)
+    first = pdf_text(path)[0]
+    assert squash("No recommendation: nothing fits in memory") in first
+    assert squash(plan.suggestions[0]) in first
+
+
+def test_attached_results_show_machine_comparison_and_telemetry(tmp_path, inference):
+    results_file = tmp_path / "gpu.json"
+    results_file.write_text(json.dumps(bench_results(gpu=True)))
+    path = tmp_path / "with-results.pdf"
+    write_pdf(inference, path, [load_results(results_file)])
+    text = "".join(pdf_text(path))
+    for expected in (
+        "Benchmark: gpu.json",
+        "AMD EPYC 7B13",
+        "driver 550.54.15",
+        "Measured against predicted",
+        "198.7 ms",
+        "181.0 ms",
+        "-9%",
+        "Compute-bound",
+        "Telemetry",
+    ):
+        assert squash(expected) in text
+    images = sum(len(page.images) for page in PdfReader(str(path)).pages)
+    assert images == 3  # cost, memory, telemetry
+
+
+def test_failure_mid_write_leaves_the_existing_file_and_no_temporary(tmp_path, inference):
+    path = tmp_path / "report.pdf"
+    path.write_bytes(b"the previous report")
+
+    def cancel(percent, step):
+        if step.startswith("page 2"):
+            raise RuntimeError("cancelled")
+
+    with pytest.raises(RuntimeError, match="cancelled"):
+        write_pdf(inference, path, progress=cancel)
+    assert path.read_bytes() == b"the previous report"
+    assert os.listdir(tmp_path) == ["report.pdf"]
+
+
+def test_failure_while_drawing_charts_leaves_no_file(tmp_path, inference, monkeypatch):
+    from gpu_advisor.report import charts
+
+    def broken(*args, **kwargs):
+        raise ValueError("chart failed")
+
+    monkeypatch.setattr(charts, "memory_chart_image", broken)
+    path = tmp_path / "new.pdf"
+    with pytest.raises(ValueError, match="chart failed"):
+        write_pdf(inference, path)
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("where", ["missing-folder", "folder"])
+def test_unwritable_path_raises_oserror_naming_the_file(tmp_path, inference, where):
+    path = tmp_path / "no-such-folder" / "r.pdf" if where == "missing-folder" else tmp_path
+    with pytest.raises(OSError) as info:
+        write_pdf(inference, path)
+    assert info.value.filename == str(path)
+    assert str(path) in str(info.value)
+
+
+def test_cli_unwritable_pdf_is_one_line_and_exit_2(tmp_path, capsys):
+    target = tmp_path / "missing" / "r.pdf"
+    code = run_cli(["plan", "--model", "gpt2-small", "--pdf", str(target)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err == f"gpu-advisor plan: error: {target}: cannot write (the folder does not exist)"
+
+
+def test_progress_reaches_100_and_counts_pages(tmp_path, inference):
+    seen = []
+    pages = write_pdf(inference, tmp_path / "p.pdf", progress=lambda pct, step: seen.append((pct, step)))
+    percents = [p for p, _ in seen]
+    assert percents == sorted(percents) and percents[0] == 0 and percents[-1] == 100
+    assert f"page {pages} of {pages}" in [s for _, s in seen]
+
+
+def test_write_pdf_works_from_a_worker_thread(tmp_path, inference):
+    """The GUI exports on a worker thread; the application object lives on the main thread."""
+    errors, pages = [], []
+
+    def work():
+        try:
+            pages.append(write_pdf(inference, tmp_path / "thread.pdf"))
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join(timeout=60)
+    assert not errors
+    assert pages and (tmp_path / "thread.pdf").stat().st_size > 10_000
+
+
+def test_no_table_row_is_cut_by_a_page_break(tmp_path, inference, monkeypatch):
+    """The options table spans pages; every row must land whole on one page."""
+    found = []
+    original = pdf_module._first_straddling_row
+
+    def spy(doc, page_h):
+        result = original(doc, page_h)
+        found.append(result)
+        return result
+
+    monkeypatch.setattr(pdf_module, "_first_straddling_row", spy)
+    write_pdf(inference, tmp_path / "rows.pdf")
+    assert found[-1] is None  # the final layout has no straddling row
+    assert len(found) > 1  # and there was at least one to fix (the table is long)
