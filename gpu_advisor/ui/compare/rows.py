@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 CATALOGUE_PREFIX = "  catalogue"
+# Rows that describe the machine rather than measure it: in the table, not in the chart.
+NOT_CHARTED = ("catalogue", "RAM", "CPU cores")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +61,7 @@ def chart_series(rows: Sequence[tuple[str, ...]]) -> list[ChartSeries]:
     series: list[ChartSeries] = []
     for i, row in enumerate(rows):
         label = row[0]
-        if label.startswith(CATALOGUE_PREFIX) or not unit_of(label) or "error" in label:
+        if label.strip().startswith(NOT_CHARTED) or not unit_of(label) or "error" in label:
             continue
         measured = tuple(parse_cell(cell) for cell in row[1:])
         if all(v is None for v in measured):

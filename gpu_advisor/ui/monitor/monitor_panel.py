@@ -124,7 +124,9 @@ class MonitorPanel(QWidget):
     def _build_controls(self) -> QVBoxLayout:
         self.device_combo = QComboBox()
         self.device_combo.setAccessibleName("Device")
-        self.device_combo.setMinimumWidth(260)
+        for combo in (self.device_combo,):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(22)
         self.workload_combo = QComboBox()
         self.workload_combo.setAccessibleName("Workload")
         for key, label, description in WORKLOAD_CHOICES:
@@ -138,9 +140,9 @@ class MonitorPanel(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
-        self.progress.setMinimumWidth(160)
+        self.progress.setMinimumWidth(120)
         self.time_left = QLabel("")
-        self.time_left.setMinimumWidth(200)
+        self.time_left.setMinimumWidth(140)
         row = QHBoxLayout()
         device_label = QLabel("&Device:")
         device_label.setBuddy(self.device_combo)

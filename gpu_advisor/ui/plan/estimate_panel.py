@@ -28,7 +28,7 @@ class EstimatePanel(QFrame):
     def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setMinimumWidth(300)
+        self.setMinimumWidth(250)
         self.setMaximumWidth(360)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h3>Live estimate</h3>"))

@@ -61,7 +61,7 @@ class PlanWizard(QWidget):
 
         self.steps = QListWidget()
         self.steps.setAccessibleName("Plan steps")
-        self.steps.setFixedWidth(190)
+        self.steps.setFixedWidth(175)
         self.steps.setStyleSheet(
             "QListWidget::item { padding: 6px 4px; }"
         )  # spacing only: colours stay the system's

@@ -1,0 +1,64 @@
+"""The entry point: no-display message, headless self-test, startup without torch."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from gpu_advisor.app import NO_DISPLAY_MESSAGE, display_available, run_gui
+
+
+def test_no_display_prints_how_to_use_the_cli(monkeypatch, capsys):
+    for name in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert run_gui([]) == 2
+    err = capsys.readouterr().err
+    assert "gpu-advisor --help" in err and "gpu-advisor plan --model llama-3-8b" in err
+    assert err.strip() == NO_DISPLAY_MESSAGE.strip()
+
+
+def test_display_detection():
+    assert not display_available({}, "linux")
+    assert display_available({"DISPLAY": ":0"}, "linux")
+    assert display_available({"WAYLAND_DISPLAY": "wayland-0"}, "linux")
+    assert display_available({"QT_QPA_PLATFORM": "offscreen"}, "linux")
+    assert display_available({}, "darwin")
+
+
+STARTUP_CHECK = """
+import sys
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from gpu_advisor.ui.main_window import MainWindow
+window = MainWindow()
+window.show()
+app.processEvents()
+window.close()
+print("torch imported:", "torch" in sys.modules)
+"""
+
+
+def test_window_opens_without_importing_torch(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "GPU_ADVISOR_CONFIG_DIR": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-c", STARTUP_CHECK], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert "torch imported: False" in result.stdout
+
+
+def test_self_test_passes_headless(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
+    env["GPU_ADVISOR_CONFIG_DIR"] = str(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "gpu_advisor", "--self-test"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "self-test: ok" in result.stdout
+    assert "samples plotted" in result.stdout

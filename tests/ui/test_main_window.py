@@ -1,0 +1,106 @@
+"""The main window: plan files, exports, settings, the status bar."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QSettings
+
+from gpu_advisor.core.paths import config_dir
+from gpu_advisor.core.recommend import plan
+from gpu_advisor.core.result import PLAN_SCHEMA
+from gpu_advisor.ui.main_window import VIEW_PLAN, MainWindow
+from gpu_advisor.ui.plan.wizard import STEP_RESULT
+from gpu_advisor.ui.settings import SETTINGS_FILENAME, AppSettings, load_settings
+
+
+def test_status_bar_shows_the_hardware_and_cpu_mode(window, qtbot):
+    qtbot.waitUntil(lambda: "CPU mode" in window.hardware_label.text(), timeout=5000)
+    assert "Test CPU" in window.hardware_label.text()
+    assert "CPU mode — no NVIDIA GPU" in window.monitor.mode_banner.text()
+
+
+def test_save_then_open_reproduces_the_plan(window, tmp_path, dialogs):
+    window.form.set_model_source("preset", "llama-2-13b")
+    window.form.set_field("users", 8)
+    path = tmp_path / "plan.json"
+    assert window._write_plan(path)
+    data = json.loads(path.read_text())
+    assert data["schema"] == PLAN_SCHEMA and data == plan(window.form.request).to_json_dict()
+    assert not list(tmp_path.glob(".plan.json.*"))  # the temporary file was renamed, not left behind
+    window.form.set_model_source("preset", "gpt2-small")
+    assert window.open_plan(path)
+    assert window.form.request.model.name == "Llama 2 13B" and window.form.request.users == 8
+    assert window.wizard.step == STEP_RESULT and window.tabs.currentIndex() == VIEW_PLAN
+    assert window.wizard.traffic_page.users.text() == "8"
+    assert dialogs == []
+
+
+def test_corrupt_plan_gives_one_dialog_and_changes_nothing(window, tmp_path, dialogs, qtbot):
+    before = window.form.request
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"schema": "gpu-advisor/plan@1", "inputs": {"model": {"name": "x"}, "seq_len": -5}')
+    assert not window.open_plan(bad)
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(
+        json.dumps({"schema": PLAN_SCHEMA, "inputs": {**before.model_dump(mode="json"), "seq_len": -5}})
+    )
+    assert not window.open_plan(wrong)
+    assert [title for title, _ in dialogs] == ["Cannot open plan", "Cannot open plan"]
+    assert str(bad) in dialogs[0][1] and "not valid JSON" in dialogs[0][1]
+    assert "inputs.seq_len" in dialogs[1][1]
+    assert window.form.request == before
+    with qtbot.waitSignal(window.form.plan_ready, timeout=5000):
+        window.form.set_field("users", 3)  # the app keeps working
+
+
+def test_export_json_and_menu_states(window, tmp_path, dialogs):
+    window.form.plan_now()
+    window._plan_ready(None)
+    target = tmp_path / "out.json"
+    window.export("json", target)
+    assert json.loads(target.read_text())["schema"] == PLAN_SCHEMA
+    from gpu_advisor.ui import plan_files
+
+    assert window.export_markdown_action.isEnabled() == plan_files.markdown_available()
+    if not plan_files.pdf_unavailable_reason():
+        assert window.export_pdf_action.isEnabled()
+    else:
+        assert window.export_pdf_action.toolTip().startswith("PDF export is not available")
+    window.export("json", tmp_path / "missing-folder" / "x.json")
+    assert dialogs and dialogs[-1][0] == "Export failed" and "missing-folder" in dialogs[-1][1]
+
+
+def test_bad_settings_file_falls_back_to_defaults_with_a_message(qtbot, dialogs, backend):
+    path = config_dir() / SETTINGS_FILENAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"schema": "gpu-advisor/settings@1", "sample_interval_s": "fast"}')
+    win = MainWindow(backend=backend)
+    qtbot.addWidget(win)
+    assert win.settings == AppSettings()
+    assert "sample_interval_s" in win.startup_messages[0] and str(path) in win.startup_messages[0]
+    assert "sample_interval_s" in path.read_text()  # the bad file is left for the user to see
+    win.close()
+
+
+def test_settings_and_geometry_persist(qtbot, dialogs, backend):
+    win = MainWindow(backend=backend)
+    qtbot.addWidget(win)
+    win.show()
+    win.resize(700, 500)  # the offscreen screen is 800 x 600; the window's minimum size applies
+    saved = win.size()
+    win.tabs.setCurrentIndex(2)
+    win._store_settings(win.settings.model_copy(update={"default_electricity_usd_per_kwh": 0.42}))
+    win.close()
+    settings, message = load_settings()
+    assert message is None and settings.default_electricity_usd_per_kwh == 0.42
+    assert (
+        QSettings(str(config_dir() / "window.ini"), QSettings.Format.IniFormat).value("geometry") is not None
+    )
+    again = MainWindow(backend=backend)
+    qtbot.addWidget(again)
+    assert again.form.request.electricity_usd_per_kwh == 0.42
+    # Restored, not the 1280 x 800 default (restoreGeometry also keeps the window on the 800 x 600 screen).
+    assert again.height() == saved.height() < 800
+    assert again.tabs.currentIndex() == 2
+    again.close()

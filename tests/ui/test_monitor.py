@@ -1,0 +1,95 @@
+"""The Monitor view: a toy workload on the real worker thread, live plots, stop, close mid-run."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from gpu_advisor.ui.main_window import MainWindow
+from gpu_advisor.ui.monitor.backend import BenchBackend
+from tests.ui.conftest import FakeBackend
+
+
+def _start(window, qtbot, workload: str = "train") -> None:
+    monitor = window.monitor
+    window.tabs.setCurrentWidget(monitor)
+    monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData(workload))
+    with qtbot.waitSignal(monitor.runner.run_started, timeout=5000):
+        qtbot.mouseClick(monitor.start_button, Qt.MouseButton.LeftButton)
+
+
+def test_toy_workload_starts_plots_samples_and_stops_on_cancel(window, qtbot):
+    monitor = window.monitor
+    _start(window, qtbot)
+    assert monitor.running and not monitor.start_button.isEnabled() and monitor.stop_button.isEnabled()
+    qtbot.waitUntil(
+        lambda: monitor.plots.redraws >= 2 and monitor.telemetry.total_appended >= 5, timeout=5000
+    )
+    x, y = monitor.plots.curves["utilisation_pct"].getData()
+    assert len(x) >= 5 and 40 <= y[-1] < 60  # the fake samples' CPU load, plotted
+    assert monitor.progress.value() == 500
+    with qtbot.waitSignal(monitor.runner.run_finished, timeout=5000):
+        qtbot.mouseClick(monitor.stop_button, Qt.MouseButton.LeftButton)
+    assert window.monitor.backend.stop_seen.is_set()
+    assert not monitor.running and monitor.start_button.isEnabled()
+    assert monitor.time_left.text().startswith("Stopped")
+    assert monitor.results[-1].status == "cancelled"
+
+
+def test_finished_run_fills_cards_and_feeds_calibration(qtbot, dialogs, tmp_path):
+    window = MainWindow(backend=FakeBackend(steps=5))
+    qtbot.addWidget(window)
+    monitor = window.monitor
+    _start(window, qtbot)
+    qtbot.waitUntil(lambda: not monitor.running, timeout=5000)
+    assert monitor.throughput_card.value.text() == "1.23e+03 tokens/s"
+    assert monitor.step_card.value.text() == "250.0 ms"
+    # 0.2 s predicted against 0.25 s measured; 2.9 GB against 3.0 GB
+    assert monitor.prediction_card.value.text() == "time -20%, memory -3%"
+    assert "Compute-bound" in monitor.diagnosis.text()
+    assert monitor.calibrate_button.isEnabled()
+    qtbot.mouseClick(monitor.calibrate_button, Qt.MouseButton.LeftButton)
+    assert window.form.request.assumptions.mfu == pytest.approx(0.31)
+    assert window.settings.calibration.mfu == pytest.approx(0.31)
+    assert monitor.save_results(tmp_path / "run.json")
+    assert BenchBackend.load_results(tmp_path / "run.json").results[-1].metrics["mfu"] == pytest.approx(0.31)
+    window.close()
+
+
+def test_closing_the_window_mid_run_leaves_no_thread(qtbot, dialogs):
+    backend = FakeBackend()
+    window = MainWindow(backend=backend)
+    qtbot.addWidget(window)
+    window.show()
+    _start(window, qtbot)
+    qtbot.waitUntil(lambda: window.monitor.telemetry.total_appended >= 2, timeout=5000)
+    window.close()
+    assert backend.stop_seen.is_set()
+    assert not window.monitor.runner.is_thread_running()
+    assert not window.tasks.is_running()
+
+
+def test_bad_command_is_reported_before_anything_starts(window, dialogs):
+    monitor = window.monitor
+    monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData("command"))
+    assert monitor.command_row.isVisibleTo(monitor)
+    monitor.command_edit.setText("")
+    monitor.start()
+    assert not monitor.running
+    assert dialogs[-1][0] == "Cannot run the command" and "command" in dialogs[-1][1]
+
+
+def test_real_benchmark_engine_toy_run(qtbot, dialogs, tmp_path):
+    pytest.importorskip("torch")
+    window = MainWindow(backend=BenchBackend(toy=True))
+    qtbot.addWidget(window)
+    monitor = window.monitor
+    monitor.device_combo.setCurrentIndex(monitor.device_combo.count() - 1)
+    _start(window, qtbot, workload="matmul")
+    qtbot.waitUntil(lambda: not monitor.running, timeout=60_000)
+    assert dialogs == []
+    assert {r.workload for r in monitor.results} == {"matmul"}
+    assert monitor.telemetry.total_appended >= 1
+    assert monitor.throughput_card.value.text().endswith("TFLOP/s")
+    assert monitor.save_results(tmp_path / "toy.json")
+    window.close()

@@ -1,0 +1,168 @@
+"""The Plan view driven like a user: keyboard and mouse through the wizard to a recommendation."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from gpu_advisor.core.recommend import plan
+from gpu_advisor.core.units import format_bytes, format_usd
+from gpu_advisor.ui.plan.form import PlanForm
+from gpu_advisor.ui.plan.wizard import (
+    STEP_BUDGET,
+    STEP_MODEL,
+    STEP_RESULT,
+    STEP_TRAFFIC,
+    STEP_WORKLOAD,
+    PlanWizard,
+)
+
+
+@pytest.fixture
+def wizard(qtbot, dialogs) -> PlanWizard:
+    widget = PlanWizard(PlanForm())
+    qtbot.addWidget(widget)
+    widget.resize(1280, 760)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def _type(qtbot, edit, text: str) -> None:
+    edit.clear()
+    qtbot.keyClicks(edit, text)
+
+
+def _choose(combo, data) -> None:
+    combo.setCurrentIndex(next(i for i in range(combo.count()) if combo.itemData(i) == data))
+
+
+def test_wizard_end_to_end_shows_exactly_the_core_plan(wizard, qtbot):
+    model_page = wizard.model_page
+    _type(qtbot, model_page.search, "mistral")
+    visible = [model_page.preset_list.item(i) for i in range(model_page.preset_list.count())]
+    visible = [item for item in visible if not item.isHidden()]
+    assert [item.data(Qt.ItemDataRole.UserRole) for item in visible] == ["mistral-7b"]
+    qtbot.mouseClick(
+        model_page.preset_list.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=model_page.preset_list.visualItemRect(visible[0]).center(),
+    )
+    assert "7.24B" in model_page.info_params.text()
+    qtbot.mouseClick(wizard.next_button, Qt.MouseButton.LeftButton)
+    assert wizard.step == STEP_WORKLOAD
+
+    page = wizard.workload_page
+    _choose(page.task, "finetune")
+    _type(qtbot, page.seq_len, "4k")
+    _type(qtbot, page.batch_size, "2")
+    page.checkpointing.setChecked(True)
+    qtbot.keyClick(wizard, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert wizard.step == STEP_TRAFFIC
+
+    traffic = wizard.traffic_page
+    assert traffic.training_box.isVisible() and not traffic.inference_box.isVisible()
+    _type(qtbot, traffic.train_tokens, "2B")
+    _type(qtbot, traffic.max_hours, "48")
+    qtbot.mouseClick(wizard.next_button, Qt.MouseButton.LeftButton)
+    assert wizard.step == STEP_BUDGET
+
+    budget = wizard.budget_page
+    budget.buy.setChecked(True)
+    _type(qtbot, budget.electricity, "0.30")
+    qtbot.mouseClick(wizard.next_button, Qt.MouseButton.LeftButton)
+    assert wizard.step == STEP_RESULT
+
+    request = wizard.form.request
+    assert (request.model.name, request.task, request.seq_len, request.batch_size) == (
+        "Mistral 7B",
+        "finetune",
+        4000,
+        2,
+    )
+    assert request.grad_checkpointing and request.train_tokens == 2e9 and request.max_hours == 48
+    assert request.purchase == "buy" and request.electricity_usd_per_kwh == 0.30
+    expected = plan(request)
+    rec, best = expected.recommendation, expected.best
+    card = wizard.result_view.card
+    assert f"{rec.tier.label} tier" in card.tier_label.text()
+    assert f"{rec.count} × {rec.gpu}" in card.gpu_label.text()
+    assert card.reason_label.text() == rec.reason
+    assert (
+        card.figure("memory")
+        == f"{format_bytes(best.per_gpu_bytes)} of {format_bytes(best.gpu_memory_bytes)}"
+    )
+    assert card.figure("buy").startswith(format_usd(best.purchase_usd))
+    table = wizard.result_view.options
+    assert [table.cell_text(r, "GPU") for r in range(3)] == [o.gpu for o in expected.options[:3]]
+    chart = wizard.result_view.memory_chart
+    assert dict(chart.shown_rows)["unsharded, one device"] == expected.memory.total
+    assert wizard.result_view.cost_chart.cost.breakeven_months == pytest.approx(best.breakeven_months)
+
+
+def test_invalid_input_shows_the_message_and_disables_next(wizard, qtbot):
+    wizard.next()
+    page = wizard.workload_page
+    _choose(page.task, "pretrain")
+    _type(qtbot, page.seq_len, "0")
+    message = page.error_text("seq_len")
+    assert "greater than or equal to 1" in message
+    assert not wizard.next_button.isEnabled()
+    assert message in wizard.blocked.text()
+    qtbot.keyClick(wizard, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert wizard.step == STEP_WORKLOAD
+    assert not wizard.steps.item(STEP_RESULT).flags() & Qt.ItemFlag.ItemIsEnabled
+    assert page.seq_len.text() == "0"  # what was typed is kept
+    _type(qtbot, page.seq_len, "2048")
+    assert page.error_text("seq_len") == "" and wizard.next_button.isEnabled()
+
+
+def test_bad_parameter_count_blocks_the_model_page(wizard, qtbot):
+    _type(qtbot, wizard.model_page.params_edit, "lots")
+    assert wizard.step == STEP_MODEL
+    assert "not a parameter count" in wizard.model_page.error_text("model")
+    assert not wizard.next_button.isEnabled()
+
+
+def test_live_estimate_follows_the_inputs(wizard, qtbot):
+    wizard.go_to(STEP_TRAFFIC)
+    with qtbot.waitSignal(wizard.form.plan_ready, timeout=5000):
+        _type(qtbot, wizard.traffic_page.users, "64")
+    expected = plan(wizard.form.request)
+    assert wizard.estimate.value("kv_cache") == format_bytes(expected.memory.kv_cache)
+    assert f"{expected.best.count} × {expected.best.gpu}" in wizard.estimate.value("recommended")
+
+
+def test_editing_an_assumption_replans(wizard, qtbot):
+    wizard.go_to(STEP_RESULT)
+    before = wizard.result_view.card.figure("speed")
+    panel = wizard.result_view.assumptions
+    with qtbot.waitSignal(wizard.form.plan_ready, timeout=5000) as blocker:
+        _type(qtbot, panel.editors["bandwidth_efficiency"], "0.4")
+    assert blocker.args[0].request.assumptions.bandwidth_efficiency == 0.4
+    assert wizard.result_view.card.figure("speed") != before
+    _type(qtbot, panel.editors["mfu"], "1.5")
+    assert "less than or equal to 1" in panel.error_text("assumptions.mfu")
+    assert panel.editors["mfu"].toolTip().startswith("MFU (model FLOPs utilisation)")
+
+
+def test_options_table_sorts_by_price_with_unknown_last(wizard, qtbot):
+    wizard.go_to(STEP_RESULT)
+    table = wizard.result_view.options
+    header = table.horizontalHeader()
+    model = table.model()
+    column = next(
+        c for c in range(model.columnCount()) if model.headerData(c, Qt.Orientation.Horizontal) == "Rent $/h"
+    )
+    centre = QPoint(
+        header.sectionViewportPosition(column) + header.sectionSize(column) // 2, header.height() // 2
+    )
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=centre)
+    options = wizard.form.plan.options
+    prices = [
+        options[table.proxy.mapToSource(table.proxy.index(r, 0)).row()].cloud_usd_per_hour
+        for r in range(model.rowCount())
+    ]
+    known = [p for p in prices if p is not None]
+    assert header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+    assert known == sorted(known) and prices[: len(known)] == known
