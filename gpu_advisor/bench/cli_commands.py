@@ -1,0 +1,264 @@
+"""`gpu-advisor bench`, `monitor` and `compare`: argparse wiring over gpu_advisor.bench.
+
+Called by gpu_advisor.cli (`add_parsers`). Each command returns its exit code; a user error prints one
+line "gpu-advisor COMMAND: error: ..." naming the flag, file or field, and returns 2 (never a traceback).
+Nothing here imports torch: `bench` loads it when the run starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+# BenchOptions field -> the flag a user typed.
+_FLAGS = {
+    "device": "--device",
+    "workloads": "--workloads",
+    "model": "--model",
+    "duration_s": "--duration",
+    "interval_s": "--interval",
+    "dataloader_workers": "--workers",
+    "memory_cap_bytes": "--memory-cap",
+    "precision": "--precision",
+}
+_SIZE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
+
+
+class UsageError(Exception):
+    """One line for the user; exit code 2."""
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"gpu-advisor {command}: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def parse_size(text: str) -> int:
+    """'2GiB', '512MB', '1e9' -> bytes."""
+    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([kmg]i?b|b)?\s*", text.lower())
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size (examples: 2GiB, 512MB, 1e9)")
+    return int(float(match.group(1)) * _SIZE_UNITS[match.group(2) or ""])
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """Register bench, monitor and compare on the main parser's subcommands."""
+    p = sub.add_parser(
+        "bench",
+        help="run PyTorch benchmarks on this machine and check the planner's predictions",
+        description="Run matmul, memory bandwidth, training, inference, data-loader and "
+        "host-to-device workloads with telemetry; print a table and write a results file.",
+    )
+    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda or cuda:N")
+    p.add_argument(
+        "--workloads",
+        default=None,
+        metavar="LIST",
+        help="comma-separated subset of matmul,bandwidth,train,inference,dataloader,transfer",
+    )
+    p.add_argument(
+        "--model",
+        default=None,
+        metavar="PRESET",
+        help="benchmark a preset (see `gpu-advisor catalog --models`); default: sized to the device",
+    )
+    p.add_argument("--quick", action="store_true", help="smaller sizes, fewer steps (CPU: under 2 minutes)")
+    p.add_argument(
+        "--duration", type=float, default=None, metavar="S", help="timed seconds per workload variant"
+    )
+    p.add_argument("--interval", type=float, default=0.5, metavar="S", help="telemetry interval (0.1-10 s)")
+    p.add_argument(
+        "--workers", type=int, default=None, metavar="N", help="DataLoader workers (default: 0 on CPU)"
+    )
+    p.add_argument(
+        "--memory-cap",
+        type=parse_size,
+        default=None,
+        metavar="SIZE",
+        help="treat more than SIZE (e.g. 4GiB) as out of memory (default on CPU: 80%% of free RAM)",
+    )
+    p.add_argument(
+        "--precision",
+        choices=["fp32", "bf16"],
+        default=None,
+        help="train/inference precision (default: fp32 on CPU, bf16 on GPU)",
+    )
+    p.add_argument("--json", default=None, metavar="FILE", help="write the gpu-advisor/bench@1 results file")
+    p.set_defaults(func=cmd_bench)
+
+    m = sub.add_parser(
+        "monitor",
+        help="run your own command and watch its CPU, RAM and GPUs",
+        description="Run COMMAND, sample its process tree and the GPUs while it runs, then print "
+        "a summary and a diagnosis. Exits with the command's exit code.",
+        usage="gpu-advisor monitor [--interval S] [--json FILE] -- COMMAND [ARGS...]",
+    )
+    m.add_argument("--interval", type=float, default=0.5, metavar="S", help="telemetry interval (0.1-10 s)")
+    m.add_argument("--json", default=None, metavar="FILE", help="write the gpu-advisor/monitor@1 file")
+    m.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
+    m.set_defaults(func=cmd_monitor)
+
+    c = sub.add_parser(
+        "compare",
+        help="compare benchmark results files side by side",
+        description="Print several gpu-advisor/bench@1 files side by side, with the catalogue's "
+        "figures for the same GPUs.",
+    )
+    c.add_argument("files", nargs="+", metavar="FILE")
+    c.set_defaults(func=cmd_compare)
+
+
+def _check_output_path(path: str | None) -> None:
+    if path is None:
+        return
+    folder = Path(path).expanduser().resolve().parent
+    if not folder.is_dir():
+        raise UsageError(f"--json: folder {folder} does not exist")
+    if Path(path).is_dir():
+        raise UsageError(f"--json: {path} is a folder")
+
+
+def _options(args: argparse.Namespace):
+    from pydantic import ValidationError
+
+    from gpu_advisor.bench.options import BenchOptions
+    from gpu_advisor.bench.results import describe_error
+
+    fields = {
+        "device": args.device,
+        "model": args.model,
+        "quick": args.quick,
+        "duration_s": args.duration,
+        "interval_s": args.interval,
+        "dataloader_workers": args.workers,
+        "memory_cap_bytes": args.memory_cap,
+        "precision": args.precision,
+    }
+    if args.workloads is not None:
+        fields["workloads"] = args.workloads
+    try:
+        return BenchOptions.model_validate(fields)
+    except ValidationError as exc:
+        where, _, message = describe_error(exc).partition(": ")
+        flag = _FLAGS.get(where.split(".")[0], where)
+        message = message.removeprefix(f"{where}: ")
+        raise UsageError(f"{flag}: {message}") from None
+
+
+def _progress_printer() -> Callable[[object], None]:
+    tty = sys.stderr.isatty()
+    last = {"workload": None}
+
+    def show(event: object) -> None:
+        workload, fraction, message, eta = (
+            getattr(event, k) for k in ("workload", "fraction", "message", "eta_s")
+        )
+        if tty:
+            eta_text = f", about {eta:,.0f} s left" if eta else ""
+            sys.stderr.write(f"\r\x1b[2K[{fraction:4.0%}] {message}{eta_text}")
+            sys.stderr.flush()
+        elif workload != last["workload"]:
+            print(f"[{fraction:4.0%}] {workload} ...", file=sys.stderr, flush=True)
+        last["workload"] = workload
+
+    return show
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    try:
+        options = _options(args)
+        _check_output_path(args.json)
+    except UsageError as exc:
+        return _fail("bench", str(exc))
+    from gpu_advisor.bench.runner import BenchError, run_benchmark
+    from gpu_advisor.bench.table import render_report
+
+    stop = threading.Event()
+    outcome: dict[str, object] = {}
+
+    def work() -> None:
+        try:
+            outcome["report"] = run_benchmark(options, on_progress=_progress_printer(), stop=stop)
+        except BaseException as exc:  # handed to the main thread, which reports it
+            outcome["error"] = exc
+
+    # The run happens on a worker thread (as in the GUI), so Ctrl-C here sets the stop event and the
+    # partial results are still printed and saved.
+    worker = threading.Thread(target=work, name="bench-run")
+    worker.start()
+    interrupted = False
+    while worker.is_alive():
+        try:
+            worker.join(0.2)
+        except KeyboardInterrupt:
+            interrupted = True
+            stop.set()
+            print("\nstopping after the current step ...", file=sys.stderr)
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\x1b[2K")
+    error = outcome.get("error")
+    if isinstance(error, BenchError):
+        return _fail("bench", str(error))
+    if error is not None:
+        raise error  # a bug: let it be seen
+    report = outcome["report"]
+    print(render_report(report))  # type: ignore[arg-type]
+    if args.json:
+        try:
+            report.save(args.json)  # type: ignore[attr-defined]
+        except OSError as exc:
+            return _fail("bench", f"{args.json}: cannot write ({exc.strerror or exc})")
+        print(f"\nResults written to {args.json}")
+    return EXIT_INTERRUPTED if interrupted else 0
+
+
+def cmd_monitor(args: argparse.Namespace) -> int:
+    from gpu_advisor.bench.monitor import MonitorError, run_monitor
+    from gpu_advisor.bench.table import render_monitor
+    from gpu_advisor.telemetry.sampler import MAX_INTERVAL_S, MIN_INTERVAL_S
+
+    command = list(args.command)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        return _fail(
+            "monitor", "give the command to run after --, e.g. gpu-advisor monitor -- python train.py"
+        )
+    if not MIN_INTERVAL_S <= args.interval <= MAX_INTERVAL_S:
+        return _fail("monitor", f"--interval: must be between {MIN_INTERVAL_S} and {MAX_INTERVAL_S} seconds")
+    try:
+        _check_output_path(args.json)
+        report = run_monitor(command, interval_s=args.interval)
+    except UsageError as exc:
+        return _fail("monitor", str(exc))
+    except MonitorError as exc:
+        return _fail("monitor", str(exc))
+    print(render_monitor(report), file=sys.stderr)
+    if args.json:
+        try:
+            report.save(args.json)
+        except OSError as exc:
+            return _fail("monitor", f"{args.json}: cannot write ({exc.strerror or exc})")
+        print(f"Telemetry written to {args.json}", file=sys.stderr)
+    code = report.exit_code if report.exit_code is not None else 1
+    # A command killed by a signal has a negative code; shells report 128 + signal.
+    return code if code >= 0 else 128 - code
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from gpu_advisor.bench.compare import compare_reports
+    from gpu_advisor.bench.results import ResultsFileError
+
+    try:
+        comparison = compare_reports(args.files)
+    except ResultsFileError as exc:
+        return _fail("compare", str(exc))
+    print(comparison.render())
+    return 0

@@ -1,0 +1,309 @@
+"""What a benchmark run is asked to do (BenchOptions), what it reports while running (ProgressEvent),
+and how big each workload is on each kind of device (Sizes). No torch here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from gpu_advisor.core.architecture import Family, ModelSpec
+from gpu_advisor.telemetry.sampler import DEFAULT_INTERVAL_S, MAX_INTERVAL_S, MIN_INTERVAL_S
+
+# Run order; also the valid names for BenchOptions.workloads and `--workloads`.
+WORKLOADS: tuple[str, ...] = ("matmul", "bandwidth", "train", "inference", "dataloader", "transfer")
+
+
+class BenchOptions(BaseModel):
+    """One benchmark run. Validation messages name the field (the CLI maps them to flags)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    device: str = Field(default="auto", description="auto, cpu, cuda or cuda:N")
+    workloads: tuple[str, ...] = Field(default=WORKLOADS, description="subset of WORKLOADS, run in order")
+    model: str | None = Field(
+        default=None, description="preset id for train/inference; None: sized to the device"
+    )
+    quick: bool = Field(default=False, description="smaller sizes and fewer steps (CPU: under 2 minutes)")
+    toy: bool = Field(
+        default=False, description="tiny sizes, a few steps each: a whole run in ~2 s (GUI tests)"
+    )
+    duration_s: float | None = Field(
+        default=None, gt=0, le=3600, description="timed seconds per workload variant"
+    )
+    interval_s: float = Field(default=DEFAULT_INTERVAL_S, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
+    dataloader_workers: int | None = Field(
+        default=None, ge=0, le=64, description="None: 0 on CPU, up to 4 on GPU"
+    )
+    memory_cap_bytes: int | None = Field(
+        default=None, gt=0, description="treat a workload predicted or measured above this as out of memory"
+    )
+    precision: Literal["fp32", "bf16"] | None = Field(
+        default=None, description="None: fp32 on CPU, bf16 on GPU"
+    )
+
+    @field_validator("device")
+    @classmethod
+    def _device(cls, value: str) -> str:
+        value = value.strip().lower()
+        if not re.fullmatch(r"auto|cpu|cuda(:\d+)?", value):
+            raise ValueError(f"{value!r} is not one of auto, cpu, cuda, cuda:N")
+        return value
+
+    @field_validator("workloads", mode="before")
+    @classmethod
+    def _workloads(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = [w.strip() for w in value.split(",") if w.strip()]
+        if isinstance(value, list | tuple):
+            unknown = [w for w in value if w not in WORKLOADS]
+            if unknown:
+                raise ValueError(f"unknown workload {unknown[0]!r}; choose from {', '.join(WORKLOADS)}")
+            if not value:
+                raise ValueError("give at least one workload")
+            return tuple(w for w in WORKLOADS if w in value)  # run order is fixed
+        return value
+
+    @field_validator("model")
+    @classmethod
+    def _model(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        from gpu_advisor.core.presets import get_preset
+
+        get_preset(value)  # ConfigError lists the valid ids
+        return value
+
+    @classmethod
+    def toy_run(cls, **overrides: object) -> BenchOptions:
+        """Options for a run of about two seconds on the CPU (GUI tests, smoke tests)."""
+        fields: dict[str, object] = {"device": "cpu", "toy": True, "interval_s": 0.1}
+        fields.update(overrides)
+        return cls.model_validate(fields)
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressEvent:
+    """Progress of a run. `fraction` (0-1) and `eta_s` are for the whole run; `workload` is the current one."""
+
+    workload: str
+    fraction: float
+    message: str
+    eta_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sizes:
+    """How big and how long each workload is on one kind of device in one mode."""
+
+    warmup_steps: int
+    min_steps: int
+    max_steps: int
+    duration_s: float  # timed seconds per variant at most (min_steps always run)
+    matmul_sizes: tuple[int, ...]  # square sizes tried, ascending: the largest under matmul_target_s is used
+    matmul_target_s: float
+    copy_bytes: int
+    transfer_bytes: int
+    train_model: ModelSpec
+    train_batch: int
+    train_seq: int
+    infer_model: ModelSpec
+    infer_batches: tuple[int, ...]
+    prompt_tokens: int
+    output_tokens: int
+    loader_model: ModelSpec
+    loader_batch: int
+    loader_seq: int
+    loader_sleep_s: float  # simulated preprocessing per sample in the data-loader stress case
+
+    @property
+    def weight(self) -> dict[str, float]:
+        """Rough relative duration of each workload, for the whole-run progress fraction."""
+        d = self.duration_s
+        return {
+            "matmul": 2 * d,
+            "bandwidth": d,
+            "train": 1.5 * d,
+            "inference": len(self.infer_batches) * d,
+            "dataloader": d,
+            "transfer": 2 * d,
+        }
+
+
+def _spec(
+    name: str,
+    family: Family,
+    layers: int,
+    hidden: int,
+    heads: int,
+    kv: int | None,
+    ffn: int,
+    vocab: int,
+    positions: int = 1024,
+) -> ModelSpec:
+    return ModelSpec(
+        name=name,
+        family=family,
+        n_layers=layers,
+        hidden_size=hidden,
+        n_heads=heads,
+        n_kv_heads=kv,
+        ffn_size=ffn,
+        vocab_size=vocab,
+        max_positions=positions,
+        dropout=False,
+        source="gpu-advisor benchmark model, sized to the device",
+    )
+
+
+MIB = 2**20
+# CPU models are small enough for a step well under the 1 s cancellation promise on 2 cores (about
+# 80 GFLOP/s fp32); the GPU ones are real sizes: GPT-2 small (124M) for training and a TinyLlama-shaped
+# 1.1B model (22 layers, 2048 wide, 4 KV heads) for inference.
+_CPU_GPT2 = _spec("bench-gpt2-cpu", Family.GPT2, 4, 256, 4, None, 1024, 8192)
+_CPU_LLAMA = _spec("bench-llama-cpu", Family.LLAMA, 4, 256, 8, 2, 704, 8192)
+_CPU_GPT2_FULL = _spec("bench-gpt2-cpu-large", Family.GPT2, 6, 384, 6, None, 1536, 16384)
+_CPU_LLAMA_FULL = _spec("bench-llama-cpu-large", Family.LLAMA, 6, 512, 8, 2, 1408, 16384)
+# The data-loader stress model is tiny so that slow input dominates even when the CPU is shared.
+_LOADER = _spec("bench-gpt2-loader", Family.GPT2, 2, 64, 2, None, 256, 1024, 256)
+_TOY_GPT2 = _spec("bench-gpt2-toy", Family.GPT2, 1, 64, 2, None, 256, 512, 256)
+_TOY_LLAMA = _spec("bench-llama-toy", Family.LLAMA, 1, 64, 4, 2, 176, 512, 256)
+_GPU_GPT2 = _spec("bench-gpt2-small", Family.GPT2, 12, 768, 12, None, 3072, 50257)
+_GPU_LLAMA = _spec("bench-llama-1.1b", Family.LLAMA, 22, 2048, 32, 4, 5632, 32000, 2048)
+
+SIZES: dict[tuple[str, str], Sizes] = {
+    ("cpu", "toy"): Sizes(
+        1,
+        2,
+        3,
+        0.1,
+        (256,),
+        0.02,
+        4 * MIB,
+        0,
+        _TOY_GPT2,
+        2,
+        32,
+        _TOY_LLAMA,
+        (1, 2),
+        16,
+        4,
+        _TOY_GPT2,
+        2,
+        16,
+        0.002,
+    ),
+    ("cpu", "quick"): Sizes(
+        2,
+        5,
+        40,
+        1.5,
+        (256, 512, 1024),
+        0.05,
+        64 * MIB,
+        0,
+        _CPU_GPT2,
+        4,
+        128,
+        _CPU_LLAMA,
+        (1, 4),
+        128,
+        16,
+        _LOADER,
+        4,
+        32,
+        0.01,
+    ),
+    ("cpu", "full"): Sizes(
+        3,
+        10,
+        200,
+        8.0,
+        (256, 512, 1024, 2048),
+        0.3,
+        256 * MIB,
+        0,
+        _CPU_GPT2_FULL,
+        8,
+        256,
+        _CPU_LLAMA_FULL,
+        (1, 4, 16),
+        256,
+        32,
+        _LOADER,
+        4,
+        32,
+        0.01,
+    ),
+    ("cuda", "toy"): Sizes(
+        1,
+        2,
+        3,
+        0.1,
+        (256,),
+        0.01,
+        16 * MIB,
+        16 * MIB,
+        _TOY_GPT2,
+        2,
+        32,
+        _TOY_LLAMA,
+        (1, 2),
+        16,
+        4,
+        _TOY_GPT2,
+        2,
+        16,
+        0.002,
+    ),
+    ("cuda", "quick"): Sizes(
+        3,
+        10,
+        100,
+        2.0,
+        (2048, 4096, 8192),
+        0.05,
+        1024 * MIB,
+        256 * MIB,
+        _GPU_GPT2,
+        8,
+        1024,
+        _GPU_LLAMA,
+        (1, 8, 32),
+        512,
+        64,
+        _CPU_GPT2,
+        8,
+        256,
+        0.01,
+    ),
+    ("cuda", "full"): Sizes(
+        5,
+        20,
+        1000,
+        10.0,
+        (2048, 4096, 8192, 16384),
+        0.2,
+        4096 * MIB,
+        1024 * MIB,
+        _GPU_GPT2,
+        16,
+        1024,
+        _GPU_LLAMA,
+        (1, 8, 32, 128),
+        1024,
+        128,
+        _CPU_GPT2,
+        16,
+        512,
+        0.01,
+    ),
+}
+
+
+def sizes_for(device_kind: str, options: BenchOptions) -> Sizes:
+    """The size table entry for the device kind and the options' mode."""
+    mode = "toy" if options.toy else "quick" if options.quick else "full"
+    return SIZES[(device_kind, mode)]

@@ -1,0 +1,280 @@
+"""Run benchmark workloads with telemetry sampled alongside, and return a BenchReport. No Qt.
+
+    report = run_benchmark(BenchOptions(device="auto", quick=True),
+                           on_progress=..., on_sample=..., on_result=..., stop=threading.Event())
+
+Callbacks: `on_progress(ProgressEvent)` and `on_result(WorkloadResult)` run on the calling thread,
+between steps; `on_sample(Sample)` runs on the telemetry sampler's thread. All must return quickly and
+must not touch widgets (a GUI worker emits a signal from them). Setting `stop` ends the run within one
+step (well under a second with the built-in sizes): the current workload is reported as `cancelled`
+and the report holds everything measured so far. Workload failures become `error` results; the run
+goes on with the next workload. Bad options raise BenchError before anything runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import psutil
+
+from gpu_advisor.bench.context import Cancelled, Outcome, RunContext, now
+from gpu_advisor.bench.options import BenchOptions, ProgressEvent, sizes_for
+from gpu_advisor.bench.results import (
+    BenchReport,
+    DeviceInfo,
+    Machine,
+    TelemetryRecord,
+    VerdictRecord,
+    WorkloadResult,
+)
+from gpu_advisor.telemetry import (
+    HostSource,
+    NvmlSource,
+    RunEvidence,
+    Sample,
+    Sampler,
+    describe_machine,
+    diagnose,
+    summarize,
+)
+
+_log = logging.getLogger(__name__)
+
+WorkloadFn = Callable[[RunContext], Iterator[Outcome]]
+# The CPU memory cap by default: leave a fifth of the free RAM to the rest of the machine.
+DEFAULT_CPU_CAP_FRACTION = 0.8
+
+
+class BenchError(ValueError):
+    """The run cannot start (no such device, ...); the message names the option."""
+
+
+def default_workloads() -> dict[str, WorkloadFn]:
+    """The real workloads by name (imports torch)."""
+    from gpu_advisor.bench import inference, kernels, training
+
+    return {
+        "matmul": kernels.matmul,
+        "bandwidth": kernels.bandwidth,
+        "train": training.train,
+        "inference": inference.inference,
+        "dataloader": training.dataloader,
+        "transfer": kernels.transfer,
+    }
+
+
+def _app_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("gpu-advisor")
+    except Exception:  # not installed (running from a checkout)
+        return "0+unknown"
+
+
+def resolve_device(spec: str) -> tuple[Any, DeviceInfo, Any]:
+    """'auto' | 'cpu' | 'cuda' | 'cuda:N' -> (torch.device, DeviceInfo, catalogue GpuSpec or None)."""
+    import torch
+
+    from gpu_advisor.core.catalog import default_catalog
+
+    if spec == "auto":
+        spec = "cuda:0" if torch.cuda.is_available() else "cpu"
+    threads = torch.get_num_threads()
+    if spec == "cpu":
+        from gpu_advisor.telemetry.machine import cpu_model
+
+        return (
+            torch.device("cpu"),
+            DeviceInfo(
+                kind="cpu",
+                name=cpu_model() or "CPU",
+                torch_threads=threads,
+                memory_total_bytes=psutil.virtual_memory().total,
+            ),
+            None,
+        )
+    if not torch.cuda.is_available():
+        why = (
+            "this PyTorch has no CUDA support" if torch.version.cuda is None else "no CUDA device is visible"
+        )
+        raise BenchError(f"device: {spec} is not available ({why}); use --device cpu")
+    index = int(spec.partition(":")[2] or 0)
+    count = torch.cuda.device_count()
+    if index >= count:
+        raise BenchError(f"device: {spec} does not exist; this machine has {count} CUDA device(s)")
+    props = torch.cuda.get_device_properties(index)
+    gpu = default_catalog().match_device_name(props.name)
+    info = DeviceInfo(
+        kind="cuda",
+        index=index,
+        name=props.name,
+        torch_threads=threads,
+        memory_total_bytes=int(props.total_memory),
+        catalogue_id=gpu.id if gpu else None,
+        compute_capability=f"{props.major}.{props.minor}",
+    )
+    return torch.device("cuda", index), info, gpu
+
+
+def _machine(nvml: NvmlSource | None) -> Machine:
+    import torch
+
+    info = describe_machine(nvml)
+    info.update(
+        torch_version=torch.__version__,
+        torch_cuda_version=torch.version.cuda,
+        torch_threads=torch.get_num_threads(),
+    )
+    return Machine.model_validate(info)
+
+
+def _diagnosis(outcome: Outcome, samples: tuple[Sample, ...], device_kind: str) -> list[VerdictRecord]:
+    result = outcome.result
+    if result.status not in ("ok", "oom") or all(v is None for v in outcome.evidence.values()):
+        return []
+    start = result.started_at or 0.0
+    end = start + (result.elapsed_s or 0.0)
+    window = [s for s in samples if start <= s.wall_time <= end]
+    evidence = RunEvidence(
+        step_time_s=outcome.evidence.get("step_time_s"),
+        input_wait_s=outcome.evidence.get("input_wait_s"),
+        achieved_flops_per_s=outcome.evidence.get("achieved_flops_per_s"),
+        peak_flops_per_s=outcome.evidence.get("peak_flops_per_s"),
+        achieved_bytes_per_s=outcome.evidence.get("achieved_bytes_per_s"),
+        peak_bytes_per_s=outcome.evidence.get("peak_bytes_per_s"),
+        device_kind=device_kind,
+        telemetry=summarize(window) if window else None,
+        host_cpu_count=psutil.cpu_count(logical=True),
+    )
+    return [VerdictRecord.model_validate(v.to_dict()) for v in diagnose(evidence)]
+
+
+def run_benchmark(
+    options: BenchOptions,
+    *,
+    on_progress: Callable[[ProgressEvent], None] | None = None,
+    on_sample: Callable[[Sample], None] | None = None,
+    on_result: Callable[[WorkloadResult], None] | None = None,
+    stop: threading.Event | None = None,
+    nvml: NvmlSource | None = None,
+    workloads: Mapping[str, WorkloadFn] | None = None,
+) -> BenchReport:
+    """Run `options.workloads` in order with telemetry, and return the report (see the module docstring).
+
+    `nvml`: an NvmlSource to use (tests pass one built on a fake NVML); None opens the real one.
+    `workloads`: replaces the workload implementations by name (tests inject toy ones).
+    """
+    stop = stop if stop is not None else threading.Event()
+    run_started = time.monotonic()
+    device, device_info, catalog_gpu = resolve_device(options.device)
+    impls = dict(default_workloads()) if workloads is None else {**default_workloads(), **workloads}
+    sizes = sizes_for(device_info.kind, options)
+    cap = options.memory_cap_bytes
+    if cap is None and device_info.kind == "cpu":
+        cap = int(psutil.virtual_memory().available * DEFAULT_CPU_CAP_FRACTION)
+    weights = sizes.weight
+    total_weight = sum(weights.get(w, 1.0) for w in options.workloads) or 1.0
+    done_weight = 0.0
+
+    def report_progress(workload: str, fraction: float, message: str) -> None:
+        if on_progress is None:
+            return
+        overall = min(1.0, (done_weight + fraction * weights.get(workload, 1.0)) / total_weight)
+        elapsed = time.monotonic() - run_started
+        eta = elapsed * (1 - overall) / overall if overall > 0.02 else None
+        on_progress(ProgressEvent(workload=workload, fraction=overall, message=message, eta_s=eta))
+
+    ctx = RunContext(
+        options=options,
+        sizes=sizes,
+        device=device,
+        device_info=device_info,
+        catalog_gpu=catalog_gpu,
+        stop=stop,
+        memory_cap_bytes=cap,
+        report_progress=report_progress,
+    )
+    own_nvml = nvml is None
+    nvml = nvml if nvml is not None else NvmlSource()
+    outcomes: list[Outcome] = []
+    try:
+        nvml_ok = nvml.open()
+        machine = _machine(nvml)
+        sampler = Sampler(
+            interval_s=options.interval_s,
+            nvml=nvml if nvml_ok else None,
+            host=HostSource(watch_pid=os.getpid()),
+            on_sample=on_sample,
+        )
+        sampler.start()
+        try:
+            for name in options.workloads:
+                ctx.current_workload = name
+                report_progress(name, 0.0, f"{name}: starting")
+                started = now()
+                try:
+                    ctx.check()
+                    for outcome in impls[name](ctx):
+                        outcomes.append(outcome)
+                        if on_result is not None:
+                            on_result(outcome.result)
+                except Cancelled:
+                    cancelled = WorkloadResult(
+                        workload=name,
+                        name=name,
+                        status="cancelled",
+                        started_at=started,
+                        elapsed_s=now() - started,
+                        notes=["stopped by the user"],
+                    )
+                    outcomes.append(Outcome(cancelled))
+                    if on_result is not None:
+                        on_result(cancelled)
+                    break
+                except Exception as exc:
+                    _log.exception("workload %s failed", name)
+                    failed = WorkloadResult(
+                        workload=name,
+                        name=name,
+                        status="error",
+                        started_at=started,
+                        elapsed_s=now() - started,
+                        error=f"{type(exc).__name__}: {exc}",
+                    )
+                    outcomes.append(Outcome(failed))
+                    if on_result is not None:
+                        on_result(failed)
+                finally:
+                    from gpu_advisor.bench.oom import free_memory
+
+                    free_memory(device)
+                done_weight += weights.get(name, 1.0)
+                report_progress(name, 0.0, f"{name}: done")
+        finally:
+            sampler.stop()
+        if sampler.latest() is None:
+            sampler.sample_once()  # a run shorter than one interval still records the machine's state
+        samples = sampler.snapshot()
+    finally:
+        if own_nvml:
+            nvml.close()
+    results = [
+        o.result.model_copy(update={"diagnosis": _diagnosis(o, samples, device_info.kind)}) for o in outcomes
+    ]
+    return BenchReport(
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        app_version=_app_version(),
+        machine=machine,
+        device=device_info,
+        options=options.model_dump(mode="json") | {"memory_cap_bytes": cap},
+        duration_s=time.monotonic() - run_started,
+        results=results,
+        telemetry=TelemetryRecord(interval_s=options.interval_s, samples=[s.to_dict() for s in samples]),
+    )

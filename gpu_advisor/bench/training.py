@@ -1,0 +1,326 @@
+"""Training step workloads (imports torch): forward, fp32 cross-entropy, backward and AdamW, fed by a
+real DataLoader over synthetic tokens; and the data-loader stress case with slow preprocessing.
+
+Built to match what `gpu_advisor.core.memory` models: SDPA attention without dropout, the loss computed
+inside the step from fp32 logits that nobody keeps, PyTorch's default AdamW implementation for the
+device (a per-tensor loop on the CPU, foreach on CUDA), gradients set to None before each step. Mixed
+precision (bf16) is autocast over fp32 weights. Peak memory is measured from the third step on (the
+first step creates the optimizer state): on the CPU one extra step under the profiler, outside the
+timed steps; on CUDA over all timed steps with the allocator's peak counters.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+from gpu_advisor.bench.context import Outcome, RunContext, now
+from gpu_advisor.bench.kernels import ensure_bandwidth, ensure_flops
+from gpu_advisor.bench.oom import with_oom_backoff
+from gpu_advisor.bench.peak_memory import live_training_tensors, measure_peak
+from gpu_advisor.bench.results import Prediction, PredictionCheck, WorkloadKind, WorkloadResult
+from gpu_advisor.bench.stats import spreads
+from gpu_advisor.bench.timing import DeviceClock, run_steps
+from gpu_advisor.bench.zoo import build_model, count_parameters, training_loss
+from gpu_advisor.core.architecture import ModelSpec
+from gpu_advisor.core.memory import Device
+from gpu_advisor.core.precision import Precision, Task
+from gpu_advisor.core.predict import predict_training_step
+from gpu_advisor.core.request import PlanRequest
+from gpu_advisor.core.speed import training_flops_per_token
+
+LEARNING_RATE = 1e-4
+# The optimizer state exists from the end of step 1; steps 1 and 2 are never measured.
+MIN_TRAIN_WARMUP_STEPS = 2
+
+
+class SyntheticTokens(Dataset):
+    """Random token sequences, reproducible per index. `preprocess_s` sleeps per sample, standing in for
+    decoding/augmentation that does not use this process's CPU (I/O, an image decoder elsewhere)."""
+
+    def __init__(
+        self, vocab_size: int, seq_len: int, length: int, preprocess_s: float = 0.0, seed: int = 0
+    ) -> None:
+        self.vocab_size, self.seq_len, self.length = vocab_size, seq_len, length
+        self.preprocess_s, self.seed = preprocess_s, seed
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
+        gen = torch.Generator().manual_seed(self.seed * 1_000_003 + index)
+        tokens = torch.randint(0, self.vocab_size, (self.seq_len + 1,), generator=gen)
+        if self.preprocess_s:
+            time.sleep(self.preprocess_s)
+        return tokens[:-1], tokens[1:]
+
+
+def default_workers(ctx: RunContext) -> int:
+    """Loader worker processes: 0 on the CPU (workers would take cores from the step being measured),
+    up to 4 on a GPU."""
+    if ctx.options.dataloader_workers is not None:
+        return ctx.options.dataloader_workers
+    if not ctx.is_cuda:
+        return 0
+    import os
+
+    return max(1, min(4, (os.cpu_count() or 2) // 2))
+
+
+def precision_for(ctx: RunContext) -> Precision:
+    chosen = ctx.options.precision or ("bf16" if ctx.is_cuda else "fp32")
+    return Precision(chosen)
+
+
+def _autocast(ctx: RunContext, precision: Precision) -> contextlib.AbstractContextManager[object]:
+    if precision is Precision.FP32:
+        return contextlib.nullcontext()
+    return torch.autocast(ctx.device.type, dtype=torch.bfloat16)
+
+
+def train_step(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    tokens: torch.Tensor,
+    targets: torch.Tensor,
+    autocast: contextlib.AbstractContextManager[object],
+) -> torch.Tensor:
+    """One optimisation step; returns the detached loss (no host synchronisation)."""
+    optimizer.zero_grad(set_to_none=True)
+    with autocast:
+        loss = training_loss(model, tokens, targets)
+    loss.backward()
+    optimizer.step()
+    return loss.detach()
+
+
+def _fits_positions(spec: ModelSpec, seq: int) -> int:
+    return min(seq, spec.max_positions) if spec.family.value == "gpt2" else seq
+
+
+def _train_attempt(
+    ctx: RunContext,
+    spec: ModelSpec,
+    batch: int,
+    seq: int,
+    *,
+    workload: WorkloadKind,
+    name: str,
+    workers: int,
+    preprocess_s: float,
+    predict: bool,
+    progress: tuple[float, float],
+) -> Outcome:
+    started = now()
+    precision = precision_for(ctx)
+    device_kind = Device.CUDA if ctx.is_cuda else Device.CPU
+    peak_dtype = "bf16" if precision is Precision.BF16 else "fp32"
+    peak_flops = ensure_flops(ctx, peak_dtype)
+    bandwidth = ensure_bandwidth(ctx) if predict else None
+    prediction = predict_training_step(
+        spec,
+        batch_size=batch,
+        seq_len=seq,
+        precision=precision,
+        device=device_kind,
+        peak_flops_per_s=peak_flops,
+        bandwidth_bytes_per_s=bandwidth,
+    )
+    ctx.check_cap(prediction.peak_memory_bytes)
+    ctx.progress(progress[0], f"{name}: building the model (batch {batch})")
+    clock = DeviceClock(ctx.device)
+    model = build_model(spec, dtype=torch.float32, device=ctx.device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE)
+    autocast = _autocast(ctx, precision)
+    warmup = max(MIN_TRAIN_WARMUP_STEPS, ctx.sizes.warmup_steps)
+    dataset = SyntheticTokens(spec.vocab_size, seq, (warmup + ctx.sizes.max_steps + 2) * batch, preprocess_s)
+    loader = DataLoader(
+        dataset,
+        batch_size=batch,
+        num_workers=workers,
+        pin_memory=ctx.is_cuda,
+        drop_last=True,
+        persistent_workers=workers > 0,
+    )
+    batches = iter(loader)
+    last_loss: list[torch.Tensor] = []
+
+    def fetch() -> tuple[torch.Tensor, torch.Tensor]:
+        nonlocal batches
+        try:
+            tokens, targets = next(batches)
+        except StopIteration:
+            batches = iter(loader)
+            tokens, targets = next(batches)
+        return tokens.to(ctx.device, non_blocking=True), targets.to(ctx.device, non_blocking=True)
+
+    def step() -> dict[str, float]:
+        begin = time.perf_counter()
+        tokens, targets = fetch()
+        wait = time.perf_counter() - begin
+        loss, compute = clock.time(lambda: train_step(model, optimizer, tokens, targets, autocast))
+        last_loss[:] = [loss]
+        return {"step_time_s": wait + compute, "input_wait_s": wait, "compute_time_s": compute}
+
+    try:
+        for _ in range(warmup):
+            ctx.check()
+            step()
+        ctx.progress(progress[0] + 0.2 * progress[1], f"{name}: measuring peak memory")
+        peak = None
+        if not ctx.is_cuda and predict:
+            tokens, targets = fetch()
+            with measure_peak(
+                ctx.device, [*live_training_tensors(model, optimizer), tokens, targets]
+            ) as peak:
+                train_step(model, optimizer, tokens, targets, autocast)
+            del tokens, targets
+            ctx.check_cap(peak.peak_bytes, "measured")
+        with measure_peak(ctx.device) if ctx.is_cuda else contextlib.nullcontext() as cuda_peak:
+            steps = run_steps(
+                ctx,
+                step,
+                message=name,
+                warmup=0,
+                progress=(progress[0] + 0.3 * progress[1], 0.7 * progress[1]),
+            )
+        peak = cuda_peak if ctx.is_cuda else peak
+        if peak is not None:
+            ctx.check_cap(peak.peak_bytes, "measured")
+        final_loss = float(last_loss[0]) if last_loss else None
+    finally:
+        del batches  # stops loader workers
+    timings = spreads(steps)
+    req = PlanRequest(model=spec, task=Task.PRETRAIN, precision=precision, seq_len=seq, batch_size=batch)
+    flops_per_step = training_flops_per_token(req) * batch * seq
+    step_median = timings["step_time_s"].median
+    achieved = flops_per_step / step_median
+    waits = sum(s["input_wait_s"] for s in steps)
+    total = sum(s["step_time_s"] for s in steps)
+    peak_name = "catalogue" if ctx.is_cuda else "measured matmul"
+    metrics: dict[str, float | int | str | None] = {
+        "params": count_parameters(model),
+        "tokens_per_s": batch * seq / step_median,
+        "flops_per_step": flops_per_step,
+        "achieved_flops_per_s": achieved,
+        "peak_flops_per_s": peak_flops,
+        "mfu": achieved / peak_flops if peak_flops else None,
+        "input_wait_fraction": waits / total if total else None,
+        "peak_memory_bytes": peak.peak_bytes if peak else None,
+        "reserved_memory_bytes": peak.reserved_bytes if peak else None,
+        "final_loss": final_loss,
+    }
+    config = {
+        **ctx.common_config(),
+        "model": spec.name,
+        "model_shape": spec.describe(),
+        "family": spec.family.value,
+        "batch_size": batch,
+        "seq_len": seq,
+        "precision": precision.value,
+        "dataloader_workers": workers,
+        "optimizer": "AdamW (PyTorch default implementation)",
+        "attention": "sdpa",
+    }
+    if preprocess_s:
+        config["preprocess_s_per_sample"] = preprocess_s
+    notes = [f"MFU against the {peak_name} {peak_dtype} peak, over whole steps including input wait"]
+    checked = None
+    if predict:
+        _, basis = ctx.peak_flops(peak_dtype)
+        checked = Prediction(
+            peak_memory_bytes=PredictionCheck.of(
+                prediction.peak_memory_bytes, peak.peak_bytes if peak else None
+            ),
+            step_time_s=PredictionCheck.of(prediction.step_time_s, timings["compute_time_s"].median),
+            phase=prediction.phase,
+            components=prediction.components.model_dump(),
+            basis=f"peak FLOP/s: {basis}; MFU {prediction.assumptions.get('mfu')}; measured step time "
+            "excludes input wait",
+        )
+    result = WorkloadResult(
+        workload=workload,
+        name=name,
+        status="ok",
+        config=config,
+        metrics=metrics,
+        timings=timings,
+        prediction=checked,
+        notes=notes,
+        started_at=started,
+        elapsed_s=now() - started,
+    )
+    evidence = {
+        "step_time_s": step_median,
+        "input_wait_s": timings["input_wait_s"].median,
+        "achieved_flops_per_s": achieved,
+        "peak_flops_per_s": peak_flops,
+    }
+    return Outcome(result, evidence)
+
+
+def model_for(ctx: RunContext, default: ModelSpec) -> ModelSpec:
+    if ctx.options.model is None:
+        return default
+    from gpu_advisor.core.presets import get_preset
+
+    spec = get_preset(ctx.options.model)
+    # The zoo has no dropout: benchmark the preset's shape without it (as core's prediction is asked).
+    return spec.model_copy(update={"dropout": False})
+
+
+def train(ctx: RunContext) -> Iterator[Outcome]:
+    """The training step at the configured model, batch and sequence length."""
+    spec = model_for(ctx, ctx.sizes.train_model)
+    seq = _fits_positions(spec, ctx.sizes.train_seq)
+    batch = ctx.sizes.train_batch
+    workers = default_workers(ctx)
+    name = f"train {spec.name}"
+
+    def attempt(b: int) -> Outcome:
+        return _train_attempt(
+            ctx,
+            spec,
+            b,
+            seq,
+            workload="train",
+            name=name,
+            workers=workers,
+            preprocess_s=0.0,
+            predict=True,
+            progress=(0.0, 1.0),
+        )
+
+    yield with_oom_backoff(
+        ctx,
+        batch,
+        attempt,
+        workload="train",
+        name=name,
+        config={**ctx.common_config(), "model": spec.name, "batch_size": batch, "seq_len": seq},
+    )
+
+
+def dataloader(ctx: RunContext) -> Iterator[Outcome]:
+    """A small model fed by a loader with slow preprocessing: the input-bound diagnosis at work."""
+    spec = ctx.sizes.loader_model
+    seq = _fits_positions(spec, ctx.sizes.loader_seq)
+    sleep_s = ctx.sizes.loader_sleep_s
+    name = f"dataloader stress ({sleep_s * 1e3:.0f} ms preprocessing per sample)"
+    outcome = _train_attempt(
+        ctx,
+        spec,
+        ctx.sizes.loader_batch,
+        seq,
+        workload="dataloader",
+        name=name,
+        workers=default_workers(ctx),
+        preprocess_s=sleep_s,
+        predict=False,
+        progress=(0.0, 1.0),
+    )
+    yield outcome
