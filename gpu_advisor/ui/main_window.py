@@ -249,20 +249,24 @@ class MainWindow(QMainWindow):
         if plan is None:
             self.errors.error("Nothing to export", "Fix the marked fields first: there is no valid plan yet.")
             return
+        attached = [item.path for item in self.compare.loaded]  # Compare's results go into the report
         if kind == "pdf":
             self.export_pdf_action.setEnabled(False)
             self.statusBar().showMessage(f"Writing {path}…")
             self.tasks.submit(
-                lambda: plan_files.write_pdf(plan, path),
+                lambda: plan_files.write_pdf(plan, path, attached),
                 lambda _r: self._exported(path),
                 lambda message: self._export_failed(path, message),
             )
             return
-        writer = plan_files.save_plan if kind == "json" else plan_files.write_markdown
+        writer = plan_files.write_json_report if kind == "json" else plan_files.write_markdown
         try:
-            writer(plan, path)
+            writer(plan, path, attached)
         except OSError as exc:
             self._export_failed(path, f"{path}: {exc.strerror or exc}")
+            return
+        except FileFormatError as exc:  # an attached results file changed on disk since it was loaded
+            self._export_failed(path, str(exc))
             return
         self._exported(path)
 

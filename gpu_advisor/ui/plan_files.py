@@ -6,6 +6,7 @@ No widgets here. Errors are FileFormatError / OSError with a message that names 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -49,13 +50,32 @@ def pdf_unavailable_reason() -> str | None:
     return None
 
 
-def write_markdown(plan: Plan, path: str | Path) -> None:
+def _attached(results_paths: Sequence[Path]) -> list:
+    """Results files to attach to a report (those loaded in the Compare view)."""
+    if not results_paths:
+        return []
+    from gpu_advisor.report.results import load_results
+
+    return [load_results(p) for p in results_paths]
+
+
+def write_json_report(plan: Plan, path: str | Path, results_paths: Sequence[Path] = ()) -> None:
+    """The `gpu-advisor/report@1` JSON (plan, summary, attached results); the plan alone without it."""
+    if importlib.util.find_spec("gpu_advisor.report.json_report") is None:
+        save_plan(plan, path)
+        return
+    from gpu_advisor.report.json_report import write_json_report as report_json
+
+    report_json(plan, path, _attached(results_paths))
+
+
+def write_markdown(plan: Plan, path: str | Path, results_paths: Sequence[Path] = ()) -> None:
     from gpu_advisor.report.markdown import write_markdown as report_markdown
 
-    report_markdown(plan, path)
+    report_markdown(plan, path, _attached(results_paths))
 
 
-def write_pdf(plan: Plan, path: str | Path) -> None:
+def write_pdf(plan: Plan, path: str | Path, results_paths: Sequence[Path] = ()) -> None:
     from gpu_advisor.report.pdf import write_pdf as report_pdf
 
-    report_pdf(plan, path)
+    report_pdf(plan, path, _attached(results_paths))

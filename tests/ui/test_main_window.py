@@ -54,21 +54,32 @@ def test_corrupt_plan_gives_one_dialog_and_changes_nothing(window, tmp_path, dia
         window.form.set_field("users", 3)  # the app keeps working
 
 
-def test_export_json_and_menu_states(window, tmp_path, dialogs):
+def test_exports_attach_the_compared_results(window, tmp_path, dialogs, results_files, qtbot):
+    window.import_results([results_files[0]])
     window.form.plan_now()
     window._plan_ready(None)
     target = tmp_path / "out.json"
     window.export("json", target)
-    assert json.loads(target.read_text())["schema"] == PLAN_SCHEMA
-    from gpu_advisor.ui import plan_files
-
-    assert window.export_markdown_action.isEnabled() == plan_files.markdown_available()
-    if not plan_files.pdf_unavailable_reason():
-        assert window.export_pdf_action.isEnabled()
-    else:
-        assert window.export_pdf_action.toolTip().startswith("PDF export is not available")
+    data = json.loads(target.read_text())
+    assert data["schema"] == "gpu-advisor/report@1" and data["plan"]["schema"] == PLAN_SCHEMA
+    assert [r["file"] for r in data["results"]] == [results_files[0].name]
+    assert window.export_markdown_action.isEnabled()
+    window.export("markdown", tmp_path / "out.md")
+    assert window.form.request.model.name in (tmp_path / "out.md").read_text()
     window.export("json", tmp_path / "missing-folder" / "x.json")
     assert dialogs and dialogs[-1][0] == "Export failed" and "missing-folder" in dialogs[-1][1]
+
+
+def test_pdf_export_runs_on_the_worker_thread(window, tmp_path, dialogs, qtbot):
+    window.form.plan_now()
+    window._plan_ready(None)
+    assert window.export_pdf_action.isEnabled(), window.export_pdf_action.toolTip()
+    target = tmp_path / "plan.pdf"
+    window.export("pdf", target)
+    assert not window.export_pdf_action.isEnabled()  # one export at a time
+    qtbot.waitUntil(lambda: window.export_pdf_action.isEnabled(), timeout=30_000)
+    assert dialogs == []
+    assert target.read_bytes().startswith(b"%PDF")
 
 
 def test_bad_settings_file_falls_back_to_defaults_with_a_message(qtbot, dialogs, backend):

@@ -42,7 +42,7 @@ def test_finished_run_fills_cards_and_feeds_calibration(qtbot, dialogs, tmp_path
     monitor = window.monitor
     _start(window, qtbot)
     qtbot.waitUntil(lambda: not monitor.running, timeout=5000)
-    assert monitor.throughput_card.value.text() == "1.23e+03 tokens/s"
+    assert monitor.throughput_card.value.text() == "1,234 tokens/s"
     assert monitor.step_card.value.text() == "250.0 ms"
     # 0.2 s predicted against 0.25 s measured; 2.9 GB against 3.0 GB
     assert monitor.prediction_card.value.text() == "time -20%, memory -3%"

@@ -69,7 +69,8 @@ class LivePlots(QWidget):
         self._v = np.empty((telemetry.channels, telemetry.capacity))
         self._tp_t = np.empty(throughput.capacity)
         self._tp_v = np.empty((1, throughput.capacity))
-        self._drawn_totals = (-1, -1)  # ring totals at the last redraw: no new point, no redraw
+        self._drawn_versions = (-1, -1)  # ring versions at the last redraw: nothing new, no redraw
+        self._unavailable: set[str] = set()  # channels with no reading at all on this machine
         self.redraws = 0  # ticks that drew something (tests and the stall benchmark read it)
         self.points_drawn = 0  # points handed to the curves on the last redraw
         self.plots: dict[str, pg.PlotWidget] = {}
@@ -86,7 +87,11 @@ class LivePlots(QWidget):
             item = plot.getPlotItem()
             item.setLabel("bottom", "time (s)")
             item.getViewBox().setMouseEnabled(x=False, y=False)
-            curve = item.plot(pen=pg.mkPen(theme.series_color(i), width=2))
+            color = theme.series_color(i)
+            if spec.key == "throughput":  # one point per finished workload variant: markers, no line
+                curve = item.plot(pen=None, symbol="o", symbolSize=7, symbolBrush=color, symbolPen=None)
+            else:
+                curve = item.plot(pen=pg.mkPen(color, width=2))
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
             if spec.key in ("utilisation_pct",):
@@ -104,8 +109,13 @@ class LivePlots(QWidget):
     # ---- control -----------------------------------------------------------------------------------
     def set_mode(self, gpu: bool, throughput_unit: str = "tokens/s") -> None:
         """GPU metrics or host metrics (CPU mode); changes the titles."""
+        self._unavailable = set()
         self._gpu_mode = gpu
         self._throughput_unit = throughput_unit
+        self._restyle()
+
+    def set_throughput_unit(self, unit: str) -> None:
+        self._throughput_unit = unit
         self._restyle()
 
     def start(self) -> None:
@@ -123,7 +133,8 @@ class LivePlots(QWidget):
             theme.style_plot(plot)
             unit = self._throughput_unit if spec.key == "throughput" else spec.unit
             title = spec.gpu_title if self._gpu_mode else spec.cpu_title
-            plot.getPlotItem().setTitle(f"{title} ({unit})", color=fg, size="10pt")
+            suffix = " — not available on this machine" if spec.key in self._unavailable else ""
+            plot.getPlotItem().setTitle(f"{title} ({unit}){suffix}", color=fg, size="10pt")
 
     def changeEvent(self, event: QEvent) -> None:  # Qt override
         if event.type() == QEvent.Type.PaletteChange and self.plots:
@@ -136,10 +147,10 @@ class LivePlots(QWidget):
         Skipped when no point arrived since the last redraw: samples come at 2-10 Hz, so most 15 Hz
         ticks cost nothing (the GIL stays with the workload thread).
         """
-        totals = (self._telemetry.total_appended, self._throughput.total_appended)
-        if totals == self._drawn_totals:
+        versions = (self._telemetry.version, self._throughput.version)
+        if versions == self._drawn_versions:
             return
-        self._drawn_totals = totals
+        self._drawn_versions = versions
         n = self._telemetry.read_into(self._t, self._v)
         m = self._throughput.read_into(self._tp_t, self._tp_v)
         if not n and not m:
@@ -148,8 +159,14 @@ class LivePlots(QWidget):
             return
         latest = max(self._t[n - 1] if n else 0.0, self._tp_t[m - 1] if m else 0.0)
         x_min = max(0.0, latest - self.window_s)
+        unavailable = set()
         for c, key in enumerate(TELEMETRY_CHANNELS):
             self.curves[key].setData(self._t[:n], self._v[c, :n], skipFiniteCheck=True, connect="finite")
+            if n >= 3 and np.isnan(self._v[c, :n]).all():
+                unavailable.add(key)
+        if unavailable != self._unavailable:
+            self._unavailable = unavailable
+            self._restyle()
         self.curves["throughput"].setData(
             self._tp_t[:m], self._tp_v[0, :m], skipFiniteCheck=True, connect="finite"
         )

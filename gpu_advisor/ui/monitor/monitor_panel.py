@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -72,6 +72,7 @@ class MonitorPanel(QWidget):
         self._run_started_mono: float = 0.0
         self._progress: Any = None
         self._request: MonitorRequest | None = None
+        self._throughput_workload: str | None = None
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
@@ -140,9 +141,9 @@ class MonitorPanel(QWidget):
         self.progress = QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
-        self.progress.setMinimumWidth(120)
         self.time_left = QLabel("")
         self.time_left.setMinimumWidth(140)
+        self.time_left.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row = QHBoxLayout()
         device_label = QLabel("&Device:")
         device_label.setBuddy(self.device_combo)
@@ -159,8 +160,11 @@ class MonitorPanel(QWidget):
         row.addSpacing(12)
         row.addWidget(self.start_button)
         row.addWidget(self.stop_button)
-        row.addWidget(self.progress, 1)
-        row.addWidget(self.time_left)
+        row.addStretch(1)
+        status_row = QHBoxLayout()
+        self.progress.setFixedWidth(260)
+        status_row.addWidget(self.progress)
+        status_row.addWidget(self.time_left, 1)
 
         self.command_edit = QLineEdit()
         self.command_edit.setPlaceholderText("python train.py --epochs 1")
@@ -182,6 +186,7 @@ class MonitorPanel(QWidget):
         column = QVBoxLayout()
         column.addLayout(row)
         column.addWidget(self.command_row)
+        column.addLayout(status_row)
         return column
 
     def _build_cards(self) -> QGridLayout:
@@ -267,6 +272,7 @@ class MonitorPanel(QWidget):
         self.telemetry.clear()
         self.throughput.clear()
         self.results, self.report, self._progress = [], None, None
+        self._throughput_workload = None
         self._run_started_wall, self._run_started_mono = time.time(), time.monotonic()
         ring, gpu_index, t0 = self.telemetry, request.device.gpu_index, self._run_started_wall
 
@@ -317,9 +323,12 @@ class MonitorPanel(QWidget):
         self.results.append(result)
         rate = headline_rate(result)
         if rate is not None and result.started_at is not None:
+            if result.workload != self._throughput_workload:  # one workload (and unit) per plot
+                self._throughput_workload = result.workload
+                self.throughput.clear()
+                self.plots.set_throughput_unit(f"{rate[1]}, {result.workload}")
             t = result.started_at + (result.elapsed_s or 0.0) - self._run_started_wall
             self.throughput.append(t, (rate[0],))
-            self.plots.set_mode(gpu=self._device().gpu_index is not None, throughput_unit=rate[1])
 
     def _run_finished(self, report: Any) -> None:
         self.report = report
@@ -353,10 +362,9 @@ class MonitorPanel(QWidget):
         progress = self._progress
         if self.running and progress is not None:
             eta = getattr(progress, "eta_s", None)
-            workload = getattr(progress, "workload", "")
             message = getattr(progress, "message", "")
-            left = f", about {format_duration(eta)} left" if eta is not None else ""
-            self.time_left.setText(f"{workload}: {message}{left}".strip(": "))
+            left = f" — about {format_duration(eta)} left" if eta is not None else ""
+            self.time_left.setText(f"{message}{left}")
         if self.report is not None and hasattr(self.report, "exit_code"):
             self._show_command_report(self.report)
             return

@@ -31,6 +31,7 @@ class RingSeries:
         self._next = 0
         self._count = 0
         self._total = 0
+        self._version = 0  # changes on every append and clear: "is there something new to draw?"
         self._lock = threading.Lock()
 
     @property
@@ -46,6 +47,10 @@ class RingSeries:
         """Points appended since creation or clear() (not capped by the capacity)."""
         return self._total
 
+    @property
+    def version(self) -> int:
+        return self._version
+
     def __len__(self) -> int:
         return self._count
 
@@ -59,10 +64,12 @@ class RingSeries:
             self._next = (i + 1) % self._capacity
             self._count = min(self._count + 1, self._capacity)
             self._total += 1
+            self._version += 1
 
     def clear(self) -> None:
         with self._lock:
             self._next = self._count = self._total = 0
+            self._version += 1
             self._t.fill(np.nan)
             self._v.fill(np.nan)
 

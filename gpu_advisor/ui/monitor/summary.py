@@ -57,6 +57,11 @@ def measured_mfu(result: Any) -> float | None:
     return value if value is not None and 0 < value <= 1 else None
 
 
+def _rate(value: float) -> str:
+    """1234.5 -> '1,234'; 10.73 -> '10.7'; 0.00213 -> '0.00213'."""
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:+.0f}%"
 
@@ -115,7 +120,7 @@ def cards_for(results: Sequence[Any]) -> Cards:
     return Cards(
         step_time=format_duration(step),
         step_detail=f"{result.name}, median of {_steps(result)}",
-        throughput="n/a" if rate is None else f"{rate[0]:,.3g} {rate[1]}",
+        throughput="n/a" if rate is None else f"{_rate(rate[0])} {rate[1]}",
         throughput_detail="" if mfu is None else f"MFU {mfu:.1%}",
         peak_memory=format_bytes(peak),
         memory_detail="live tensors (CPU)" if result.config.get("device_kind") == "cpu" else "",

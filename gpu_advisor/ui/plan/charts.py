@@ -72,7 +72,7 @@ class MemoryChart(_ThemedPlot):
 
     def legend_html(self) -> str:
         return "&nbsp;&nbsp; ".join(
-            f'<span style="color:{color}">{symbol}</span>&nbsp;{text}'
+            f'<span style="color:{color}">{symbol}</span>&nbsp;{text.replace(" ", "&nbsp;")}'
             for color, symbol, text in self.legend_entries
         )
 
@@ -147,7 +147,8 @@ class CostChart(_ThemedPlot):
 
     def legend_html(self) -> str:
         return "&nbsp;&nbsp; ".join(
-            f'<span style="color:{color}">━</span>&nbsp;{text}' for color, text in self.legend_entries
+            f'<span style="color:{color}">━</span>&nbsp;{text.replace(" ", "&nbsp;")}'
+            for color, text in self.legend_entries
         )
 
     def cost_for(self, plan: Plan) -> CostEstimate | None:

@@ -19,6 +19,7 @@ COMPONENT_LABELS = {
     "overhead": "CUDA context + fragmentation",
 }
 BOUND_LABELS = {"compute": "compute-bound", "memory": "memory-bound"}
+SHORT_TIER = {"datacenter": "Data center", "workstation": "Workstation", "consumer": "Consumer"}
 
 
 def bound_text(bound: str | None) -> str:
@@ -77,7 +78,7 @@ def option_columns(training: bool) -> tuple[Column, ...]:
     """The options table's columns for a training or an inference plan."""
     common_head = (
         Column("GPU", lambda o: o.gpu, lambda o: o.gpu),
-        Column("Tier", lambda o: o.tier.label, lambda o: o.tier.label),
+        Column("Tier", lambda o: o.tier.label, lambda o: SHORT_TIER.get(o.tier.value, o.tier.label)),
         Column("Count", lambda o: o.count, lambda o: str(o.count), "GPUs needed"),
         Column(
             "Fits",

@@ -13,6 +13,7 @@ from gpu_advisor.ui import theme
 from gpu_advisor.ui.plan.format import Column, bound_tooltip, option_columns
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+MAX_COLUMN_PX = 190
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
 
@@ -88,6 +89,8 @@ class OptionsModel(QAbstractTableModel):
                 return bound_tooltip(option.bound) or None
             if column.header == "GPU" and option.note:
                 return option.note
+            if column.header in ("GPU", "Parallelism"):
+                return column.text(option)
             return column.tooltip or None
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() >= 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -114,12 +117,17 @@ class OptionsTable(QTableView):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.setAlternatingRowColors(True)
         self.verticalHeader().hide()
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.horizontalHeader().setStretchLastSection(True)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.setAccessibleName("GPU options")
 
     def set_plan(self, plan: Plan | None) -> None:
         self.options_model.set_plan(plan)
+        self.resizeColumnsToContents()
+        for column in range(self.proxy.columnCount()):  # long texts are elided; the tooltip has them
+            self.setColumnWidth(column, min(self.columnWidth(column), MAX_COLUMN_PX))
 
     def cell_text(self, row: int, header: str) -> str:
         """The text shown at a (sorted) row under a column header (for tests and exports)."""
