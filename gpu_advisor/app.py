@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -53,4 +54,7 @@ def run_gui(args: Sequence[str] = ()) -> int:
         return run_self_test(app)
     window = MainWindow()
     window.show()
+    # Everything built so far lives as long as the app: keep it out of full garbage collections,
+    # which would otherwise walk it again and again (each one pauses every thread).
+    gc.freeze()
     return app.exec()

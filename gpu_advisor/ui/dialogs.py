@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 
@@ -16,9 +18,14 @@ class ErrorReporter:
         self._status = status  # callable(text) for the fallback, e.g. statusBar().showMessage
         self._open = False
         self.history: list[tuple[str, str]] = []
+        # Headless runs (--self-test) print instead: a modal box offscreen would wait forever.
+        self.show_dialogs = True
 
     def error(self, title: str, message: str) -> None:
         self.history.append((title, message))
+        if not self.show_dialogs:
+            print(f"{title}: {message}", file=sys.stderr, flush=True)
+            return
         if self._open:
             if self._status is not None:
                 self._status(f"{title}: {message}")

@@ -45,6 +45,7 @@ def run_self_test(app: QApplication) -> int:
 
     started = time.monotonic()
     window = MainWindow(backend=BenchBackend(toy=True))
+    window.errors.show_dialogs = False  # report problems on stderr; a modal box would block forever
     try:
         window.show()
         wait_for(window.isVisible, 10, "the main window")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -117,6 +119,20 @@ class RunContext:
         return self.stop.is_set()
 
 
+def lower_this_thread_priority(nice_increment: int) -> bool:
+    """Raise the calling thread's nice value (Linux: nice is per thread, and threads it starts, such
+    as PyTorch's CPU thread pool, inherit it). The GUI thread then wins the CPU when both want it, so
+    the window stays responsive while a benchmark keeps every core busy. False where unsupported."""
+    if not sys.platform.startswith("linux") or nice_increment <= 0:
+        return False
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + nice_increment)
+    except OSError:
+        return False
+    return True
+
+
 class _JobWorker(QObject):
     run_started = Signal(int)
     progress_changed = Signal(int, object)
@@ -124,8 +140,16 @@ class _JobWorker(QObject):
     run_finished = Signal(int, object)
     run_failed = Signal(int, str)
 
+    def __init__(self, nice_increment: int = 0) -> None:
+        super().__init__()
+        self._nice_increment = nice_increment
+        self._niced = False
+
     @Slot(int, object, object)
     def run_job(self, run_id: int, job: Callable[[RunContext], Any], stop: threading.Event) -> None:
+        if not self._niced:  # once: the thread lives as long as the runner
+            self._niced = True
+            lower_this_thread_priority(self._nice_increment)
         self.run_started.emit(run_id)
         context = RunContext(
             stop,
@@ -155,14 +179,16 @@ class JobRunner(QObject):
     run_failed = Signal(str)
     _submitted = Signal(int, object, object)
 
-    def __init__(self, name: str = "gpu-advisor runs", parent: QObject | None = None) -> None:
+    def __init__(
+        self, name: str = "gpu-advisor runs", nice_increment: int = 0, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._run_id = 0
         self._running = False
         self._stop = threading.Event()
         self._thread = QThread()
         self._thread.setObjectName(name)
-        self._worker = _JobWorker()
+        self._worker = _JobWorker(nice_increment)
         self._worker.moveToThread(self._thread)
         self._submitted.connect(self._worker.run_job)
         # Bound slots of this GUI-thread object: the connections are queued into the GUI thread.

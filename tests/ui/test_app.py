@@ -62,3 +62,20 @@ def test_self_test_passes_headless(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "self-test: ok" in result.stdout
     assert "samples plotted" in result.stdout
+
+
+def test_self_test_reports_a_failed_run_instead_of_blocking(qapp, monkeypatch, capsys):
+    """A failing workload must not open a modal box (it would wait forever headless)."""
+    from gpu_advisor.ui import self_test
+    from tests.ui.conftest import FakeBackend
+
+    class FailingBackend(FakeBackend):
+        def run(self, request, context, on_sample):
+            raise RuntimeError("device: simulated failure")
+
+    monkeypatch.setattr(self_test, "BenchBackend", lambda toy: FailingBackend())
+    monkeypatch.setattr(self_test, "bench_available", lambda: True)
+    assert self_test.run_self_test(qapp) == 1
+    captured = capsys.readouterr()
+    assert "simulated failure" in captured.out + captured.err
+    assert "FAILED" in captured.out

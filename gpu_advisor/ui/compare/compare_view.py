@@ -32,6 +32,10 @@ from gpu_advisor.ui.dialogs import ErrorReporter
 BAR_WIDTH = 0.38
 
 
+def _short(name: str, limit: int = 28) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
 def _default_loader(path: Path) -> Any:
     from gpu_advisor.ui.monitor.backend import BenchBackend
 
@@ -60,7 +64,7 @@ class CompareView(QWidget):
         self.files = QListWidget()
         self.files.setAccessibleName("Loaded results files")
         self.files.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.files.setMaximumHeight(110)
+        self.files.setMaximumHeight(4 * self.files.fontMetrics().height() + 8)
         self.hint = QLabel(
             "Load results files saved on candidate machines (Monitor ▸ Save results, or File ▸ Import results)."
         )
@@ -79,6 +83,7 @@ class CompareView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
 
@@ -107,6 +112,7 @@ class CompareView(QWidget):
         splitter.addWidget(chart_box)
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
+        splitter.setSizes([720, 480])
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
@@ -236,7 +242,7 @@ class CompareView(QWidget):
                 )
             )
             tops += list(cat[has])
-        names = [h.split("\n")[0][:26] for h in self.headers[1:]]
+        names = [_short(h.split("\n")[0]) for h in self.headers[1:]]
         item.getAxis("bottom").setTicks([list(enumerate(names))])
         item.setLabel("left", series.unit)
         item.setTitle(series.label, color=fg)

@@ -6,6 +6,7 @@ the benchmark engine only when a run starts, never when the window opens.
 
 from __future__ import annotations
 
+import gc
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -144,6 +145,7 @@ class BenchBackend:
             raise RuntimeError("the benchmark engine is not installed (gpu_advisor.bench.run_benchmark)")
         from gpu_advisor.bench.options import WORKLOADS, BenchOptions
 
+        freeze_after_imports()
         workloads = WORKLOADS if request.workload == ALL_WORKLOADS else (request.workload,)
         options = BenchOptions(
             device="cpu" if request.device.gpu_index is None else request.device.key,
@@ -193,6 +195,23 @@ class BenchBackend:
     def save_results(report: Any, path: str | Path) -> None:
         """Write a results file atomically (bench@1, or monitor@1 for a watched command)."""
         report.save(path)
+
+
+def freeze_after_imports() -> None:
+    """Import the workloads (and torch) now, then move every object alive into the GC's permanent
+    generation.
+
+    A full garbage collection stops every thread while it walks all tracked objects: with torch,
+    pyqtgraph and Qt loaded that took 60-200 ms at a time on the development machines, stalling the
+    window mid-run. Objects frozen here (modules, classes, the widgets) are never walked again;
+    what the run allocates is still collected.
+    """
+    try:
+        from gpu_advisor.bench.runner import default_workloads
+    except ImportError:
+        return
+    default_workloads()  # imports torch and the workload modules
+    gc.freeze()
 
 
 def default_backend() -> BenchBackend:

@@ -133,7 +133,7 @@ class LivePlots(QWidget):
             theme.style_plot(plot)
             unit = self._throughput_unit if spec.key == "throughput" else spec.unit
             title = spec.gpu_title if self._gpu_mode else spec.cpu_title
-            suffix = " — not available on this machine" if spec.key in self._unavailable else ""
+            suffix = " — not available here" if spec.key in self._unavailable else ""
             plot.getPlotItem().setTitle(f"{title} ({unit}){suffix}", color=fg, size="10pt")
 
     def changeEvent(self, event: QEvent) -> None:  # Qt override

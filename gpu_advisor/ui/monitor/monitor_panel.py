@@ -46,6 +46,9 @@ from gpu_advisor.ui.settings import AppSettings
 from gpu_advisor.ui.workers import JobRunner
 
 TEXT_REFRESH_MS = 1000
+# The benchmark thread (and the PyTorch threads it starts) runs at a lower CPU priority than the
+# window, so a run that keeps every core busy does not make the window stutter (benchmarks/ui_stall.py).
+WORKER_NICE_INCREMENT = 5
 RING_CAPACITY = 36_000  # one hour at 10 samples/s
 RESULTS_FILTER = "Benchmark results (*.json);;All files (*)"
 
@@ -63,7 +66,7 @@ class MonitorPanel(QWidget):
         self.backend = backend
         self._errors = errors
         self._settings = settings
-        self.runner = JobRunner("gpu-advisor monitor")
+        self.runner = JobRunner("gpu-advisor monitor", nice_increment=WORKER_NICE_INCREMENT)
         self.telemetry = RingSeries(RING_CAPACITY, len(TELEMETRY_CHANNELS))
         self.throughput = RingSeries(4096, 1)
         self.results: list[Any] = []

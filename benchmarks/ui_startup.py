@@ -1,0 +1,75 @@
+"""How long from process start to the main window on screen?
+
+Starts `python -c <child>` several times; each child creates the QApplication and the MainWindow,
+shows it, runs the event loop until the window is exposed, and prints a line. The parent measures
+from Popen() to that line: interpreter start, imports, building every view, first paint. The child
+also reports whether torch was imported (it must not be: workloads import it when they start).
+
+Usage: python benchmarks/ui_startup.py [--repeats 5] [--platform offscreen]
+Target: median under 2 s on the development machines (2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TARGET_S = 2.0
+
+CHILD = """
+import sys
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from gpu_advisor.ui.main_window import MainWindow
+window = MainWindow()
+window.show()
+while not window.isVisible() or window.windowHandle() is None or not window.windowHandle().isExposed():
+    app.processEvents()
+app.processEvents()
+print("shown", "torch" in sys.modules, flush=True)
+window.close()
+"""
+
+
+def one_run(platform: str) -> tuple[float, bool]:
+    env = {**os.environ, "QT_QPA_PLATFORM": platform, "GPU_ADVISOR_CONFIG_DIR": tempfile.mkdtemp()}
+    start = time.perf_counter()
+    child = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, text=True, env=env)
+    assert child.stdout is not None
+    line = child.stdout.readline()
+    elapsed = time.perf_counter() - start
+    child.wait(60)
+    if not line.startswith("shown"):
+        raise RuntimeError(f"the child did not show the window (exit code {child.returncode})")
+    return elapsed, line.split()[1] == "True"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--platform", default=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    args = parser.parse_args()
+    one_run(args.platform)  # warm the OS file cache once; not counted
+    times, torch_seen = [], False
+    for i in range(args.repeats):
+        elapsed, torch_imported = one_run(args.platform)
+        times.append(elapsed)
+        torch_seen |= torch_imported
+        print(f"run {i + 1}: {elapsed:.2f} s")
+    median = statistics.median(times)
+    print(
+        f"median {median:.2f} s (min {min(times):.2f}, max {max(times):.2f}) over {args.repeats} runs, "
+        f"platform {args.platform}; torch imported at startup: {torch_seen}"
+    )
+    ok = median < TARGET_S and not torch_seen
+    print(f"target < {TARGET_S:.0f} s without torch: {'met' if ok else 'MISSED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
