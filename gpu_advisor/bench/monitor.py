@@ -87,10 +87,12 @@ def run_monitor(
     on_sample: Callable[[Sample], None] | None = None,
     stop: threading.Event | None = None,
     nvml: NvmlSource | None = None,
+    cwd: str | Path | None = None,
 ) -> MonitorReport:
-    """Run `command` (inheriting this terminal), sample telemetry until it exits, and diagnose the run.
+    """Run `command` (inheriting this terminal) in `cwd`, sample telemetry until it exits, and diagnose.
 
     Raises MonitorError when the command cannot be started. The command's exit code is in the report.
+    Setting `stop` terminates the command (then kills it after GRACE_S).
     """
     if not command:
         raise MonitorError("command: give the command to run after --")
@@ -102,8 +104,10 @@ def run_monitor(
         machine = Machine.model_validate(describe_machine(nvml))
         started = time.monotonic()
         try:
-            process = subprocess.Popen(list(command))
+            process = subprocess.Popen(list(command), cwd=cwd)
         except FileNotFoundError:
+            if cwd is not None and not Path(cwd).is_dir():
+                raise MonitorError(f"working folder: {cwd} does not exist") from None
             raise MonitorError(f"command: {command[0]!r} not found") from None
         except PermissionError:
             raise MonitorError(f"command: {command[0]!r} is not executable") from None

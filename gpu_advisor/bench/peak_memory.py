@@ -3,7 +3,9 @@
 CPU: `torch.profiler.profile(profile_memory=True)` records every allocator event (+bytes on allocate,
 -bytes on free). The peak is the bytes already live when the window opens (the caller knows them: the
 parameters, optimizer state, caches it holds) plus the highest running total of the events. RSS is no
-use here: the allocator keeps freed pages resident. CUDA: `torch.cuda.max_memory_allocated` after a
+use here: the allocator keeps freed pages resident. Caveat (measured with torch 2.13): freeing a tensor
+allocated *before* the window opened is not reported, so the block must not free any of the baseline
+tensors (a training step must drop its old gradients before the window, not inside it). CUDA: `torch.cuda.max_memory_allocated` after a
 reset of the peak counters, and `max_memory_reserved` for what the caching allocator held.
 """
 

@@ -174,6 +174,9 @@ def _train_attempt(
         peak = None
         if not ctx.is_cuda and predict:
             tokens, targets = fetch()
+            # Gradients must be gone before the window opens: the profiler does not report freeing
+            # memory allocated before it started (see peak_memory), and train_step frees them first.
+            optimizer.zero_grad(set_to_none=True)
             with measure_peak(
                 ctx.device, [*live_training_tensors(model, optimizer), tokens, targets]
             ) as peak:
