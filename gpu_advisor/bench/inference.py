@@ -74,6 +74,7 @@ class _Generator:
         nxt, prefill_s = self.clock.time(lambda: prefill(self.model, self.tokens, cache))
         decode_total = 0.0
         for _ in range(steps):
+            self.ctx.check()  # a long generation still stops within one decode step
             nxt, seconds = self.clock.time(lambda nxt=nxt: decode_step(self.model, nxt, cache))
             decode_total += seconds
             if record:
