@@ -307,10 +307,12 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         gpus = [catalog.get(req.gpu)]
     warnings = list(catalog.warnings)
     options: list[Option] = []
+    not_considered: list[str] = []
     for gpu in gpus:
         option, skipped = _option(req, gpu)
         if skipped:
-            warnings.append(skipped)
+            # A catalogue gap, not a problem with this plan: a warning only when the user asked for it.
+            (warnings if req.gpu is not None else not_considered).append(skipped)
         if option is not None:
             options.append(option)
     options.sort(key=_rank_key)
@@ -375,6 +377,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         "tensor_parallel_within_node": NODE_GPUS,
         "ownership_months_for_buy_ranking": OWNERSHIP_MONTHS,
         "compute_dtype": COMPUTE_DTYPE[req.precision],
+        "gpus_not_considered": not_considered,
     }
     return Plan(
         request=req,

@@ -149,3 +149,11 @@ def test_training_options_carry_training_speed_keys(catalog):
 def test_unsharded_memory_in_plan_is_the_one_device_footprint(catalog):
     result = _plan(catalog, model=get_preset("llama-3-70b"), task="inference", precision="bf16")
     assert result.memory.weights / GB == pytest.approx(141.1, abs=0.1)
+
+
+def test_gpus_without_figures_are_listed_as_not_considered_not_warned_about(catalog):
+    result = _plan(catalog, model=get_preset("llama-3-8b"), task="inference")
+    assert not any("W7900" in w for w in result.warnings)
+    assert any("W7900" in g for g in result.assumptions["gpus_not_considered"])
+    asked = _plan(catalog, model=get_preset("llama-3-8b"), task="inference", gpu="amd-radeon-pro-w7900")
+    assert any("W7900" in w for w in asked.warnings) and asked.recommendation.gpu is None
