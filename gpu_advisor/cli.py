@@ -267,19 +267,16 @@ def cmd_catalog(args: argparse.Namespace) -> int:
 # ---- bench, monitor, compare (gpu_advisor.bench) ---------------------------------------------------
 def add_bench_parsers(sub: argparse._SubParsersAction) -> None:
     """The benchmark engine's subcommands; they live in gpu_advisor.bench.cli_commands."""
-    try:
-        from gpu_advisor.bench import cli_commands
-    except ImportError:
-        return
+    from gpu_advisor.bench import cli_commands
+
     cli_commands.add_parsers(sub)
 
 
 # ---- report (gpu_advisor.report) -----------------------------------------------------------------
 def add_report_parser(sub: argparse._SubParsersAction) -> None:
-    try:
-        from gpu_advisor.report import cli_commands
-    except ImportError:
-        return
+    """`report`: a saved plan (and results) to PDF/Markdown; lives in gpu_advisor.report.cli_commands."""
+    from gpu_advisor.report import cli_commands
+
     cli_commands.add_parser(sub)
 
 
