@@ -257,9 +257,11 @@ def _train_attempt(
         started_at=started,
         elapsed_s=now() - started,
     )
+    # The input-bound rule reads wait / step; use the run's totals so the verdict quotes the same
+    # fraction as the table's input_wait_fraction (medians of the two can disagree widely).
     evidence = {
-        "step_time_s": step_median,
-        "input_wait_s": timings["input_wait_s"].median,
+        "step_time_s": total / len(steps),
+        "input_wait_s": waits / len(steps),
         "achieved_flops_per_s": achieved,
         "peak_flops_per_s": peak_flops,
     }
