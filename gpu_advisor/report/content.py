@@ -233,6 +233,9 @@ def assumption_rows(plan: Plan) -> list[tuple[str, str, str]]:
             text = f"{value:g}"
         elif isinstance(value, str) and len(value) > 24:  # a rule, not a number: say it in full
             text, meaning = "see meaning", value
+        elif isinstance(value, list | tuple):  # e.g. the GPUs left out, each with its reason
+            text = f"{len(value)} listed" if value else "none"
+            meaning = "; ".join(str(v) for v in value) or meaning or ""
         else:
             text = str(value)
         rows.append((key, text, meaning or ""))
