@@ -32,7 +32,9 @@ fi
 WORK=build/pyinstaller
 rm -rf "$WORK" dist/gpu-advisor
 mkdir -p "$WORK/site"
+had_egg_info=$([ -d gpu_advisor.egg-info ] && echo 1 || echo 0)
 "$PYTHON" -m pip install --quiet --no-deps --no-build-isolation --target "$WORK/site" .
+[ "$had_egg_info" = 1 ] || rm -rf gpu_advisor.egg-info  # left in the source tree by the wheel build
 # The wheel holds only the packages pyproject.toml lists; copy the whole source tree over it so that
 # every subpackage (and every resource) in the working tree is bundled.
 cp -R gpu_advisor/. "$WORK/site/gpu_advisor/"
