@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from gpu_advisor.core.architecture import ConfigError
+from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.precision import Optimizer, Precision, Task, Tier
 from gpu_advisor.core.request import Attention, Purchase, describe_validation_error
 from gpu_advisor.core.units import format_bytes, format_duration, format_usd
@@ -20,8 +22,7 @@ GUI_FLAGS = {"--self-test"}
 EXIT_USAGE = 2
 
 
-class CliError(Exception):
-    """A user error: printed as one line, exit code 2."""
+CliError = UserInputError  # raised by every subcommand for input the user can fix: one line, exit 2
 
 
 # ---- plan ----------------------------------------------------------------------------------------
@@ -314,3 +315,7 @@ def run_cli(argv: Sequence[str]) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`gpu-advisor plan --json | head`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -17,6 +17,8 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from .errors import UserInputError
+
 
 class Family(StrEnum):
     LLAMA = "llama"  # Llama, Mistral, Mixtral, Qwen2-like: RMSNorm, SwiGLU, no biases, untied head
@@ -178,7 +180,7 @@ class ModelSpec(BaseModel):
         )
 
 
-class ConfigError(ValueError):
+class ConfigError(UserInputError):
     """A model description that cannot be used; the message names the field."""
 
 

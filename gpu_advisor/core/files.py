@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .errors import UserInputError
+
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     """Write to a temporary file beside `path`, fsync, then rename over it: a reader never sees a half
@@ -27,6 +29,10 @@ def write_atomic(path: str | Path, produce: Callable[[Path], Any]) -> None:
     os.close(fd)
     tmp = Path(tmp_name)
     try:
+        # mkstemp creates the file owner-only (0600); give it the permissions a plain open() would.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         produce(tmp)
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
@@ -42,7 +48,7 @@ def write_json_atomic(path: str | Path, obj: Any) -> None:
     write_bytes_atomic(path, text.encode("utf-8"))
 
 
-class FileFormatError(ValueError):
+class FileFormatError(UserInputError):
     """A file that cannot be used; the message names the file and the field."""
 
 

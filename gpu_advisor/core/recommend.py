@@ -332,7 +332,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
             limit = f"{req.gpus} GPUs" if req.gpus else f"{MAX_GPUS:,} GPUs"
             reason = f"Nothing in {where} meets {target} with up to {limit}. " + suggestions[0]
         else:
-            with_count = f" with {req.gpus} GPUs" if req.gpus else ""
+            with_count = f" with {req.gpus} GPU{'s' if req.gpus != 1 else ''}" if req.gpus else ""
             reason = (
                 f"Nothing in {where} fits {format_bytes(unsharded.total_bytes)} (one-device footprint)"
                 f"{with_count}; the largest GPU has {format_bytes(biggest)}. " + suggestions[0]

@@ -46,7 +46,7 @@ def load_saved_plan(path: str | Path) -> tuple[Any, dict[str, Any]]:
     """
     from pydantic import ValidationError
 
-    from gpu_advisor.cli import CliError
+    from gpu_advisor.core.errors import UserInputError as CliError
     from gpu_advisor.core.architecture import ConfigError
     from gpu_advisor.core.files import FileFormatError, read_json
     from gpu_advisor.core.recommend import plan
@@ -74,7 +74,7 @@ def load_saved_plan(path: str | Path) -> tuple[Any, dict[str, Any]]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from gpu_advisor.cli import CliError
+    from gpu_advisor.core.errors import UserInputError as CliError
     from gpu_advisor.core.files import FileFormatError
     from gpu_advisor.report.results import load_results
 
@@ -107,7 +107,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _write(writer, path: str):
-    from gpu_advisor.cli import CliError
+    from gpu_advisor.core.errors import UserInputError as CliError
 
     try:
         return writer(Path(path))
