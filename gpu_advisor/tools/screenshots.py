@@ -46,10 +46,39 @@ def _example_gpu_results(path: Path, cpu_report) -> None:
     cpu_report.model_copy(update={"device": device, "results": scaled}).save(path)
 
 
-def take(outdir: Path) -> list[Path]:
+def dark_palette():
+    """A dark palette like a desktop's dark theme, to check that nothing assumes a light one."""
+    from PySide6.QtGui import QColor, QPalette
+
+    pal = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: "#2b2b2b",
+        QPalette.ColorRole.WindowText: "#e6e6e6",
+        QPalette.ColorRole.Base: "#1e1e1e",
+        QPalette.ColorRole.AlternateBase: "#262626",
+        QPalette.ColorRole.Text: "#e6e6e6",
+        QPalette.ColorRole.Button: "#353535",
+        QPalette.ColorRole.ButtonText: "#e6e6e6",
+        QPalette.ColorRole.Highlight: "#2f65ca",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.ToolTipBase: "#353535",
+        QPalette.ColorRole.ToolTipText: "#e6e6e6",
+    }
+    for role, color in roles.items():
+        pal.setColor(role, QColor(color))
+    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText, QColor("#8a8a8a"))
+    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor("#8a8a8a"))
+    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, QColor("#8a8a8a"))
+    return pal
+
+
+def take(outdir: Path, dark: bool = False) -> list[Path]:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(["gpu-advisor-screenshots"])
+    if dark:
+        app.setStyle("Fusion")
+        app.setPalette(dark_palette())
     from gpu_advisor.ui.main_window import MainWindow
     from gpu_advisor.ui.monitor.backend import BenchBackend
     from gpu_advisor.ui.plan.wizard import STEP_BUDGET, STEP_MODEL, STEP_RESULT, STEP_TRAFFIC, STEP_WORKLOAD
@@ -62,6 +91,7 @@ def take(outdir: Path) -> list[Path]:
     _wait(app, lambda: "Detecting" not in window.hardware_label.text(), 10)
 
     def shot(name: str) -> None:
+        window.form.plan_now()  # what the debounce would show 150 ms later
         for _ in range(3):
             app.processEvents()
         path = outdir / f"{name}.png"
@@ -128,10 +158,13 @@ def take(outdir: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("outdir", type=Path)
+    parser.add_argument(
+        "--dark", action="store_true", help="use a dark palette (as a dark desktop theme would)"
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["GPU_ADVISOR_CONFIG_DIR"] = tempfile.mkdtemp(prefix="gpu-advisor-shots-config-")
-    for path in take(args.outdir):
+    for path in take(args.outdir, dark=args.dark):
         print(path)
     return 0
 

@@ -115,3 +115,19 @@ def test_settings_and_geometry_persist(qtbot, dialogs, backend):
     assert again.height() == saved.height() < 800
     assert again.tabs.currentIndex() == 2
     again.close()
+
+
+def test_plots_follow_a_dark_palette(window, qapp):
+    from PySide6.QtGui import QPalette
+
+    from gpu_advisor.tools.screenshots import dark_palette
+
+    light = qapp.palette()
+    try:
+        qapp.setPalette(dark_palette())
+        qapp.processEvents()
+        base = dark_palette().color(QPalette.ColorRole.Base)
+        for plot in (*window.monitor.plots.plots.values(), window.wizard.result_view.memory_chart):
+            assert plot.backgroundBrush().color() == base
+    finally:
+        qapp.setPalette(light)

@@ -38,7 +38,7 @@ PLOTS = (
     PlotSpec(
         "power_w",
         "Power draw",
-        "Power draw, not measured on CPU",
+        "Power draw",
         "W",
         "Board power from NVML; not measured on CPU",
     ),

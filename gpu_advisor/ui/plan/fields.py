@@ -116,6 +116,7 @@ class FormPage(QWidget):
         super().__init__(parent)
         self.title = title
         self._errors: dict[str, ErrorLabel] = {}
+        self._field_names: dict[str, str] = {}  # field -> its label as the user reads it
         outer = QVBoxLayout(self)
         outer.setContentsMargins(24, 16, 24, 16)
         heading = QLabel(f"<h2>{title}</h2>")
@@ -155,6 +156,7 @@ class FormPage(QWidget):
         self._errors[field] = error
         label_widget = QLabel(label)
         label_widget.setBuddy(editor)
+        self._field_names[field] = label.replace("&", "").rstrip(":").strip()
         if tooltip:
             editor.setToolTip(tooltip)
             label_widget.setToolTip(tooltip)
@@ -169,6 +171,10 @@ class FormPage(QWidget):
         layout.addWidget(error)
         self._errors[field] = error
         return error
+
+    def field_name(self, field: str) -> str:
+        """'Sequence length (tokens)' for 'seq_len'; the field name itself when it has no label."""
+        return self._field_names.get(field, field.replace("_", " ").capitalize())
 
     def show_errors(self, errors: Mapping[str, str]) -> None:
         """Show the messages for this page's fields; clear the others."""

@@ -40,6 +40,13 @@ def months_text(months: float | None) -> str:
     return "never" if months is None else f"{months:.1f} months"
 
 
+def breakeven_text(option: Option) -> str:
+    """'5.0 months'; 'never' when renting stays cheaper; 'n/a' when a price is unknown."""
+    if option.purchase_usd is None or option.cloud_usd_per_hour is None:
+        return "n/a (price unknown)"
+    return months_text(option.breakeven_months)
+
+
 def rate_text(value: float | None, unit: str) -> str:
     if value is None:
         return "n/a"
@@ -75,10 +82,13 @@ class Column:
 
 
 def option_columns(training: bool) -> tuple[Column, ...]:
-    """The options table's columns for a training or an inference plan."""
-    common_head = (
+    """The options table's columns for a training or an inference plan.
+
+    What decides a purchase comes first (fits, speed, price, break-even), so it is visible without
+    scrolling at 1280 px; the details (memory, parallelism, bound, tier) follow.
+    """
+    head = (
         Column("GPU", lambda o: o.gpu, lambda o: o.gpu),
-        Column("Tier", lambda o: o.tier.label, lambda o: SHORT_TIER.get(o.tier.value, o.tier.label)),
         Column("Count", lambda o: o.count, lambda o: str(o.count), "GPUs needed"),
         Column(
             "Fits",
@@ -86,20 +96,10 @@ def option_columns(training: bool) -> tuple[Column, ...]:
             fits_text,
             "Fits in memory, and meets the speed target",
         ),
-        Column(
-            "Memory per GPU",
-            lambda o: o.per_gpu_bytes,
-            lambda o: f"{format_bytes(o.per_gpu_bytes)} of {format_bytes(o.gpu_memory_bytes)}",
-            "Estimated peak memory on each GPU, against the GPU's memory (GB = 10^9 bytes)",
-        ),
-        Column(
-            "Parallelism", lambda o: o.parallelism_text, lambda o: o.parallelism_text, tip("tensor_parallel")
-        ),
     )
     if training:
         speed = (
             Column("Tokens/s", lambda o: o.tokens_per_s, lambda o: rate_text(o.tokens_per_s, ""), tip("mfu")),
-            Column("Step time", lambda o: o.step_time_s, lambda o: format_duration(o.step_time_s)),
             Column(
                 "Time to train",
                 lambda o: o.time_to_train_s,
@@ -116,15 +116,8 @@ def option_columns(training: bool) -> tuple[Column, ...]:
                 tip("tokens_per_s_per_user"),
             ),
             Column("Tokens/s total", lambda o: o.tokens_per_s, lambda o: rate_text(o.tokens_per_s, "")),
-            Column(
-                "First token",
-                lambda o: o.prefill_s,
-                lambda o: format_duration(o.prefill_s),
-                "Prefill of one prompt",
-            ),
         )
-    tail = (
-        Column("Bound", lambda o: o.bound or "", lambda o: bound_text(o.bound), tip("memory_bound")),
+    money = (
         Column(
             "Rent $/h",
             lambda o: o.cloud_usd_per_hour,
@@ -140,8 +133,35 @@ def option_columns(training: bool) -> tuple[Column, ...]:
         Column(
             "Break-even",
             lambda o: o.breakeven_months,
-            lambda o: months_text(o.breakeven_months),
+            breakeven_text,
             tip("breakeven"),
         ),
     )
-    return common_head + speed + tail
+    if training:
+        detail_speed = (
+            Column("Step time", lambda o: o.step_time_s, lambda o: format_duration(o.step_time_s)),
+        )
+    else:
+        detail_speed = (
+            Column(
+                "First token",
+                lambda o: o.prefill_s,
+                lambda o: format_duration(o.prefill_s),
+                "Prefill of one prompt",
+            ),
+        )
+    details = (
+        Column(
+            "Memory per GPU",
+            lambda o: o.per_gpu_bytes,
+            lambda o: f"{format_bytes(o.per_gpu_bytes)} of {format_bytes(o.gpu_memory_bytes)}",
+            "Estimated peak memory on each GPU, against the GPU's memory (GB = 10^9 bytes)",
+        ),
+        *detail_speed,
+        Column("Bound", lambda o: o.bound or "", lambda o: bound_text(o.bound), tip("memory_bound")),
+        Column(
+            "Parallelism", lambda o: o.parallelism_text, lambda o: o.parallelism_text, tip("tensor_parallel")
+        ),
+        Column("Tier", lambda o: o.tier.label, lambda o: SHORT_TIER.get(o.tier.value, o.tier.label)),
+    )
+    return head + speed + money + details

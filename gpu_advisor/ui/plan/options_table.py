@@ -13,7 +13,9 @@ from gpu_advisor.ui import theme
 from gpu_advisor.ui.plan.format import Column, bound_tooltip, option_columns
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
-MAX_COLUMN_PX = 190
+MAX_COLUMN_PX = 170
+MAX_GPU_COLUMN_PX = 240
+TEXT_COLUMNS = {"GPU", "Fits", "Bound", "Parallelism", "Tier"}  # left-aligned; numbers go right
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
 
@@ -92,7 +94,7 @@ class OptionsModel(QAbstractTableModel):
             if column.header in ("GPU", "Parallelism"):
                 return column.text(option)
             return column.tooltip or None
-        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() >= 2:
+        if role == Qt.ItemDataRole.TextAlignmentRole and column.header not in TEXT_COLUMNS:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
@@ -127,7 +129,8 @@ class OptionsTable(QTableView):
         self.options_model.set_plan(plan)
         self.resizeColumnsToContents()
         for column in range(self.proxy.columnCount()):  # long texts are elided; the tooltip has them
-            self.setColumnWidth(column, min(self.columnWidth(column), MAX_COLUMN_PX))
+            limit = MAX_GPU_COLUMN_PX if column == 0 else MAX_COLUMN_PX
+            self.setColumnWidth(column, min(self.columnWidth(column), limit))
 
     def cell_text(self, row: int, header: str) -> str:
         """The text shown at a (sorted) row under a column header (for tests and exports)."""

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import format_bytes, format_usd
 from gpu_advisor.ui.glossary import tip
-from gpu_advisor.ui.plan.format import bound_text, bound_tooltip, model_title, months_text, speed_text
+from gpu_advisor.ui.plan.format import bound_text, bound_tooltip, breakeven_text, model_title, speed_text
 
 FIGURES = (
     ("memory", "Memory per GPU"),
@@ -93,7 +93,7 @@ class TierCard(QFrame):
                 if best.electricity_usd_per_month is None
                 else f" + {format_usd(best.electricity_usd_per_month)}/month power"
             ),
-            "breakeven": months_text(best.breakeven_months),
+            "breakeven": breakeven_text(best),
         }
         for key, text in figures.items():
             self._figures[key].setText(text)

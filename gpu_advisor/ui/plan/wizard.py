@@ -180,7 +180,8 @@ class PlanWizard(QWidget):
         self.back_button.setEnabled(step > STEP_MODEL)
         self.back_button.setText("◀ &Edit inputs" if step == STEP_RESULT else "◀ &Back")
         if blocking:
-            text = "; ".join(f"{field.replace('_', ' ')}: {msg}" for field, msg in blocking.items())
+            page = self.pages[step]
+            text = "; ".join(f"{page.field_name(field)}: {msg}" for field, msg in blocking.items())
             self.blocked.set_message(f"Fix before continuing — {text}")
         else:
             self.blocked.set_message(None)
