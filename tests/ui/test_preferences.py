@@ -17,4 +17,6 @@ def test_invalid_value_keeps_the_dialog_open_with_a_message(qtbot):
     dialog.buy.setChecked(True)
     dialog.clear_calibration.click()
     dialog.accept()
-    assert dialog.result_settings == AppSettings(sample_interval_s=1.0, default_purchase="buy", calibration=None)
+    assert dialog.result_settings == AppSettings(
+        sample_interval_s=1.0, default_purchase="buy", calibration=None
+    )

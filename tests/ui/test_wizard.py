@@ -166,3 +166,49 @@ def test_options_table_sorts_by_price_with_unknown_last(wizard, qtbot):
     known = [p for p in prices if p is not None]
     assert header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
     assert known == sorted(known) and prices[: len(known)] == known
+
+
+def test_config_json_dropped_on_the_model_page(wizard, tmp_path, qtbot):
+    import json
+
+    from PySide6.QtCore import QMimeData, QPointF, QUrl
+    from PySide6.QtGui import QDropEvent
+
+    config = tmp_path / "tiny-llama" / "config.json"
+    config.parent.mkdir()
+    config.write_text(
+        json.dumps(
+            {
+                "model_type": "llama",
+                "num_hidden_layers": 4,
+                "hidden_size": 512,
+                "num_attention_heads": 8,
+                "intermediate_size": 1408,
+                "vocab_size": 32000,
+            }
+        )
+    )
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(config))])
+    page = wizard.model_page
+    event = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    page.dropEvent(event)
+    assert page.config_radio.isChecked() and page.config_path.text() == str(config)
+    assert wizard.form.model.n_layers == 4 and wizard.form.errors == {}
+    assert "4 layers, hidden 512" in page.info_arch.text()
+
+
+def test_browse_opens_a_file_dialog_for_config_json(wizard, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    missing = tmp_path / "nowhere" / "config.json"
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(missing), ""))
+    wizard.model_page.browse_button.click()
+    assert "file not found" in wizard.model_page.error_text("model")
+    assert not wizard.next_button.isEnabled()
