@@ -10,16 +10,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
     QFileDialog,
     QGridLayout,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
-    QProgressBar,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -32,13 +28,13 @@ from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.monitor.backend import (
     COMMAND_WORKLOAD,
     CPU_MODE_TEXT,
-    WORKLOAD_CHOICES,
     BenchBackend,
     DeviceChoice,
     MonitorRequest,
     parse_command,
 )
 from gpu_advisor.ui.monitor.cards import Card
+from gpu_advisor.ui.monitor.controls import RunControls
 from gpu_advisor.ui.monitor.live_plots import LivePlots
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries, telemetry_values
 from gpu_advisor.ui.monitor.summary import cards_for, headline_rate, measured_mfu, pick_result
@@ -79,7 +75,21 @@ class MonitorPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
-        layout.addLayout(self._build_controls())
+        self.controls = RunControls()
+        layout.addWidget(self.controls)
+        c = self.controls  # the panel's own names for the controls (tests and the tools use them)
+        self.device_combo, self.workload_combo, self.quick_check = (
+            c.device_combo,
+            c.workload_combo,
+            c.quick_check,
+        )
+        self.start_button, self.stop_button, self.progress, self.time_left = (
+            c.start_button,
+            c.stop_button,
+            c.progress,
+            c.time_left,
+        )
+        self.command_row, self.command_edit, self.folder_edit = c.command_row, c.command_edit, c.folder_edit
         self.mode_banner = QLabel()
         self.mode_banner.setWordWrap(True)
         self.mode_banner.setToolTip(tip("cpu_mode"))
@@ -118,80 +128,11 @@ class MonitorPanel(QWidget):
         self.stop_button.clicked.connect(self.stop)
         self.save_button.clicked.connect(self.save_dialog)
         self.calibrate_button.clicked.connect(self.use_as_calibration)
-        self.workload_combo.currentIndexChanged.connect(self._workload_changed)
         self.device_combo.currentIndexChanged.connect(self._device_changed)
         self.refresh_devices()
-        self._workload_changed()
         self._set_running(False)
 
     # ---- layout ----------------------------------------------------------------------------------
-    def _build_controls(self) -> QVBoxLayout:
-        self.device_combo = QComboBox()
-        self.device_combo.setAccessibleName("Device")
-        for combo in (self.device_combo,):
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(22)
-        self.workload_combo = QComboBox()
-        self.workload_combo.setAccessibleName("Workload")
-        for key, label, description in WORKLOAD_CHOICES:
-            self.workload_combo.addItem(label, key)
-            self.workload_combo.setItemData(self.workload_combo.count() - 1, description, 3)  # ToolTipRole
-        self.quick_check = QCheckBox("&Quick")
-        self.quick_check.setChecked(True)
-        self.quick_check.setToolTip("Smaller sizes and fewer steps: a CPU run takes under two minutes.")
-        self.start_button = QPushButton("▶ &Start")
-        self.stop_button = QPushButton("■ S&top")
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 1000)
-        self.progress.setTextVisible(False)
-        self.time_left = QLabel("")
-        self.time_left.setMinimumWidth(140)
-        self.time_left.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        row = QHBoxLayout()
-        device_label = QLabel("&Device:")
-        device_label.setBuddy(self.device_combo)
-        workload_label = QLabel("&Workload:")
-        workload_label.setBuddy(self.workload_combo)
-        for widget in (
-            device_label,
-            self.device_combo,
-            workload_label,
-            self.workload_combo,
-            self.quick_check,
-        ):
-            row.addWidget(widget)
-        row.addSpacing(12)
-        row.addWidget(self.start_button)
-        row.addWidget(self.stop_button)
-        row.addStretch(1)
-        status_row = QHBoxLayout()
-        self.progress.setFixedWidth(260)
-        status_row.addWidget(self.progress)
-        status_row.addWidget(self.time_left, 1)
-
-        self.command_edit = QLineEdit()
-        self.command_edit.setPlaceholderText("python train.py --epochs 1")
-        self.command_edit.setAccessibleName("Command")
-        self.folder_edit = QLineEdit()
-        self.folder_edit.setPlaceholderText("working folder (default: current)")
-        self.folder_edit.setAccessibleName("Working folder")
-        self.folder_button = QPushButton("Folder…")
-        self.folder_button.clicked.connect(self._choose_folder)
-        self.command_row = QWidget()
-        command_layout = QHBoxLayout(self.command_row)
-        command_layout.setContentsMargins(0, 0, 0, 0)
-        command_label = QLabel("Co&mmand:")
-        command_label.setBuddy(self.command_edit)
-        command_layout.addWidget(command_label)
-        command_layout.addWidget(self.command_edit, 2)
-        command_layout.addWidget(self.folder_edit, 1)
-        command_layout.addWidget(self.folder_button)
-        column = QVBoxLayout()
-        column.addLayout(row)
-        column.addWidget(self.command_row)
-        column.addLayout(status_row)
-        return column
-
     def _build_cards(self) -> QGridLayout:
         self.step_card = Card("Time per step", "Median wall time of one timed step (after warm-up).")
         self.throughput_card = Card("Throughput", tip("throughput"))
@@ -236,14 +177,6 @@ class MonitorPanel(QWidget):
         else:
             self.mode_banner.setText(f"Watching {device.label} through NVML.")
         self.plots.set_mode(gpu=device.gpu_index is not None)
-
-    def _workload_changed(self, _index: int = 0) -> None:
-        self.command_row.setVisible(self.workload_combo.currentData() == COMMAND_WORKLOAD)
-
-    def _choose_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Working folder", self.folder_edit.text())
-        if folder:
-            self.folder_edit.setText(folder)
 
     # ---- running -----------------------------------------------------------------------------------
     @property
