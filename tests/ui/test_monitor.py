@@ -93,3 +93,23 @@ def test_real_benchmark_engine_toy_run(qtbot, dialogs, tmp_path):
     assert monitor.throughput_card.value.text().endswith("TFLOP/s")
     assert monitor.save_results(tmp_path / "toy.json")
     window.close()
+
+
+def test_my_command_is_watched_and_diagnosed(qtbot, dialogs, tmp_path):
+    import sys
+
+    window = MainWindow(backend=BenchBackend(toy=True))
+    qtbot.addWidget(window)
+    monitor = window.monitor
+    monitor.device_combo.setCurrentIndex(monitor.device_combo.count() - 1)
+    monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData("command"))
+    monitor.command_edit.setText(f'"{sys.executable}" -c "import time; time.sleep(0.8)"')
+    monitor.start()
+    qtbot.waitUntil(lambda: not monitor.running, timeout=30_000)
+    assert dialogs == []
+    assert monitor.report.exit_code == 0 and monitor.telemetry.total_appended >= 1
+    assert "exit code 0" in monitor.step_card.detail.text()
+    assert monitor.diagnosis.text().startswith("<b>")
+    assert monitor.save_results(tmp_path / "watch.json")
+    assert '"gpu-advisor/monitor@1"' in (tmp_path / "watch.json").read_text()
+    window.close()

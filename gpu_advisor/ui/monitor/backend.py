@@ -7,6 +7,7 @@ the benchmark engine only when a run starts, never when the window opens.
 from __future__ import annotations
 
 import gc
+import inspect
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,6 +74,15 @@ def parse_command(command: str, working_dir: str) -> tuple[list[str], Path | Non
     if folder is not None and not folder.is_dir():
         raise ValueError(f"working folder: {folder} is not a folder")
     return argv, folder
+
+
+def command_folder_supported() -> bool:
+    """True when bench.monitor.run_monitor accepts a working folder (`cwd`)."""
+    try:
+        from gpu_advisor.bench.monitor import run_monitor
+    except ImportError:
+        return False
+    return "cwd" in inspect.signature(run_monitor).parameters
 
 
 def bench_available() -> bool:
