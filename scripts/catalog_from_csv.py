@@ -30,7 +30,20 @@ def _num(text: str) -> float | None:
     return float(text) if text else None
 
 
-MONTHS = "January February March April May June July August September October November December".split()
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 
 
 def _dates(text: str) -> list[str]:

@@ -15,24 +15,51 @@ def main() -> None:
     rows = []
     for stage, published in ((0, "120 GB"), (1, "31.4 GB"), (2, "16.6 GB"), (3, "1.9 GB")):
         ours = sum(model_state_bytes(7.5e9, stage, 64).values()) / GB
-        rows.append((f"ZeRO stage {stage}, 7.5B, 64 GPUs, model states per GPU", published, f"{ours:.1f} GB",
-                     "Rajbhandari et al. 2019 (arXiv 1910.02054)"))
-    for preset, figures in (("llama-3-8b", (16, 8, 4)), ("llama-3-70b", (140, 70, 35)),
-                            ("llama-3.1-405b", (810, 405, 203))):
+        rows.append(
+            (
+                f"ZeRO stage {stage}, 7.5B, 64 GPUs, model states per GPU",
+                published,
+                f"{ours:.1f} GB",
+                "Rajbhandari et al. 2019 (arXiv 1910.02054)",
+            )
+        )
+    for preset, figures in (
+        ("llama-3-8b", (16, 8, 4)),
+        ("llama-3-70b", (140, 70, 35)),
+        ("llama-3.1-405b", (810, 405, 203)),
+    ):
         for precision, published in zip(("fp16", "fp8", "int4"), figures, strict=True):
             req = PlanRequest(model=get_preset(preset), task="inference", precision=precision)
             ours = estimate_memory(req, device=Device.CPU).components.weights / GB
             note = " (incl. group-128 scales)" if precision == "int4" else ""
-            rows.append((f"{preset} weights at {precision}", f"{published} GB", f"{ours:.1f} GB{note}",
-                         "Llama 3.1 launch post (Hugging Face)"))
+            rows.append(
+                (
+                    f"{preset} weights at {precision}",
+                    f"{published} GB",
+                    f"{ours:.1f} GB{note}",
+                    "Llama 3.1 launch post (Hugging Face)",
+                )
+            )
     for preset, figures in (("llama-3-8b", (0.125, 1.95, 15.62)), ("llama-3-70b", (0.313, 4.88, 39.06))):
         for tokens, published in zip((1024, 16_000, 128_000), figures, strict=True):
             ours = kv_cache_bytes(get_preset(preset), tokens, 2) / GIB
-            rows.append((f"{preset} KV cache, {tokens:,} tokens, fp16", f"{published} GiB", f"{ours:.3f} GiB",
-                         "Llama 3.1 launch post (Hugging Face)"))
+            rows.append(
+                (
+                    f"{preset} KV cache, {tokens:,} tokens, fp16",
+                    f"{published} GiB",
+                    f"{ours:.3f} GiB",
+                    "Llama 3.1 launch post (Hugging Face)",
+                )
+            )
     for key, preset in presets().items():
-        rows.append((f"{key} parameters", f"{preset.published_params:,}", f"{preset.spec.total_params():,}",
-                     preset.spec.source.split(";")[0]))
+        rows.append(
+            (
+                f"{key} parameters",
+                f"{preset.published_params:,}",
+                f"{preset.spec.total_params():,}",
+                preset.spec.source.split(";")[0],
+            )
+        )
     print("| quantity | published | GPU Advisor | source |")
     print("|---|---|---|---|")
     for row in rows:

@@ -46,8 +46,8 @@ def load_saved_plan(path: str | Path) -> tuple[Any, dict[str, Any]]:
     """
     from pydantic import ValidationError
 
-    from gpu_advisor.core.errors import UserInputError as CliError
     from gpu_advisor.core.architecture import ConfigError
+    from gpu_advisor.core.errors import UserInputError as CliError
     from gpu_advisor.core.files import FileFormatError, read_json
     from gpu_advisor.core.recommend import plan
     from gpu_advisor.core.request import PlanRequest, describe_validation_error

@@ -32,8 +32,14 @@ def test_written_files_get_the_usual_permissions_not_owner_only(tmp_path):
     assert stat.S_IMODE((tmp_path / "p.json").stat().st_mode) == 0o644
 
 
-@pytest.mark.parametrize(("content", "fragment"), [("{oops", "not valid JSON (line 1"), ("[]", "JSON object"),
-                                                    ('{"schema": "other@1"}', "schema: expected")])
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("{oops", "not valid JSON (line 1"),
+        ("[]", "JSON object"),
+        ('{"schema": "other@1"}', "schema: expected"),
+    ],
+)
 def test_bad_files_are_named_with_the_problem(tmp_path, content, fragment):
     path = tmp_path / "f.json"
     path.write_text(content)

@@ -7,7 +7,6 @@ the benchmark engine only when a run starts, never when the window opens.
 from __future__ import annotations
 
 import gc
-import inspect
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,15 +73,6 @@ def parse_command(command: str, working_dir: str) -> tuple[list[str], Path | Non
     if folder is not None and not folder.is_dir():
         raise ValueError(f"working folder: {folder} is not a folder")
     return argv, folder
-
-
-def command_folder_supported() -> bool:
-    """True when bench.monitor.run_monitor accepts a working folder (`cwd`)."""
-    try:
-        from gpu_advisor.bench.monitor import run_monitor
-    except ImportError:
-        return False
-    return "cwd" in inspect.signature(run_monitor).parameters
 
 
 def bench_available() -> bool:
@@ -184,14 +174,7 @@ class BenchBackend:
             "on_sample": on_sample,
             "stop": context.stop,
         }
-        if folder is not None:
-            kwargs["cwd"] = folder
-        try:
-            return run_monitor(argv, **kwargs)
-        except TypeError as exc:
-            if "cwd" in str(exc):  # an engine without the working-folder option
-                raise ValueError("working folder: not supported by this version; leave it empty") from None
-            raise
+        return run_monitor(argv, cwd=folder, **kwargs)
 
     # ---- files -----------------------------------------------------------------------------------
     @staticmethod

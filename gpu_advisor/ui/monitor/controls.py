@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpu_advisor.ui.monitor.backend import COMMAND_WORKLOAD, WORKLOAD_CHOICES, command_folder_supported
+from gpu_advisor.ui.monitor.backend import COMMAND_WORKLOAD, WORKLOAD_CHOICES
 
 
 class RunControls(QWidget):
@@ -92,10 +92,6 @@ class RunControls(QWidget):
         self.setLayout(column)
         self.workload_combo.currentIndexChanged.connect(self._workload_changed)
         self._workload_changed()
-        if not command_folder_supported():  # the command then runs in the app's own folder
-            for widget in (self.folder_edit, self.folder_button):
-                widget.setEnabled(False)
-                widget.setToolTip("This version runs the command in the folder the app was started from.")
 
     def _workload_changed(self, _index: int = 0) -> None:
         self.command_row.setVisible(self.workload_combo.currentData() == COMMAND_WORKLOAD)
