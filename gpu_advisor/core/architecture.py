@@ -1,6 +1,6 @@
 """Transformer architectures: the fields sizing needs, exact parameter counts, and Hugging Face configs.
 
-Parameter counts follow the real module structure (ESTIMATION.md, "Model configs"): Llama-style blocks
+Parameter counts follow the real module structure (README, "Method"): Llama-style blocks
 have q/k/v/o projections with grouped KV heads, a gated (SwiGLU) MLP with three matrices and RMSNorm;
 GPT-2 and BERT blocks have biases, a two-matrix GELU MLP, LayerNorm and learned positions.
 """

@@ -1,4 +1,4 @@
-"""Memory on one GPU, component by component (ESTIMATION.md), for a request and a parallel layout.
+"""Memory on one GPU, component by component (README, "Method"), for a request and a parallel layout.
 
 The components are what is live at the moment of peak use, and they sum to the total:
 - Training peaks either at the start of backward (all saved activations, the fp32 loss's logit
@@ -37,7 +37,7 @@ COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "o
 
 # The fp32 cross-entropy keeps its log-softmax output, and the start of backward adds the gradient
 # with respect to it and the gradient of the logits: three b x s x V fp32 tensors (measured on CPU with
-# the profiler, ESTIMATION.md "What measuring real PyTorch runs shows").
+# the profiler, benchmarks/bench_prediction_accuracy.py).
 LOSS_FP32_COPIES = 3
 DROPOUT_MASK_BYTES = 1  # torch.native_dropout keeps a bool mask
 

@@ -54,7 +54,7 @@ TIER_LABELS = {
 }
 
 # Bytes per stored weight. int4 carries its quantisation constants: GPTQ/AWQ with group size 128 add
-# ~0.25 bit per weight (ESTIMATION.md, "weights"), so 4.25 bits. QLoRA's NF4 with double quantisation
+# ~0.25 bit per weight (Frantar et al. 2022, GPTQ; Lin et al. 2023, AWQ), so 4.25 bits. QLoRA's NF4 with double quantisation
 # adds ~0.127 bit per weight (Dettmers et al. 2023) and is handled in memory.py.
 WEIGHT_BYTES: dict[Precision, float] = {
     Precision.FP32: 4.0,

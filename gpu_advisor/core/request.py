@@ -30,7 +30,7 @@ class Assumptions(BaseModel):
         gt=0,
         le=1,
         description="Model FLOPs utilisation for training: achieved / peak dense tensor FLOP/s. "
-        "Realistic 0.35-0.55 on data-center GPUs (ESTIMATION.md).",
+        "Realistic 0.35-0.55 on data-center GPUs for large models.",
     )
     prefill_efficiency: float = Field(
         default=0.50, gt=0, le=1, description="Fraction of peak FLOP/s reached in the prompt pass."
@@ -44,7 +44,7 @@ class Assumptions(BaseModel):
     cuda_context_bytes: int = Field(
         default=512 * 2**20,
         ge=0,
-        description="CUDA context and kernels per GPU: 0.3-1 GiB measured (ESTIMATION.md); 512 MiB here.",
+        description="CUDA context and kernels per GPU: 0.3-1 GiB depending on GPU and libraries; 512 MiB here.",
     )
     fragmentation: float = Field(
         default=0.05,
