@@ -16,6 +16,7 @@ from gpu_advisor.core.result import Plan
 from gpu_advisor.ui import plan_files
 from gpu_advisor.ui.compare.compare_view import CompareView
 from gpu_advisor.ui.dialogs import ErrorReporter
+from gpu_advisor.ui.export_status import ExportStatus
 from gpu_advisor.ui.monitor.backend import BenchBackend, default_backend
 from gpu_advisor.ui.monitor.monitor_panel import MonitorPanel
 from gpu_advisor.ui.plan.form import PlanForm
@@ -64,6 +65,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
 
         self.hardware_label = QLabel("Detecting hardware…")
+        self.export_status = ExportStatus()
+        self.statusBar().addPermanentWidget(self.export_status)
         self.statusBar().addPermanentWidget(self.hardware_label)
         self._build_menus()
         self._update_calibration_note()
@@ -253,8 +256,10 @@ class MainWindow(QMainWindow):
         if kind == "pdf":
             self.export_pdf_action.setEnabled(False)
             self.statusBar().showMessage(f"Writing {path}…")
+            self.export_status.started()
+            progress = self.export_status.progressed.emit  # queued to the GUI thread by Qt
             self.tasks.submit(
-                lambda: plan_files.write_pdf(plan, path, attached),
+                lambda: plan_files.write_pdf(plan, path, attached, progress=progress),
                 lambda _r: self._exported(path),
                 lambda message: self._export_failed(path, message),
             )
@@ -272,10 +277,12 @@ class MainWindow(QMainWindow):
 
     def _exported(self, path: Path) -> None:
         self._plan_ready(None)
+        self.export_status.finished(path)
         self.statusBar().showMessage(f"Exported {path}", 8000)
 
     def _export_failed(self, path: Path, message: str) -> None:
         self._plan_ready(None)
+        self.export_status.finished(None)
         self.errors.error("Export failed", message if str(path) in message else f"{path}: {message}")
 
     def import_results_dialog(self) -> None:

@@ -6,7 +6,7 @@ No widgets here. Errors are FileFormatError / OSError with a message that names 
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -75,7 +75,12 @@ def write_markdown(plan: Plan, path: str | Path, results_paths: Sequence[Path] =
     report_markdown(plan, path, _attached(results_paths))
 
 
-def write_pdf(plan: Plan, path: str | Path, results_paths: Sequence[Path] = ()) -> None:
+def write_pdf(
+    plan: Plan,
+    path: str | Path,
+    results_paths: Sequence[Path] = (),
+    progress: Callable[[int, str], None] | None = None,
+) -> None:
     from gpu_advisor.report.pdf import write_pdf as report_pdf
 
-    report_pdf(plan, path, _attached(results_paths))
+    report_pdf(plan, path, _attached(results_paths), progress=progress)

@@ -70,16 +70,45 @@ def test_exports_attach_the_compared_results(window, tmp_path, dialogs, results_
     assert dialogs and dialogs[-1][0] == "Export failed" and "missing-folder" in dialogs[-1][1]
 
 
-def test_pdf_export_runs_on_the_worker_thread(window, tmp_path, dialogs, qtbot):
+def test_pdf_export_runs_on_the_worker_thread_and_matches_the_plan(
+    window, tmp_path, dialogs, qtbot, monkeypatch
+):
+    from pypdf import PdfReader
+    from PySide6.QtGui import QDesktopServices
+
+    window.form.set_model_source("preset", "llama-3-70b")
+    window.form.set_field("users", 16)
     window.form.plan_now()
     window._plan_ready(None)
     assert window.export_pdf_action.isEnabled(), window.export_pdf_action.toolTip()
+    progress: list[int] = []
+    window.export_status.progressed.connect(lambda percent, _step: progress.append(percent))
     target = tmp_path / "plan.pdf"
     window.export("pdf", target)
     assert not window.export_pdf_action.isEnabled()  # one export at a time
+    assert window.export_status.bar.isVisibleTo(window)
     qtbot.waitUntil(lambda: window.export_pdf_action.isEnabled(), timeout=30_000)
     assert dialogs == []
-    assert target.read_bytes().startswith(b"%PDF")
+    assert progress and progress[-1] == 100 and progress == sorted(progress)
+    text = " ".join(" ".join(page.extract_text() for page in PdfReader(target).pages).split())
+    best = plan(window.form.request).best
+    assert f"{best.count} x {best.gpu}" in text and best.tier.label in text
+    assert not window.export_status.bar.isVisibleTo(window)
+    assert window.export_status.open_button.isVisibleTo(window)
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toLocalFile()) or True)
+    window.export_status.open_button.click()
+    assert opened == [str(tmp_path.resolve())]
+
+
+def test_failed_pdf_export_offers_no_folder(window, tmp_path, dialogs, qtbot):
+    window.form.plan_now()
+    window._plan_ready(None)
+    window.export("pdf", tmp_path / "missing" / "plan.pdf")
+    qtbot.waitUntil(lambda: bool(dialogs), timeout=30_000)
+    assert dialogs[-1][0] == "Export failed" and "missing" in dialogs[-1][1]
+    assert not window.export_status.open_button.isVisibleTo(window)
+    assert not (tmp_path / "missing").exists()
 
 
 def test_bad_settings_file_falls_back_to_defaults_with_a_message(qtbot, dialogs, backend):
