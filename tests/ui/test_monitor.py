@@ -80,7 +80,6 @@ def test_bad_command_is_reported_before_anything_starts(window, dialogs):
 
 
 def test_real_benchmark_engine_toy_run(qtbot, dialogs, tmp_path):
-    pytest.importorskip("torch")
     window = MainWindow(backend=BenchBackend(toy=True))
     qtbot.addWidget(window)
     monitor = window.monitor
