@@ -112,3 +112,21 @@ def test_my_command_is_watched_and_diagnosed(qtbot, dialogs, tmp_path):
     assert monitor.save_results(tmp_path / "watch.json")
     assert '"gpu-advisor/monitor@1"' in (tmp_path / "watch.json").read_text()
     window.close()
+
+
+def test_plots_of_metrics_this_machine_cannot_read_make_room_for_the_others(qtbot, dialogs):
+    # The fake host samples carry CPU load and memory only: no power, temperature or clock reading.
+    window = MainWindow(backend=FakeBackend(steps=5))
+    qtbot.addWidget(window)
+    window.show()
+    monitor = window.monitor
+    assert monitor.plots.plots["power_w"].isVisibleTo(monitor)  # nothing known before a run
+    _start(window, qtbot)
+    qtbot.waitUntil(lambda: not monitor.running, timeout=5000)
+    plots = monitor.plots.plots
+    assert not plots["power_w"].isVisible() and not plots["temperature_c"].isVisible()
+    assert plots["utilisation_pct"].isVisible() and plots["throughput"].isVisible()
+    assert plots["utilisation_pct"].width() > monitor.plots.width() * 0.4  # two columns, not three
+    note = monitor.plots.unavailable_note
+    assert note.isVisible() and "Power draw" in note.text() and "CPU temperature" in note.text()
+    window.close()

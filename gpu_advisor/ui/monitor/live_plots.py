@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QTimer
-from PySide6.QtWidgets import QGridLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import tip
@@ -51,7 +51,11 @@ PLOTS = (
 
 
 class LivePlots(QWidget):
-    """The monitor's plots; `start()`/`stop()` the redraw timer, `refresh()` draws once."""
+    """The monitor's plots; `start()`/`stop()` the redraw timer, `refresh()` draws once.
+
+    A metric with no reading at all on this machine (power on a CPU, a temperature psutil cannot
+    read) gets no plot: the others take its room and a line below names what is not measured.
+    """
 
     def __init__(
         self, telemetry: RingSeries, throughput: RingSeries, window_s: float, parent: QWidget | None = None
@@ -75,9 +79,15 @@ class LivePlots(QWidget):
         self.points_drawn = 0  # points handed to the curves on the last redraw
         self.plots: dict[str, pg.PlotWidget] = {}
         self.curves: dict[str, pg.PlotDataItem] = {}
-        grid = QGridLayout(self)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setSpacing(6)
+        self._grid = QGridLayout()
+        self._grid.setSpacing(6)
+        self.unavailable_note = QLabel()
+        self.unavailable_note.setEnabled(False)  # muted palette colour
+        self.unavailable_note.setVisible(False)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addLayout(self._grid, 1)
+        column.addWidget(self.unavailable_note)
         for i, spec in enumerate(PLOTS):
             plot = pg.PlotWidget()
             plot.setMenuEnabled(False)
@@ -100,7 +110,7 @@ class LivePlots(QWidget):
                 item.enableAutoRange(axis="y")
             self.plots[spec.key] = plot
             self.curves[spec.key] = curve
-            grid.addWidget(plot, i // 3, i % 3)
+        self._place_plots()
         self._restyle()
         self.timer = QTimer(self)
         self.timer.setInterval(round(1000 / REDRAW_HZ))
@@ -112,6 +122,7 @@ class LivePlots(QWidget):
         self._unavailable = set()
         self._gpu_mode = gpu
         self._throughput_unit = throughput_unit
+        self._place_plots()
         self._restyle()
 
     def set_throughput_unit(self, unit: str) -> None:
@@ -126,15 +137,31 @@ class LivePlots(QWidget):
         self.refresh()
 
     # ---- drawing -----------------------------------------------------------------------------------
+    def _title(self, spec: PlotSpec) -> str:
+        return spec.gpu_title if self._gpu_mode else spec.cpu_title
+
+    def _place_plots(self) -> None:
+        """Grid the plots that have readings (three columns, two when four or fewer); hide the rest."""
+        shown = [spec for spec in PLOTS if spec.key not in self._unavailable]
+        columns = 3 if len(shown) > 4 else 2
+        for spec in PLOTS:
+            self._grid.removeWidget(self.plots[spec.key])
+            self.plots[spec.key].setVisible(spec.key not in self._unavailable)
+        for i, spec in enumerate(shown):
+            self._grid.addWidget(self.plots[spec.key], i // columns, i % columns)
+        missing = [self._title(spec) for spec in PLOTS if spec.key in self._unavailable]
+        self.unavailable_note.setText(
+            f"Not measured on this machine: {', '.join(missing)}." if missing else ""
+        )
+        self.unavailable_note.setVisible(bool(missing))
+
     def _restyle(self) -> None:
         fg = theme.plot_foreground().name()
         for spec in PLOTS:
             plot = self.plots[spec.key]
             theme.style_plot(plot)
             unit = self._throughput_unit if spec.key == "throughput" else spec.unit
-            title = spec.gpu_title if self._gpu_mode else spec.cpu_title
-            suffix = " — not available here" if spec.key in self._unavailable else ""
-            plot.getPlotItem().setTitle(f"{title} ({unit}){suffix}", color=fg, size="10pt")
+            plot.getPlotItem().setTitle(f"{self._title(spec)} ({unit})", color=fg, size="10pt")
 
     def changeEvent(self, event: QEvent) -> None:  # Qt override
         if event.type() == QEvent.Type.PaletteChange and self.plots:
@@ -166,7 +193,7 @@ class LivePlots(QWidget):
                 unavailable.add(key)
         if unavailable != self._unavailable:
             self._unavailable = unavailable
-            self._restyle()
+            self._place_plots()
         self.curves["throughput"].setData(
             self._tp_t[:m], self._tp_v[0, :m], skipFiniteCheck=True, connect="finite"
         )
