@@ -18,6 +18,19 @@ from gpu_advisor.telemetry.sampler import DEFAULT_INTERVAL_S, MAX_INTERVAL_S, MI
 WORKLOADS: tuple[str, ...] = ("matmul", "bandwidth", "train", "inference", "dataloader", "transfer")
 
 
+class UnsupportedModel(ValueError):
+    """The benchmark's model zoo cannot build this spec (encoders, mixtures of experts)."""
+
+
+def check_buildable(spec: ModelSpec) -> None:
+    """Raise UnsupportedModel when the zoo has no module for `spec` (checked here, without torch, so
+    that `--model` rejects such a preset before the run starts)."""
+    if spec.family is Family.BERT:
+        raise UnsupportedModel(f"model: {spec.name} is an encoder (bert); the benchmark runs decoders only")
+    if spec.is_moe:
+        raise UnsupportedModel(f"model: {spec.name} is a mixture of experts; the benchmark runs dense models")
+
+
 class BenchOptions(BaseModel):
     """One benchmark run. Validation messages name the field (the CLI maps them to flags)."""
 
@@ -74,7 +87,7 @@ class BenchOptions(BaseModel):
             return None
         from gpu_advisor.core.presets import get_preset
 
-        get_preset(value)  # ConfigError lists the valid ids
+        check_buildable(get_preset(value))  # ConfigError lists the valid ids
         return value
 
     @classmethod

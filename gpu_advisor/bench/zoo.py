@@ -18,23 +18,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from gpu_advisor.bench.options import check_buildable
 from gpu_advisor.core.architecture import Family, ModelSpec
 
 LAYER_NORM_EPS = 1e-5  # GPT-2's layer_norm_epsilon
 RMS_NORM_EPS = 1e-5  # Llama-2's rms_norm_eps
 ROPE_THETA = 10000.0  # Llama-2's rope_theta
-
-
-class UnsupportedModel(ValueError):
-    """The zoo cannot build this spec (encoders, mixtures of experts)."""
-
-
-def check_buildable(spec: ModelSpec) -> None:
-    """Raise UnsupportedModel when the zoo has no module for `spec`."""
-    if spec.family is Family.BERT:
-        raise UnsupportedModel(f"model: {spec.name} is an encoder (bert); the benchmark runs decoders only")
-    if spec.is_moe:
-        raise UnsupportedModel(f"model: {spec.name} is a mixture of experts; the benchmark runs dense models")
 
 
 class KVCache:

@@ -41,6 +41,8 @@ def test_bench_quick_on_cpu_prints_a_table_and_writes_a_valid_file(tmp_path, cap
     [
         (["--workloads", "matmul,sort"], "--workloads: unknown workload 'sort'"),
         (["--model", "gpt-9"], "--model: unknown preset 'gpt-9'"),
+        (["--model", "bert-base"], "--model: BERT base (uncased) is an encoder"),
+        (["--model", "mixtral-8x7b"], "is a mixture of experts; the benchmark runs dense models"),
         (["--interval", "0.01"], "--interval:"),
         (["--duration", "-1"], "--duration:"),
         (["--json", "/no/such/folder/out.json"], "--json: folder /no/such/folder does not exist"),

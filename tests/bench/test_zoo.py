@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from gpu_advisor.bench.options import SIZES
+from gpu_advisor.bench.options import SIZES, UnsupportedModel
 from gpu_advisor.bench.zoo import (
     KVCache,
-    UnsupportedModel,
     build_model,
     count_parameters,
     last_token_logits,
