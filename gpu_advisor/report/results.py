@@ -1,7 +1,7 @@
 """Benchmark results attached to a report: read a `gpu-advisor/bench@1` file and describe it.
 
-Reading is tolerant of what a report does not need (extra keys, missing optional metrics) and strict
-about what it does: a bad file raises FileFormatError naming the file and the field.
+A file is validated by the benchmark package's own model (`bench.results`), so the report accepts
+exactly what `gpu-advisor bench` accepts: a bad file raises FileFormatError naming the file and the field.
 """
 
 from __future__ import annotations
@@ -11,16 +11,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from gpu_advisor.core.files import FileFormatError, read_json
+from gpu_advisor.bench.results import SCHEMA, report_from_dict
+from gpu_advisor.core.files import read_json
 from gpu_advisor.core.units import format_bytes, format_duration
 from gpu_advisor.telemetry.samples import Sample
-
-BENCH_SCHEMA = "gpu-advisor/bench@1"
 
 
 @dataclass(frozen=True)
 class AttachedResults:
-    """One benchmark results file: where it came from, its raw data, and its telemetry samples."""
+    """One validated benchmark results file: where it came from, its data, and its telemetry samples."""
 
     name: str  # file name, shown in the report
     data: Mapping[str, Any]
@@ -36,62 +35,23 @@ class AttachedResults:
 
     @property
     def device(self) -> str:
-        device = self.data.get("device")
-        if isinstance(device, Mapping):
-            return str(device.get("name") or device.get("kind") or device.get("type") or "unknown")
-        return str(device or "unknown")
+        return str(self.data["device"]["name"])  # required by bench@1
 
     @property
-    def interval_s(self) -> float | None:
-        tel = self.data.get("telemetry") or {}
-        value = tel.get("interval_s") if isinstance(tel, Mapping) else None
-        return float(value) if isinstance(value, int | float) else None
+    def interval_s(self) -> float:
+        return float(self.data["telemetry"]["interval_s"])  # required by bench@1, > 0
 
 
 def results_from_dict(data: Mapping[str, Any], name: str = "results") -> AttachedResults:
-    """Validate a results object; FileFormatError names `name` and the field.
-
-    The benchmark package's own model checks the whole file where it is installed; the checks here
-    cover what the report reads, so a file from a newer writer still renders.
-    """
-    try:
-        from gpu_advisor.bench.results import report_from_dict
-    except ImportError:  # a build without the benchmark package: the report's own checks suffice
-        pass
-    else:
-        report_from_dict(dict(data), name)  # raises ResultsFileError, a FileFormatError
-    if data.get("schema") != BENCH_SCHEMA:
-        raise FileFormatError(f"{name}: schema: expected {BENCH_SCHEMA!r}, found {data.get('schema')!r}")
-    machine = data.get("machine")
-    if machine is not None and not isinstance(machine, Mapping):
-        raise FileFormatError(f"{name}: machine: expected an object")
-    results = data.get("results")
-    if not isinstance(results, list):
-        raise FileFormatError(f"{name}: results: expected a list")
-    for i, result in enumerate(results):
-        if not isinstance(result, Mapping):
-            raise FileFormatError(f"{name}: results.{i}: expected an object")
-        if "workload" not in result:
-            raise FileFormatError(f"{name}: results.{i}.workload: missing")
-    telemetry = data.get("telemetry") or {}
-    if not isinstance(telemetry, Mapping):
-        raise FileFormatError(f"{name}: telemetry: expected an object")
-    raw_samples = telemetry.get("samples") or []
-    if not isinstance(raw_samples, list):
-        raise FileFormatError(f"{name}: telemetry.samples: expected a list")
-    samples = []
-    for i, raw in enumerate(raw_samples):
-        try:
-            samples.append(Sample.from_dict(raw))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise FileFormatError(f"{name}: telemetry.samples.{i}: {exc!s}") from None
-    return AttachedResults(name=name, data=data, samples=tuple(samples))
+    """Validate a results object with the benchmark's own model; FileFormatError names `name` and the field."""
+    report = report_from_dict(dict(data), name)  # raises ResultsFileError, a FileFormatError
+    return AttachedResults(name=name, data=data, samples=report.telemetry.parsed_samples())
 
 
 def load_results(path: str | Path) -> AttachedResults:
     """Read a results file written by `gpu-advisor bench --json FILE`."""
     path = Path(path)
-    data = read_json(path, BENCH_SCHEMA)
+    data = read_json(path, SCHEMA)
     return replace(results_from_dict(data, str(path)), name=path.name)
 
 
