@@ -131,7 +131,8 @@ def activation_bytes_per_token_layer(
     return norms + attn + mlp + matrix
 
 
-def _training_activations(req: PlanRequest, model: ModelSpec, elem: int, par: Parallelism) -> tuple[int, str]:
+def _training_activations(req: PlanRequest, model: ModelSpec, elem: int) -> tuple[int, str]:
+    """Saved activations and loss tensors on one unsharded device, and the formula in words."""
     tokens = req.batch_size * req.seq_len
     per_layer = activation_bytes_per_token_layer(model, elem, req.attention, req.seq_len)
     layers = model.n_layers
@@ -144,19 +145,19 @@ def _training_activations(req: PlanRequest, model: ModelSpec, elem: int, par: Pa
         formula = f"L x {per_layer:,.0f} B per token per layer (Korthikanti eq. 2, generalised)"
     # embedding output / final norm and head input
     saved += 2 * model.hidden_size * elem
-    # Sequence parallelism with tensor parallelism divides every activation by t.
-    saved_bytes = tokens * saved / par.tensor
+    saved_bytes = tokens * saved
     logits = 0
     if model.is_decoder or model.family.value == "bert":
         copies = LOSS_FP32_COPIES * 4 + (elem if elem < 4 else 0)
-        logits = tokens * model.vocab_size * copies / par.tensor
+        logits = tokens * model.vocab_size * copies
         formula += f"; loss: b x s x V x {copies} B (fp32 log-softmax, its gradient, logit gradient)"
     return round(saved_bytes + logits), formula
 
 
 def _inference_activations(
-    req: PlanRequest, model: ModelSpec, elem: int, par: Parallelism, prefill_tokens: int | None
+    req: PlanRequest, model: ModelSpec, elem: int, prefill_tokens: int | None
 ) -> tuple[int, str]:
+    """The prompt pass's transient activations on one unsharded device, and the formula in words."""
     if prefill_tokens is None:
         prefill_tokens = min(
             req.users * req.prompt_tokens, max(req.prompt_tokens, req.assumptions.max_prefill_tokens)
@@ -174,7 +175,7 @@ def _inference_activations(
         transient += sequences * model.n_heads * req.prompt_tokens**2 * (elem + 4)
     # Logits of the last prompt token only (as generate() computes them), in fp32.
     logits = sequences * model.vocab_size * 4 if model.is_decoder else 0
-    total = (transient + logits) / par.tensor
+    total = transient + logits
     formula = f"{how} tokens x (4h + 2kd + MLP) x {elem} B for one layer, + last-token fp32 logits"
     return round(total), formula
 
@@ -220,6 +221,7 @@ class MemoryBasis:
     opt_bytes: float
     optimizer_transient: float
     activations: float  # training: saved activations + loss tensors; inference: prefill transient
+    activations_formula: str
     head_grad: float
     gathered_layers: float  # ZeRO-3: the current and the prefetched layer, gathered
     kv_bytes_per_sequence: float
@@ -233,6 +235,7 @@ class MemoryBasis:
         """Components on the first pipeline stage's GPU, and the phase at which they peak."""
         shards = par.tensor * par.pipeline
         weights = self.weights / shards
+        # Activations: sequence parallelism with tensor parallelism divides every one by t.
         if self.inference:
             kv_shards = min(par.tensor, self.kv_heads) * par.pipeline
             sequences = math.ceil(self.users / par.data)
@@ -287,11 +290,10 @@ def memory_basis(
     elem = ACTIVATION_BYTES[compute_precision(req)]
     a = req.assumptions
     trainable, grad_b, opt_b, transient, adapter, head_grad, gathered = 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    single = Parallelism()
     if req.task is Task.INFERENCE:
-        activations, _ = _inference_activations(req, model, elem, single, prefill_tokens)
+        activations, activations_formula = _inference_activations(req, model, elem, prefill_tokens)
     else:
-        activations, _ = _training_activations(req, model, elem, single)
+        activations, activations_formula = _training_activations(req, model, elem)
         if req.task.is_adapter:
             trainable = lora_params(model, a.lora_rank, a.lora_all_linear)
             grad_b = 4.0  # PEFT keeps adapters and their gradients in fp32
@@ -326,6 +328,7 @@ def memory_basis(
         opt_bytes=opt_b,
         optimizer_transient=transient,
         activations=activations,
+        activations_formula=activations_formula,
         head_grad=head_grad,
         gathered_layers=gathered,
         kv_bytes_per_sequence=kv_seq,
@@ -349,7 +352,7 @@ def estimate_memory(
     basis = memory_basis(req, device, optimizer_impl, prefill_tokens)
     comps, phase = basis.per_gpu(par)
     components = MemoryComponents(**{k: round(v) for k, v in comps.items()})
-    formulas, notes = _explain(req, par, basis, phase, device, optimizer_impl, prefill_tokens)
+    formulas, notes = _explain(req, par, basis, phase, device, optimizer_impl)
     return MemoryEstimate(components=components, phase=phase, formulas=formulas, notes=tuple(notes))
 
 
@@ -360,11 +363,9 @@ def _explain(
     phase: str,
     device: Device,
     optimizer_impl: OptimizerImpl,
-    prefill_tokens: int | None,
 ) -> tuple[dict[str, str], list[str]]:
     """The formula behind each component, in words and numbers, and a note on the peak phase."""
     model = req.model
-    elem = ACTIVATION_BYTES[compute_precision(req)]
     shards = par.tensor * par.pipeline
     wbytes = weight_bytes_per_param(req)
     f: dict[str, str] = {
@@ -380,7 +381,6 @@ def _explain(
             f"{KV_BYTES[req.precision]} B x {users} users x ({req.prompt_tokens} + "
             f"{req.output_tokens}) tokens" + (f" / {kv_shards}" if kv_shards > 1 else "")
         )
-        _, f["activations"] = _inference_activations(req, model, elem, par, prefill_tokens)
     else:
         zero, dp = par.zero_stage, par.data
         if req.task.is_adapter:
@@ -395,7 +395,6 @@ def _explain(
         )
         if basis.optimizer_transient:
             f["optimizer"] += f" + {optimizer_impl} step temporaries"
-        _, f["activations"] = _training_activations(req, model, elem, par)
         grads = basis.trainable * basis.grad_bytes / shards / (dp if zero >= 2 else 1)
         if phase == "backward":
             notes.append(
@@ -407,6 +406,7 @@ def _explain(
                 "Peak at the optimizer step: all gradients and the optimizer's state are live, "
                 "activations are freed by then."
             )
+    f["activations"] = basis.activations_formula
     if device is Device.CUDA:
         a = req.assumptions
         f["overhead"] = (
