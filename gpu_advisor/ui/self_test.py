@@ -72,7 +72,7 @@ def run_self_test(app: QApplication) -> int:
         cpu_row = monitor.device_combo.count() - 1  # the CPU is always listed last
         monitor.device_combo.setCurrentIndex(cpu_row)
         if not bench_available():
-            raise SelfTestError("the benchmark engine (gpu_advisor.bench.runner) is not installed")
+            raise SelfTestError("PyTorch is not installed: the benchmark engine cannot run")
         monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData(SELF_TEST_WORKLOAD))
         run_started = time.monotonic()
         monitor.start()

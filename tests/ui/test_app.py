@@ -79,3 +79,19 @@ def test_self_test_reports_a_failed_run_instead_of_blocking(qapp, monkeypatch, c
     captured = capsys.readouterr()
     assert "simulated failure" in captured.out + captured.err
     assert "FAILED" in captured.out
+
+
+def test_self_test_says_so_when_pytorch_is_missing(qapp, monkeypatch, capsys):
+    """Before, the check looked for gpu_advisor.bench (always there), so it could never fail."""
+    import importlib.util
+
+    from gpu_advisor.ui import self_test
+    from tests.ui.conftest import FakeBackend
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real_find_spec(name, *a)
+    )
+    monkeypatch.setattr(self_test, "BenchBackend", lambda toy: FakeBackend())
+    assert self_test.run_self_test(qapp) == 1
+    assert "FAILED: PyTorch is not installed" in capsys.readouterr().out

@@ -7,6 +7,7 @@ the benchmark engine only when a run starts, never when the window opens.
 from __future__ import annotations
 
 import gc
+import importlib.util
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -76,23 +77,8 @@ def parse_command(command: str, working_dir: str) -> tuple[list[str], Path | Non
 
 
 def bench_available() -> bool:
-    """True when the benchmark engine's runner is installed (torch and gpu_advisor.bench)."""
-    return _runner() is not None
-
-
-def _runner() -> Callable[..., Any] | None:
-    """bench's run_benchmark, found without importing torch (the runner imports it when called)."""
-    try:
-        from gpu_advisor import bench
-    except ImportError:
-        return None
-    run = getattr(bench, "run_benchmark", None)
-    if run is None:
-        try:
-            from gpu_advisor.bench.runner import run_benchmark as run
-        except ImportError:
-            return None
-    return run
+    """True when PyTorch is installed, so the benchmark engine can run (found without importing it)."""
+    return importlib.util.find_spec("torch") is not None
 
 
 class BenchBackend:
@@ -140,10 +126,7 @@ class BenchBackend:
         through `context`; telemetry samples to `on_sample` (called on the sampler's thread)."""
         if request.workload == COMMAND_WORKLOAD:
             return self._run_command(request, context, on_sample)
-        run = _runner()
-        if run is None:
-            raise RuntimeError("the benchmark engine is not installed (gpu_advisor.bench.run_benchmark)")
-        from gpu_advisor.bench.options import WORKLOADS, BenchOptions
+        from gpu_advisor.bench import WORKLOADS, BenchOptions, run_benchmark
 
         freeze_after_imports()
         workloads = WORKLOADS if request.workload == ALL_WORKLOADS else (request.workload,)
@@ -154,7 +137,7 @@ class BenchBackend:
             toy=self.toy,
             interval_s=max(0.1, request.interval_s if not self.toy else 0.1),
         )
-        return run(
+        return run_benchmark(
             options,
             on_progress=context.report_progress,
             on_sample=on_sample,
@@ -169,12 +152,9 @@ class BenchBackend:
         from gpu_advisor.bench.monitor import run_monitor
 
         argv, folder = parse_command(request.command, request.working_dir)
-        kwargs: dict[str, Any] = {
-            "interval_s": max(0.1, request.interval_s),
-            "on_sample": on_sample,
-            "stop": context.stop,
-        }
-        return run_monitor(argv, cwd=folder, **kwargs)
+        return run_monitor(
+            argv, cwd=folder, interval_s=max(0.1, request.interval_s), on_sample=on_sample, stop=context.stop
+        )
 
     # ---- files -----------------------------------------------------------------------------------
     @staticmethod
