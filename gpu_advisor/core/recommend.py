@@ -9,8 +9,15 @@ from .layout import Parallelism
 from .memory import Device, estimate_memory, memory_basis, weight_bytes_per_param
 from .precision import COMPUTE_DTYPE, Precision, Task
 from .request import PlanRequest, Purchase
-from .result import Option, Plan, Recommendation
-from .speed import DevicePeaks, InferenceSpeed, TrainingSpeed, inference_speed, training_speed
+from .result import INFERENCE_SPEED_KEYS, TRAINING_SPEED_KEYS, Option, Plan, Recommendation
+from .speed import (
+    DevicePeaks,
+    InferenceSpeed,
+    TrainingSpeed,
+    inference_speed,
+    training_flops_per_token,
+    training_speed,
+)
 from .units import format_bytes, format_count, format_duration, format_usd
 
 MAX_GPUS = 65536  # Llama 3.1 405B trained on 16k H100s; leave room above that
@@ -40,11 +47,15 @@ def gpu_peaks(gpu: GpuSpec, precision: Precision) -> tuple[DevicePeaks | None, s
     ), note
 
 
-def _tp_options(req: PlanRequest, count: int, gpu: GpuSpec) -> list[int]:
+def _tp_options(req: PlanRequest, count: int) -> list[int]:
     heads = req.model.n_heads
     options = [t for t in (1, 2, 4, 8) if t <= min(count, NODE_GPUS) and count % t == 0 and heads % t == 0]
-    # Tensor parallelism over PCIe only when nothing else fits (it is slow); kept in the list.
     return options or [1]
+
+
+def _max_pipeline(req: PlanRequest, count: int, tp: int) -> int:
+    """Pipeline stages only once tensor parallelism fills a node (or when all GPUs are one replica)."""
+    return min(count // tp, req.model.n_layers) if tp == NODE_GPUS or count == tp else 1
 
 
 def _zero_stages(req: PlanRequest, dp: int) -> list[int]:
@@ -60,17 +71,16 @@ def _fitting_layouts(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePe
 
     More pipeline stages or a higher ZeRO stage only save memory (they never make a step faster
     here), so the first fitting one per degree is the one worth considering. Yields
-    (layout, None, speed, fits) (memory is computed in full only for the chosen layout); a degree with no fitting layout yields its most sharded attempt.
+    (layout, speed, fits); a degree with no fitting layout yields its most sharded attempt.
     """
-    for tp in _tp_options(req, count, gpu):
+    for tp in _tp_options(req, count):
         found = _first_fit_for_degree(req, count, tp, gpu, peaks)
         if found is not None:
             yield found
 
 
 def _first_fit_for_degree(req: PlanRequest, count: int, tp: int, gpu: GpuSpec, peaks: DevicePeaks):
-    # Pipeline stages only once tensor parallelism fills a node (or when all GPUs are one replica).
-    max_pp = min(count // tp, req.model.n_layers) if tp == NODE_GPUS or count == tp else 1
+    max_pp = _max_pipeline(req, count, tp)
     basis = memory_basis(req, Device.CUDA)
     attempt = None
     pp = 1
@@ -78,14 +88,13 @@ def _first_fit_for_degree(req: PlanRequest, count: int, tp: int, gpu: GpuSpec, p
         if count % (tp * pp) == 0:
             dp = count // (tp * pp)
             for zero in _zero_stages(req, dp):
-                par = Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero)
-                attempt = (par, None)
-                if basis.per_gpu_total(par) <= gpu.memory_bytes:
-                    return par, None, _speed(req, par, peaks), True
+                attempt = Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero)
+                if basis.per_gpu_total(attempt) <= gpu.memory_bytes:
+                    return attempt, _speed(req, attempt, peaks), True
         pp *= 2
     if attempt is None:
         return None
-    return attempt[0], attempt[1], _speed(req, attempt[0], peaks), False
+    return attempt, _speed(req, attempt, peaks), False
 
 
 def _speed_score(speed: TrainingSpeed | InferenceSpeed) -> float:
@@ -114,17 +123,17 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks):
     """
     best_fit = None
     last = None
-    count = req.gpus or _smallest_fitting_count(req, gpu, peaks)
+    count = req.gpus or _smallest_fitting_count(req, gpu)
     while count <= (req.gpus or MAX_GPUS):
         improved = False
-        for par, mem, speed, fits in _fitting_layouts(req, count, gpu, peaks):
-            last = (par, mem, speed, False, False)
+        for par, speed, fits in _fitting_layouts(req, count, gpu, peaks):
+            last = (par, speed, False, False)
             if not fits:
                 continue
             if _meets(req, speed):
-                return par, mem, speed, True, True
-            if best_fit is None or _speed_score(speed) > _speed_score(best_fit[2]) * 1.01:
-                best_fit = (par, mem, speed, True, False)
+                return par, speed, True, True
+            if best_fit is None or _speed_score(speed) > _speed_score(best_fit[1]) * 1.01:
+                best_fit = (par, speed, True, False)
                 improved = True
             if req.task.is_training:
                 break  # more tensor parallelism only trades data-parallel throughput for memory
@@ -134,7 +143,7 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks):
     return best_fit or last
 
 
-def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> int:
+def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec) -> int:
     """Binary search over powers of two: per-GPU memory never grows with the GPU count."""
 
     basis = memory_basis(req, Device.CUDA)
@@ -142,9 +151,8 @@ def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) 
     def fits(count: int) -> bool:
         # The most sharded layouts need the least memory per GPU: the widest tensor parallelism, the
         # deepest pipeline, the highest ZeRO stage.
-        tp = max(_tp_options(req, count, gpu))
-        max_pp = min(count // tp, req.model.n_layers) if tp == NODE_GPUS or count == tp else 1
-        pp = 2 ** (max_pp.bit_length() - 1)
+        tp = max(_tp_options(req, count))
+        pp = 2 ** (_max_pipeline(req, count, tp).bit_length() - 1)
         while count % (tp * pp):
             pp //= 2
         zero = max(_zero_stages(req, count // tp))
@@ -176,8 +184,8 @@ def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) 
 def _next_count(req: PlanRequest, count: int, best_fit) -> int:
     """Double, or jump straight to the data-parallel size a training deadline implies."""
     nxt = count * 2
-    if best_fit is not None and isinstance(best_fit[2], TrainingSpeed) and req.max_hours:
-        needed = best_fit[2].time_to_train_s / (req.max_hours * 3600) * count
+    if best_fit is not None and isinstance(best_fit[1], TrainingSpeed) and req.max_hours:
+        needed = best_fit[1].time_to_train_s / (req.max_hours * 3600) * count
         while nxt < needed and nxt <= MAX_GPUS:
             nxt *= 2
         nxt = max(count * 2, nxt // 2 if nxt // 2 > count else nxt)
@@ -191,7 +199,7 @@ def _option(req: PlanRequest, gpu: GpuSpec) -> tuple[Option | None, str | None]:
     found = _best_layout(req, gpu, peaks)
     if found is None:
         return None, None
-    par, _, speed, fits, meets = found
+    par, speed, fits, meets = found
     mem = estimate_memory(req, par, device=Device.CUDA)
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
     cost = estimate_cost(
@@ -207,17 +215,7 @@ def _option(req: PlanRequest, gpu: GpuSpec) -> tuple[Option | None, str | None]:
         rank = cost.job_cloud_usd
     else:
         rank = cost.cloud_usd_per_hour
-    speed_fields = speed.model_dump(
-        include={
-            "step_time_s",
-            "tokens_per_s",
-            "time_to_train_s",
-            "gpu_hours",
-            "prefill_s",
-            "decode_s_per_token",
-            "tokens_per_s_per_user",
-        }
-    )
+    speed_fields = speed.model_dump(include={*TRAINING_SPEED_KEYS, *INFERENCE_SPEED_KEYS})
     option = Option(
         gpu=gpu.name,
         gpu_id=gpu.id,
@@ -357,8 +355,6 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     if req.model.guessed:
         warnings.append(f"Architecture guessed from the parameter count: {req.model.describe()}.")
     if req.task.is_training:
-        from .speed import training_flops_per_token
-
         f_tok = training_flops_per_token(req)
         compute = {
             "flops_per_token": f_tok,
