@@ -83,18 +83,14 @@ class Plan(BaseModel):
 
     def to_json_dict(self) -> dict[str, Any]:
         """The `gpu-advisor plan --json` object (DESIGN.md, "Data contracts")."""
-        training = self.request.task.is_training
-        drop = INFERENCE_SPEED_KEYS if training else TRAINING_SPEED_KEYS
-        keep_shared = {"tokens_per_s"}
-        options = []
-        for option in self.options:
-            d = option.model_dump(mode="json")
-            for key in drop:
-                if key not in keep_shared:
-                    d.pop(key, None)
-            if training:
-                d.pop("tokens_per_s_per_user", None)
-            options.append(d)
+        # Each option carries the other task's speed fields as None: leave them out (tokens_per_s is
+        # in both).
+        other = INFERENCE_SPEED_KEYS if self.request.task.is_training else TRAINING_SPEED_KEYS
+        drop = set(other) - {"tokens_per_s"}
+        options = [
+            {k: v for k, v in option.model_dump(mode="json").items() if k not in drop}
+            for option in self.options
+        ]
         return {
             "schema": PLAN_SCHEMA,
             "inputs": self.request.model_dump(mode="json"),

@@ -133,7 +133,7 @@ def inference_speed(
     model = req.model
     c = concurrency if concurrency is not None else math.ceil(req.users / par.data)
     p_active = model.active_params()
-    speed = tp_speedup(par.tensor, peaks, a.tp_efficiency) * 1.0
+    speed = tp_speedup(par.tensor, peaks, a.tp_efficiency)
     n = req.prompt_tokens
     prefill_flops = 2 * p_active * n + 2 * model.n_layers * n * n * model.n_heads * model.d_head
     prefill_compute = prefill_flops / (peaks.flops_per_s * a.prefill_efficiency * speed)
@@ -141,14 +141,13 @@ def inference_speed(
     prefill_memory = weights_read / (peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency * speed)
     prefill = max(prefill_compute, prefill_memory)
     decode_compute = 2 * p_active * c / (peaks.flops_per_s * a.prefill_efficiency * speed)
-    decode_memory = decode_bytes_per_step(req, c) / (
-        peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency * speed
-    )
+    decode_bytes = decode_bytes_per_step(req, c)
+    decode_memory = decode_bytes / (peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency * speed)
     decode = max(decode_compute, decode_memory)
     bound = "memory" if decode_memory >= decode_compute else "compute"
     per_user = 1.0 / decode
     formula = (
-        f"decode = max(bytes read {decode_bytes_per_step(req, c) / 1e9:.1f} GB / (bandwidth x "
+        f"decode = max(bytes read {decode_bytes / 1e9:.1f} GB / (bandwidth x "
         f"{a.bandwidth_efficiency:.2f}), 2 P x {c} users / (peak x {a.prefill_efficiency:.2f})) / TP speed-up"
     )
     return InferenceSpeed(
