@@ -7,7 +7,6 @@ GPT-2 and BERT blocks have biases, a two-matrix GELU MLP, LayerNorm and learned 
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from enum import StrEnum
@@ -18,6 +17,7 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import UserInputError
+from .files import FileFormatError, read_json
 
 
 class Family(StrEnum):
@@ -245,13 +245,9 @@ def load_hf_config(path: str | Path) -> ModelSpec:
     """Read a `config.json` file; raises ConfigError naming the file and the field."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        data = read_json(path)
+    except FileFormatError as exc:
+        raise ConfigError(str(exc)) from None
     spec = from_hf_config(data, name=path.name)
     return spec.model_copy(
         update={
