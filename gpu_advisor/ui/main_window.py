@@ -150,13 +150,10 @@ class MainWindow(QMainWindow):
         self.export_pdf_action = self._action("&PDF…", lambda: self.export_dialog("pdf"))
         export_menu.addActions([self.export_json_action, self.export_markdown_action, self.export_pdf_action])
         export_menu.setToolTipsVisible(True)
-        if not plan_files.markdown_available():
-            self.export_markdown_action.setEnabled(False)
-            self.export_markdown_action.setToolTip("Markdown export is not available in this version.")
-        reason = plan_files.pdf_unavailable_reason()
-        if reason:
+        self._pdf_unavailable = plan_files.pdf_unavailable_reason()  # once: it imports the PDF writer
+        if self._pdf_unavailable:
             self.export_pdf_action.setEnabled(False)
-            self.export_pdf_action.setToolTip(reason)
+            self.export_pdf_action.setToolTip(self._pdf_unavailable)
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
 
@@ -176,11 +173,14 @@ class MainWindow(QMainWindow):
 
     def _plan_ready(self, plan: Plan | None) -> None:
         has_plan = self.form.plan is not None
-        for action in (self.save_action, self.save_as_action, self.export_json_action):
+        for action in (
+            self.save_action,
+            self.save_as_action,
+            self.export_json_action,
+            self.export_markdown_action,
+        ):
             action.setEnabled(has_plan)
-        if plan_files.markdown_available():
-            self.export_markdown_action.setEnabled(has_plan)
-        if plan_files.pdf_unavailable_reason() is None:
+        if self._pdf_unavailable is None:
             self.export_pdf_action.setEnabled(has_plan and not self.tasks.busy)
 
     # ---- files -------------------------------------------------------------------------------------

@@ -5,7 +5,6 @@ No widgets here. Errors are FileFormatError / OSError with a message that names 
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -36,11 +35,6 @@ def save_plan(plan: Plan, path: str | Path) -> None:
     write_json_atomic(path, plan.to_json_dict())
 
 
-def markdown_available() -> bool:
-    """True when the report package can write Markdown."""
-    return importlib.util.find_spec("gpu_advisor.report.markdown") is not None
-
-
 def pdf_unavailable_reason() -> str | None:
     """None when PDF export works here, else why not (shown as the menu item's tooltip)."""
     try:
@@ -60,10 +54,7 @@ def _attached(results_paths: Sequence[Path]) -> list:
 
 
 def write_json_report(plan: Plan, path: str | Path, results_paths: Sequence[Path] = ()) -> None:
-    """The `gpu-advisor/report@1` JSON (plan, summary, attached results); the plan alone without it."""
-    if importlib.util.find_spec("gpu_advisor.report.json_report") is None:
-        save_plan(plan, path)
-        return
+    """The `gpu-advisor/report@1` JSON (plan, summary, attached results)."""
     from gpu_advisor.report.json_report import write_json_report as report_json
 
     report_json(plan, path, _attached(results_paths))
