@@ -20,6 +20,7 @@ from gpu_advisor.core.units import format_bytes, format_count, format_duration, 
 from gpu_advisor.report.summary import (
     COMPONENT_LABELS,
     TASK_LABELS,
+    breakeven_text,
     fits_text,
     gpu_line,
     rate,
@@ -139,7 +140,9 @@ def option_row(plan: Plan, option: Option) -> dict[str, str]:
         "bound": option.bound or "n/a",
         "rent_month": format_usd(option.cloud_usd_per_month),
         "purchase": format_usd(option.purchase_usd),
-        "breakeven": "n/a" if option.breakeven_months is None else f"{option.breakeven_months:.1f} mo",
+        "breakeven": breakeven_text(
+            option.breakeven_months, option.cloud_usd_per_hour, option.purchase_usd, unit="mo"
+        ),
     }
     if plan.request.task.is_training:
         row |= {

@@ -19,7 +19,7 @@ from gpu_advisor.core.units import format_bytes, format_usd
 from gpu_advisor.report import charts, content
 from gpu_advisor.report import results as res
 from gpu_advisor.report.results import AttachedResults
-from gpu_advisor.report.summary import Summary, build_summary, speed_text
+from gpu_advisor.report.summary import Summary, breakeven_text, build_summary, speed_text
 
 CSS_PX_PER_PT = 96 / 72  # QTextDocument sizes images in 96-dpi pixels, whatever the paint device
 
@@ -367,7 +367,7 @@ def _cost(doc: ReportDocument, plan: Plan, summary: Summary) -> None:
             ("Electricity (owned)", f"{format_usd(cost.electricity_usd_per_month)} per month"),
             (
                 "Break-even",
-                "never" if cost.breakeven_months is None else f"{cost.breakeven_months:.1f} months",
+                breakeven_text(cost.breakeven_months, cost.rent_usd_per_hour, cost.purchase_usd),
             ),
         ]
     if cost.rent_total_usd is not None:

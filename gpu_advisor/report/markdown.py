@@ -13,7 +13,7 @@ from gpu_advisor.core.units import format_usd
 from gpu_advisor.report import content
 from gpu_advisor.report import results as res
 from gpu_advisor.report.results import AttachedResults
-from gpu_advisor.report.summary import CostSummary, build_summary, cost_estimate, gpu_line
+from gpu_advisor.report.summary import CostSummary, breakeven_text, build_summary, cost_estimate, gpu_line
 
 
 def _cell(text: str) -> str:
@@ -98,7 +98,7 @@ def _cost_lines(plan: Plan, cost: CostSummary) -> list[str]:
             ("Rent per month", format_usd(cost.rent_usd_per_month)),
             ("Buy (GPUs + server)", format_usd(cost.purchase_usd)),
             ("Electricity per month (owned)", format_usd(cost.electricity_usd_per_month)),
-            ("Break-even", "n/a" if cost.breakeven_months is None else f"{cost.breakeven_months:.1f} months"),
+            ("Break-even", breakeven_text(cost.breakeven_months, cost.rent_usd_per_hour, cost.purchase_usd)),
             (f"Rent for {cost.horizon_months} months", format_usd(cost.rent_total_usd)),
             (f"Buy and run for {cost.horizon_months} months", format_usd(cost.buy_total_usd)),
             ("This training job, rented", format_usd(cost.job_rent_usd)),

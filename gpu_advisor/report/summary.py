@@ -84,8 +84,16 @@ def fits_text(option: Option) -> str:
     return "yes" if option.meets_target else "slow"
 
 
-def _breakeven_text(months: float | None) -> str:
-    return "n/a" if months is None else f"{months:.1f} months"
+def breakeven_text(
+    months: float | None, rent_usd_per_hour: float | None, purchase_usd: float | None, unit: str = "months"
+) -> str:
+    """'5.0 months'; 'never' when renting stays cheaper; 'n/a (price unknown)' when a price is missing.
+
+    The one wording for every view (GUI, PDF, Markdown): a missing break-even means two different things.
+    """
+    if rent_usd_per_hour is None or purchase_usd is None:
+        return "n/a (price unknown)"
+    return "never" if months is None else f"{months:.1f} {unit}"
 
 
 def cost_summary(plan: Plan, option: Option) -> CostSummary:
@@ -263,7 +271,9 @@ def build_summary(plan: Plan) -> Summary:
     if cost.buy_total_usd is not None:
         totals.append(f"{format_usd(cost.buy_total_usd)} to buy and run for {cost.horizon_months} months")
     facts.append(("Total cost", "; ".join(totals) or "no price in the catalogue"))
-    facts.append(("Break-even", _breakeven_text(cost.breakeven_months)))
+    facts.append(
+        ("Break-even", breakeven_text(cost.breakeven_months, cost.rent_usd_per_hour, cost.purchase_usd))
+    )
     facts.append(("Rent or buy", cost.advice))
     return Summary(
         title=title,

@@ -89,3 +89,13 @@ def test_writers_replace_files_whole(tmp_path, inference, monkeypatch):
         write_markdown(inference, md)
     assert md.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json", "r.md"]
+
+
+def test_break_even_tells_never_from_unknown_price():
+    """The PDF said 'never' when the cloud price was unknown; the Markdown said 'n/a' when renting won."""
+    from gpu_advisor.report.summary import breakeven_text
+
+    assert breakeven_text(5.04, 0.74, 2398.0) == "5.0 months"
+    assert breakeven_text(None, 0.74, 2398.0) == "never"  # renting stays cheaper than owning
+    assert breakeven_text(None, None, 2398.0) == "n/a (price unknown)"
+    assert breakeven_text(None, 2.59, None) == "n/a (price unknown)"

@@ -8,6 +8,7 @@ from typing import Any
 
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import format_bytes, format_count, format_duration, format_usd
+from gpu_advisor.report import summary
 from gpu_advisor.ui.glossary import tip
 
 COMPONENT_LABELS = {
@@ -36,15 +37,9 @@ def fits_text(option: Option) -> str:
     return "fits" if option.meets_target else "fits, too slow"
 
 
-def months_text(months: float | None) -> str:
-    return "never" if months is None else f"{months:.1f} months"
-
-
 def breakeven_text(option: Option) -> str:
-    """'5.0 months'; 'never' when renting stays cheaper; 'n/a' when a price is unknown."""
-    if option.purchase_usd is None or option.cloud_usd_per_hour is None:
-        return "n/a (price unknown)"
-    return months_text(option.breakeven_months)
+    """'5.0 months'; 'never' when renting stays cheaper; 'n/a (price unknown)' when a price is missing."""
+    return summary.breakeven_text(option.breakeven_months, option.cloud_usd_per_hour, option.purchase_usd)
 
 
 def rate_text(value: float | None, unit: str) -> str:
