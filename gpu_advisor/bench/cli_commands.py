@@ -1,7 +1,8 @@
 """`gpu-advisor bench`, `monitor` and `compare`: argparse wiring over gpu_advisor.bench.
 
-Called by gpu_advisor.cli (`add_parsers`). Each command returns its exit code; a user error prints one
-line "gpu-advisor COMMAND: error: ..." naming the flag, file or field, and returns 2 (never a traceback).
+Called by gpu_advisor.cli (`add_parsers`). Each command returns its exit code; a user error raises
+UserInputError naming the flag, file or field, which gpu_advisor.cli prints as one line
+"gpu-advisor COMMAND: error: ..." with exit code 2 (never a traceback).
 Nothing here imports torch: `bench` loads it when the run starts.
 """
 
@@ -14,7 +15,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-EXIT_USAGE = 2
+from gpu_advisor.core.errors import UserInputError
+
 EXIT_INTERRUPTED = 130
 
 # BenchOptions field -> the flag a user typed.
@@ -29,15 +31,6 @@ _FLAGS = {
     "precision": "--precision",
 }
 _SIZE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
-
-
-class UsageError(Exception):
-    """One line for the user; exit code 2."""
-
-
-def _fail(command: str, message: str) -> int:
-    print(f"gpu-advisor {command}: error: {message}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 def parse_size(text: str) -> int:
@@ -102,7 +95,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     m.add_argument("--interval", type=float, default=0.5, metavar="S", help="telemetry interval (0.1-10 s)")
     m.add_argument("--json", default=None, metavar="FILE", help="write the gpu-advisor/monitor@1 file")
-    m.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
+    # Not dest "command": that holds the subcommand's name, which error messages print.
+    m.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command, after --")
     m.set_defaults(func=cmd_monitor)
 
     c = sub.add_parser(
@@ -120,9 +114,9 @@ def _check_output_path(path: str | None) -> None:
         return
     folder = Path(path).expanduser().resolve().parent
     if not folder.is_dir():
-        raise UsageError(f"--json: folder {folder} does not exist")
+        raise UserInputError(f"--json: folder {folder} does not exist")
     if Path(path).is_dir():
-        raise UsageError(f"--json: {path} is a folder")
+        raise UserInputError(f"--json: {path} is a folder")
 
 
 def _options(args: argparse.Namespace):
@@ -149,7 +143,7 @@ def _options(args: argparse.Namespace):
         where, _, message = describe_error(exc).partition(": ")
         flag = _FLAGS.get(where.split(".")[0], where)
         message = message.removeprefix(f"{where}: ")
-        raise UsageError(f"{flag}: {message}") from None
+        raise UserInputError(f"{flag}: {message}") from None
 
 
 def _progress_printer() -> Callable[[object], None]:
@@ -172,12 +166,9 @@ def _progress_printer() -> Callable[[object], None]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    try:
-        options = _options(args)
-        _check_output_path(args.json)
-    except UsageError as exc:
-        return _fail("bench", str(exc))
-    from gpu_advisor.bench.runner import BenchError, run_benchmark
+    options = _options(args)
+    _check_output_path(args.json)
+    from gpu_advisor.bench.runner import run_benchmark
     from gpu_advisor.bench.table import render_report
 
     stop = threading.Event()
@@ -204,48 +195,39 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if sys.stderr.isatty():
         sys.stderr.write("\r\x1b[2K")
     error = outcome.get("error")
-    if isinstance(error, BenchError):
-        return _fail("bench", str(error))
     if error is not None:
-        raise error  # a bug: let it be seen
+        raise error  # BenchError is a UserInputError (one line); anything else is a bug: let it be seen
     report = outcome["report"]
     print(render_report(report))  # type: ignore[arg-type]
     if args.json:
         try:
             report.save(args.json)  # type: ignore[attr-defined]
         except OSError as exc:
-            return _fail("bench", f"{args.json}: cannot write ({exc.strerror or exc})")
+            raise UserInputError(f"{args.json}: cannot write ({exc.strerror or exc})") from None
         print(f"\nResults written to {args.json}")
     return EXIT_INTERRUPTED if interrupted else 0
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:
-    from gpu_advisor.bench.monitor import MonitorError, run_monitor
+    from gpu_advisor.bench.monitor import run_monitor
     from gpu_advisor.bench.table import render_monitor
     from gpu_advisor.telemetry.sampler import MAX_INTERVAL_S, MIN_INTERVAL_S
 
-    command = list(args.command)
+    command = list(args.argv)
     if command and command[0] == "--":
         command = command[1:]
     if not command:
-        return _fail(
-            "monitor", "give the command to run after --, e.g. gpu-advisor monitor -- python train.py"
-        )
+        raise UserInputError("give the command to run after --, e.g. gpu-advisor monitor -- python train.py")
     if not MIN_INTERVAL_S <= args.interval <= MAX_INTERVAL_S:
-        return _fail("monitor", f"--interval: must be between {MIN_INTERVAL_S} and {MAX_INTERVAL_S} seconds")
-    try:
-        _check_output_path(args.json)
-        report = run_monitor(command, interval_s=args.interval)
-    except UsageError as exc:
-        return _fail("monitor", str(exc))
-    except MonitorError as exc:
-        return _fail("monitor", str(exc))
+        raise UserInputError(f"--interval: must be between {MIN_INTERVAL_S} and {MAX_INTERVAL_S} seconds")
+    _check_output_path(args.json)
+    report = run_monitor(command, interval_s=args.interval)  # MonitorError: one line, exit 2
     print(render_monitor(report), file=sys.stderr)
     if args.json:
         try:
             report.save(args.json)
         except OSError as exc:
-            return _fail("monitor", f"{args.json}: cannot write ({exc.strerror or exc})")
+            raise UserInputError(f"{args.json}: cannot write ({exc.strerror or exc})") from None
         print(f"Telemetry written to {args.json}", file=sys.stderr)
     code = report.exit_code if report.exit_code is not None else 1
     # A command killed by a signal has a negative code; shells report 128 + signal.
@@ -254,11 +236,6 @@ def cmd_monitor(args: argparse.Namespace) -> int:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from gpu_advisor.bench.compare import compare_reports
-    from gpu_advisor.bench.results import ResultsFileError
 
-    try:
-        comparison = compare_reports(args.files)
-    except ResultsFileError as exc:
-        return _fail("compare", str(exc))
-    print(comparison.render())
+    print(compare_reports(args.files).render())  # ResultsFileError: one line, exit 2
     return 0

@@ -22,6 +22,7 @@ import psutil
 from pydantic import BaseModel, ConfigDict, Field
 
 from gpu_advisor.bench.results import Machine, TelemetryRecord, VerdictRecord
+from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.files import write_json_atomic
 from gpu_advisor.telemetry import (
     HostSource,
@@ -40,7 +41,7 @@ MONITOR_SCHEMA = "gpu-advisor/monitor@1"
 GRACE_S = 10.0
 
 
-class MonitorError(ValueError):
+class MonitorError(UserInputError):
     """The command could not be started; the message says why."""
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import psutil
 
 from gpu_advisor.bench.context import Cancelled, Outcome, RunContext, now
+from gpu_advisor.bench.oom import free_memory
 from gpu_advisor.bench.options import BenchOptions, ProgressEvent, sizes_for
 from gpu_advisor.bench.results import (
     BenchReport,
@@ -33,6 +34,7 @@ from gpu_advisor.bench.results import (
     VerdictRecord,
     WorkloadResult,
 )
+from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.telemetry import (
     HostSource,
     NvmlSource,
@@ -51,7 +53,7 @@ WorkloadFn = Callable[[RunContext], Iterator[Outcome]]
 DEFAULT_CPU_CAP_FRACTION = 0.8
 
 
-class BenchError(ValueError):
+class BenchError(UserInputError):
     """The run cannot start (no such device, ...); the message names the option."""
 
 
@@ -252,8 +254,6 @@ def run_benchmark(
                     if on_result is not None:
                         on_result(failed)
                 finally:
-                    from gpu_advisor.bench.oom import free_memory
-
                     free_memory(device)
                 done_weight += weights.get(name, 1.0)
                 report_progress(name, 0.0, f"{name}: done")

@@ -104,5 +104,8 @@ def test_monitor_returns_the_command_exit_code_and_writes_telemetry(tmp_path, ca
 def test_monitor_errors_exit_2(capsys):
     assert run_cli(["monitor"]) == 2
     assert "give the command to run after --" in capsys.readouterr().err
+    assert run_cli(["monitor", "--", "/no/such/program"]) == 2
+    err = capsys.readouterr().err
+    assert err == "gpu-advisor monitor: error: command: '/no/such/program' not found\n"
     assert run_cli(["monitor", "--", "no-such-command-xyz"]) == 2
     assert "command: 'no-such-command-xyz' not found" in capsys.readouterr().err
