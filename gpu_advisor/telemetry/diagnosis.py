@@ -71,8 +71,10 @@ _EPS = 1e-9
 class RunEvidence:
     """Numbers measured in one run. Unknown values are None.
 
-    ``step_time_s`` is the median wall time of one whole step *including* the wait for its input;
-    ``input_wait_s`` is the median part of it spent waiting for the next batch.
+    ``step_time_s`` is the wall time of a typical step *including* the wait for its input;
+    ``input_wait_s`` is the part of it spent waiting for the next batch. Give both as means over the
+    same steps (the training benchmark does) so that their ratio is the run's input-wait fraction;
+    medians of the two can disagree widely.
     """
 
     step_time_s: float | None = None
