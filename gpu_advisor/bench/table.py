@@ -7,6 +7,7 @@ from typing import Any
 
 from gpu_advisor.bench.results import BenchReport, VerdictRecord, WorkloadResult
 from gpu_advisor.core.units import GB, GIB, MIB
+from gpu_advisor.telemetry.diagnosis import SEVERITY_RANK
 
 NA = "-"
 # The timing that best describes each workload: its step.
@@ -18,7 +19,6 @@ MAIN_TIMING = {
     "dataloader": "step_time_s",
     "transfer": "copy_time_s",
 }
-_SEVERITY_ORDER = {"critical": 3, "warning": 2, "info": 1, "ok": 0}
 
 
 def _si(value: float, unit: str) -> str:
@@ -85,7 +85,7 @@ def render_table(
 
 def primary_verdict(verdicts: Sequence[VerdictRecord]) -> VerdictRecord | None:
     """The most severe verdict (the list is already ordered by the diagnosis rules)."""
-    return max(verdicts, key=lambda v: _SEVERITY_ORDER[v.severity], default=None)
+    return max(verdicts, key=lambda v: SEVERITY_RANK[v.severity], default=None)
 
 
 def render_report(report: BenchReport) -> str:
