@@ -64,9 +64,11 @@ def throttle_fraction(
 
     Readings whose reasons are unknown are left out; None if no reading had them.
     """
-    known = [
-        g.clock_event_reasons for g in _gpu_readings(samples, gpu_index) if g.clock_event_reasons is not None
-    ]
+    return _throttle_fraction(_gpu_readings(samples, gpu_index), reasons)
+
+
+def _throttle_fraction(readings: Iterable[GpuSample], reasons: frozenset[str]) -> float | None:
+    known = [g.clock_event_reasons for g in readings if g.clock_event_reasons is not None]
     if not known:
         return None
     return sum(1 for active in known if not reasons.isdisjoint(active)) / len(known)
@@ -149,9 +151,9 @@ def summarize(samples: Sequence[Sample]) -> TelemetrySummary:
                 gpm_sm_activity_pct=_gpu_stats(readings, lambda g: g.gpm_sm_activity_pct),
                 gpm_dram_activity_pct=_gpu_stats(readings, lambda g: g.gpm_dram_activity_pct),
                 gpm_tensor_activity_pct=_gpu_stats(readings, lambda g: g.gpm_tensor_activity_pct),
-                throttle_fraction=throttle_fraction(samples, index),
-                thermal_throttle_fraction=throttle_fraction(samples, index, THERMAL_REASONS),
-                power_throttle_fraction=throttle_fraction(samples, index, POWER_REASONS),
+                throttle_fraction=_throttle_fraction(readings, THERMAL_REASONS | POWER_REASONS),
+                thermal_throttle_fraction=_throttle_fraction(readings, THERMAL_REASONS),
+                power_throttle_fraction=_throttle_fraction(readings, POWER_REASONS),
                 error_count=sum(1 for g in readings if g.error is not None),
             )
         )
