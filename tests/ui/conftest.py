@@ -83,10 +83,11 @@ class FakeBackend(BenchBackend):
     """A toy workload on the real worker thread: a host sample and a progress event every `tick_s`,
     until stopped (or after `steps`). No torch, no NVML."""
 
-    def __init__(self, steps: int | None = None, tick_s: float = 0.02) -> None:
+    def __init__(self, steps: int | None = None, tick_s: float = 0.02, device_kind: str = "cpu") -> None:
         super().__init__(toy=True)
         self.steps = steps
         self.tick_s = tick_s
+        self.device_kind = device_kind
         self.stop_seen = threading.Event()
         self.requests: list[MonitorRequest] = []
 
@@ -118,6 +119,8 @@ class FakeBackend(BenchBackend):
         result = make_train_result(status="cancelled" if context.stop.is_set() else "ok")
         result = result.model_copy(update={"started_at": start, "elapsed_s": time.time() - start})
         context.report_result(result)
+        if self.device_kind == "cuda":
+            return make_report(device="NVIDIA H100 80GB HBM3 (test)", kind="cuda", results=[result])
         return make_report(results=[result])
 
 

@@ -36,8 +36,19 @@ def test_toy_workload_starts_plots_samples_and_stops_on_cancel(window, qtbot):
     assert monitor.results[-1].status == "cancelled"
 
 
-def test_finished_run_fills_cards_and_feeds_calibration(qtbot, dialogs, tmp_path):
+def test_a_cpu_run_cannot_calibrate_the_gpu_planner(qtbot, dialogs):
     window = MainWindow(backend=FakeBackend(steps=5))
+    qtbot.addWidget(window)
+    _start(window, qtbot)
+    qtbot.waitUntil(lambda: not window.monitor.running, timeout=5000)
+    assert window.monitor.step_card.value.text() == "250.0 ms"  # the run itself is shown
+    assert not window.monitor.calibrate_button.isEnabled()
+    assert "GPU" in window.monitor.calibrate_button.toolTip()
+    window.close()
+
+
+def test_finished_run_fills_cards_and_feeds_calibration(qtbot, dialogs, tmp_path):
+    window = MainWindow(backend=FakeBackend(steps=5, device_kind="cuda"))
     qtbot.addWidget(window)
     monitor = window.monitor
     _start(window, qtbot)

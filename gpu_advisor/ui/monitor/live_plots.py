@@ -28,23 +28,32 @@ class PlotSpec:
     cpu_title: str
     unit: str
     tooltip: str = ""
+    # Smallest y span shown, in the plot's unit, so that a flat line is not blown up into noise
+    # (a steady 2596 MHz clock should look steady). None: as small as the data.
+    min_span: float | None = None
 
 
 PLOTS = (
     PlotSpec(
         "utilisation_pct", "GPU utilisation", "CPU utilisation", "%", "Share of time busy (NVML / psutil)"
     ),
-    PlotSpec("memory_gb", "GPU memory used", "Process memory (RSS)", "GB", "GB = 10^9 bytes"),
+    PlotSpec("memory_gb", "GPU memory used", "Process memory (RSS)", "GB", "GB = 10^9 bytes", 0.5),
     PlotSpec(
         "power_w",
         "Power draw",
         "Power draw",
         "W",
         "Board power from NVML; not measured on CPU",
+        50.0,
     ),
-    PlotSpec("temperature_c", "GPU temperature", "CPU temperature", "°C"),
+    PlotSpec("temperature_c", "GPU temperature", "CPU temperature", "°C", "", 10.0),
     PlotSpec(
-        "clock_mhz", "SM clock", "CPU clock", "MHz", "Clocks drop when the GPU throttles for heat or power"
+        "clock_mhz",
+        "SM clock",
+        "CPU clock",
+        "MHz",
+        "Clocks drop when the GPU throttles for heat or power",
+        500.0,
     ),
     PlotSpec("throughput", "Throughput", "Throughput", "per s", tip("throughput")),
 )
@@ -108,6 +117,8 @@ class LivePlots(QWidget):
                 item.setYRange(0, 100, padding=0.02)
             else:
                 item.enableAutoRange(axis="y")
+            # Every metric here is non-negative: never show an axis below zero.
+            item.getViewBox().setLimits(yMin=0, minYRange=spec.min_span)
             self.plots[spec.key] = plot
             self.curves[spec.key] = curve
         self._place_plots()

@@ -107,7 +107,9 @@ class MonitorPanel(QWidget):
         )
         self.calibrate_button = QPushButton("Use as ca&libration")
         self.calibrate_button.setToolTip(
-            "Use this run's measured MFU in the planner instead of the default.\n\n" + tip("mfu")
+            "Use this run's measured MFU in the planner instead of the default.\n"
+            "Available after a training run on an NVIDIA GPU: a CPU's efficiency says nothing about "
+            "a GPU's.\n\n" + tip("mfu")
         )
         for button in (self.save_button, self.calibrate_button):
             button.setEnabled(False)
@@ -327,14 +329,20 @@ class MonitorPanel(QWidget):
 
     # ---- results ---------------------------------------------------------------------------------------
     def calibration(self) -> tuple[float, str] | None:
-        """(measured MFU, description) from the last run's training result, if it measured one."""
+        """(measured MFU, description) from the last GPU run's training result, if it measured one.
+
+        The planner's MFU is a GPU's efficiency against its tensor-core peak; a CPU run's (against the
+        CPU's own matmul peak) does not carry over, so CPU runs offer no calibration.
+        """
+        device = getattr(self.report, "device", None)  # a watched command's report has no device
+        if getattr(device, "kind", None) != "cuda":
+            return None
         train = [r for r in self.results if r.workload == "train" and r.status == "ok"]
         result = pick_result(train) if train else None
         mfu = None if result is None else measured_mfu(result)
-        if mfu is None or self.report is None:
+        if mfu is None:
             return None
-        device = getattr(getattr(self.report, "device", None), "name", "this machine")
-        return mfu, f"{result.name} on {device}, {getattr(self.report, 'created', '')[:10]}".rstrip(", ")
+        return mfu, f"{result.name} on {device.name}, {self.report.created[:10]}"
 
     def use_as_calibration(self) -> None:
         calibration = self.calibration()
