@@ -185,7 +185,9 @@ class ConfigError(UserInputError):
 
 
 # ---- Hugging Face config.json -----------------------------------------------------------------------
-_LLAMA_TYPES = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "gemma", "phi3"}
+# Families whose parameter layout this module counts exactly (Qwen2 adds q/k/v biases, Qwen2-MoE shared
+# experts, Gemma GeGLU and tied embeddings: not modelled, so rejected rather than miscounted).
+_LLAMA_TYPES = {"llama", "mistral", "mixtral"}
 
 
 def from_hf_config(config: dict[str, Any], name: str = "config.json") -> ModelSpec:

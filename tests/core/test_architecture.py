@@ -205,3 +205,10 @@ def test_resolve_model_needs_exactly_one_source():
         resolve_model(preset="gpt2-small", params="7B")
     with pytest.raises(ConfigError, match="unknown preset"):
         resolve_model(preset="gpt-5")
+
+
+def test_unsupported_families_are_rejected_not_miscounted():
+    with pytest.raises(
+        ConfigError, match="model_type 'qwen2_moe' is not one of bert, gpt2, llama, mistral, mixtral"
+    ):
+        from_hf_config({**LLAMA3_8B_CONFIG, "model_type": "qwen2_moe"})
