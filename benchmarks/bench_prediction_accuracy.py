@@ -15,38 +15,21 @@ import threading
 from gpu_advisor.bench import BenchOptions
 from gpu_advisor.bench.context import RunContext
 from gpu_advisor.bench.inference import inference
-from gpu_advisor.bench.options import SIZES
+from gpu_advisor.bench.options import SIZES, benchmark_spec
 from gpu_advisor.bench.runner import resolve_device
 from gpu_advisor.bench.training import train
-from gpu_advisor.core.architecture import Family, ModelSpec
+from gpu_advisor.core.architecture import Family
 
 TARGET_PCT = 15.0
 MIB = 2**20
 
 
-def spec(
-    name: str, family: Family, layers: int, hidden: int, heads: int, kv: int | None, ffn: int, vocab: int
-) -> ModelSpec:
-    return ModelSpec(
-        name=name,
-        family=family,
-        n_layers=layers,
-        hidden_size=hidden,
-        n_heads=heads,
-        n_kv_heads=kv,
-        ffn_size=ffn,
-        vocab_size=vocab,
-        max_positions=1024,
-        dropout=False,
-    )
-
-
 CASES = [
     # (label, model, train batch, seq, inference batch, prompt)
-    ("gpt2 small", spec("gpt2-4x256", Family.GPT2, 4, 256, 4, None, 1024, 8192), 4, 128, 4, 128),
-    ("gpt2 large", spec("gpt2-8x512", Family.GPT2, 8, 512, 8, None, 2048, 32000), 8, 256, 16, 256),
-    ("llama small", spec("llama-4x256", Family.LLAMA, 4, 256, 8, 2, 704, 8192), 4, 128, 4, 128),
-    ("llama large", spec("llama-8x512", Family.LLAMA, 8, 512, 8, 2, 1408, 32000), 8, 256, 16, 256),
+    ("gpt2 small", benchmark_spec("gpt2-4x256", Family.GPT2, 4, 256, 4, None, 1024, 8192), 4, 128, 4, 128),
+    ("gpt2 large", benchmark_spec("gpt2-8x512", Family.GPT2, 8, 512, 8, None, 2048, 32000), 8, 256, 16, 256),
+    ("llama small", benchmark_spec("llama-4x256", Family.LLAMA, 4, 256, 8, 2, 704, 8192), 4, 128, 4, 128),
+    ("llama large", benchmark_spec("llama-8x512", Family.LLAMA, 8, 512, 8, 2, 1408, 32000), 8, 256, 16, 256),
 ]
 
 

@@ -146,7 +146,7 @@ class Sizes:
         }
 
 
-def _spec(
+def benchmark_spec(
     name: str,
     family: Family,
     layers: int,
@@ -176,16 +176,16 @@ MIB = 2**20
 # CPU models are small enough for a step well under the 1 s cancellation promise on 2 cores (about
 # 80 GFLOP/s fp32); the GPU ones are real sizes: GPT-2 small (124M) for training and a TinyLlama-shaped
 # 1.1B model (22 layers, 2048 wide, 4 KV heads) for inference.
-_CPU_GPT2 = _spec("bench-gpt2-cpu", Family.GPT2, 4, 256, 4, None, 1024, 8192)
-_CPU_LLAMA = _spec("bench-llama-cpu", Family.LLAMA, 4, 256, 8, 2, 704, 8192)
-_CPU_GPT2_FULL = _spec("bench-gpt2-cpu-large", Family.GPT2, 6, 384, 6, None, 1536, 16384)
-_CPU_LLAMA_FULL = _spec("bench-llama-cpu-large", Family.LLAMA, 6, 512, 8, 2, 1408, 16384)
+_CPU_GPT2 = benchmark_spec("bench-gpt2-cpu", Family.GPT2, 4, 256, 4, None, 1024, 8192)
+_CPU_LLAMA = benchmark_spec("bench-llama-cpu", Family.LLAMA, 4, 256, 8, 2, 704, 8192)
+_CPU_GPT2_FULL = benchmark_spec("bench-gpt2-cpu-large", Family.GPT2, 6, 384, 6, None, 1536, 16384)
+_CPU_LLAMA_FULL = benchmark_spec("bench-llama-cpu-large", Family.LLAMA, 6, 512, 8, 2, 1408, 16384)
 # The data-loader stress model is tiny so that slow input dominates even when the CPU is shared.
-_LOADER = _spec("bench-gpt2-loader", Family.GPT2, 2, 64, 2, None, 256, 1024, 256)
-_TOY_GPT2 = _spec("bench-gpt2-toy", Family.GPT2, 1, 64, 2, None, 256, 512, 256)
-_TOY_LLAMA = _spec("bench-llama-toy", Family.LLAMA, 1, 64, 4, 2, 176, 512, 256)
-_GPU_GPT2 = _spec("bench-gpt2-small", Family.GPT2, 12, 768, 12, None, 3072, 50257)
-_GPU_LLAMA = _spec("bench-llama-1.1b", Family.LLAMA, 22, 2048, 32, 4, 5632, 32000, 2048)
+_LOADER = benchmark_spec("bench-gpt2-loader", Family.GPT2, 2, 64, 2, None, 256, 1024, 256)
+_TOY_GPT2 = benchmark_spec("bench-gpt2-toy", Family.GPT2, 1, 64, 2, None, 256, 512, 256)
+_TOY_LLAMA = benchmark_spec("bench-llama-toy", Family.LLAMA, 1, 64, 4, 2, 176, 512, 256)
+_GPU_GPT2 = benchmark_spec("bench-gpt2-small", Family.GPT2, 12, 768, 12, None, 3072, 50257)
+_GPU_LLAMA = benchmark_spec("bench-llama-1.1b", Family.LLAMA, 22, 2048, 32, 4, 5632, 32000, 2048)
 
 _CPU_QUICK = Sizes(
     warmup_steps=2, min_steps=5, max_steps=40, duration_s=1.5,
