@@ -8,6 +8,7 @@ from typing import Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .architecture import ModelSpec
+from .calibration import Calibration
 from .precision import LORA_BASE_PRECISIONS, TRAINABLE_PRECISIONS, Optimizer, Precision, Task, Tier
 
 
@@ -119,6 +120,9 @@ class PlanRequest(BaseModel):
     hours_per_month: float = Field(default=730.0, gt=0, le=744, description="Hours of use per month")
     electricity_usd_per_kwh: float = Field(default=0.15, ge=0, le=10)
     assumptions: Assumptions = Field(default_factory=Assumptions)
+    calibration: Calibration | None = Field(
+        default=None, description="Measured figures (a results file) that replace defaults"
+    )
 
     @model_validator(mode="after")
     def _check_combination(self) -> Self:

@@ -9,7 +9,7 @@ import sys
 def test_importing_bench_loads_neither_torch_nor_qt():
     code = (
         "import sys\n"
-        "import gpu_advisor.bench, gpu_advisor.bench.cli_commands, gpu_advisor.bench.runner\n"
+        "import gpu_advisor.bench, gpu_advisor.cli.bench, gpu_advisor.bench.runner\n"
         "import gpu_advisor.bench.compare, gpu_advisor.bench.monitor, gpu_advisor.bench.table\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'PySide6', 'pyqtgraph'))\n"
         "print(','.join(bad))\n"

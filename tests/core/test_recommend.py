@@ -25,7 +25,7 @@ def test_70b_at_bf16_needs_two_80gb_gpus(catalog):
     )
     best = result.best
     assert best.count == 2 and best.parallelism["tensor"] == 2
-    assert "141" in result.recommendation.reason and "H100" in result.recommendation.reason
+    assert "131.4 GiB" in result.recommendation.reason and "H100" in result.recommendation.reason
 
 
 def test_8b_inference_fits_one_consumer_card(catalog):

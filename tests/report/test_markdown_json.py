@@ -29,7 +29,7 @@ def test_markdown_summary_options_and_assumptions(inference):
     assert len(rows) == len(inference.options) + 1  # + header
     assert "| mfu | 0.4 |" in text
     assert "| kv_cache" not in text  # components are labelled for people
-    assert "| KV cache | 8.1 GB |" in text
+    assert "| KV cache | 7.5 GiB |" in text
 
 
 def test_markdown_training_has_cumulative_costs():

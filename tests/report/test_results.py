@@ -48,7 +48,7 @@ def test_metrics_are_formatted_by_their_unit_suffix():
     assert format_metric("mfu", 0.0738) == "MFU 7%"
     assert format_metric("fraction_of_catalogue_peak", 0.52) == "52% of catalogue peak"
     assert format_metric("prefill_s", 0.000472) == "prefill 472 µs"
-    assert format_metric("peak_memory_bytes", 2_279_752) == "peak memory 2.3 MB"
+    assert format_metric("peak_memory_bytes", 2_279_752) == "peak memory 2.2 MiB"
     assert format_metric("final_loss", 6.2334) == "final loss 6.233"
     assert format_metric("tokens_per_s", None) is None
 

@@ -1,32 +1,19 @@
-"""The command-line face: plan, catalog, bench, monitor, compare, report.
-
-Bad input exits with code 2 and one line naming the field; never a traceback.
-"""
+"""`gpu-advisor plan`: the request from flags, the plan, and its outputs (table, JSON, files)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 from gpu_advisor.core.architecture import ConfigError
-from gpu_advisor.core.errors import UserInputError
+from gpu_advisor.core.errors import UserInputError as CliError
 from gpu_advisor.core.precision import Optimizer, Precision, Task, Tier
 from gpu_advisor.core.request import Attention, Purchase, describe_validation_error
 from gpu_advisor.core.units import format_bytes, format_duration, format_usd
 
-GUI_FLAGS = {"--self-test"}
-EXIT_USAGE = 2
 
-
-CliError = UserInputError  # raised by every subcommand for input the user can fix: one line, exit 2
-
-
-# ---- plan ----------------------------------------------------------------------------------------
-def add_plan_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "plan",
         help="recommend GPUs for a training or inference job",
@@ -201,121 +188,3 @@ def format_plan_table(result) -> str:
     for s in result.suggestions:
         lines.append(f"suggestion: {s}")
     return "\n".join(lines)
-
-
-# ---- catalog -------------------------------------------------------------------------------------
-def add_catalog_parser(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("catalog", help="list the GPUs (or model presets) the planner knows")
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--models", action="store_true", help="list model presets instead of GPUs")
-    p.set_defaults(func=cmd_catalog)
-
-
-def cmd_catalog(args: argparse.Namespace) -> int:
-    if args.models:
-        from gpu_advisor.core.presets import presets
-
-        items = presets()
-        if args.json:
-            print(
-                json.dumps(
-                    [
-                        {"id": k, "params": p.spec.total_params(), **p.spec.model_dump(mode="json")}
-                        for k, p in items.items()
-                    ],
-                    indent=1,
-                )
-            )
-        else:
-            for key, p in items.items():
-                print(f"{key:<16} {p.spec.total_params() / 1e9:>8.3f}B  {p.spec.describe()}")
-        return 0
-    from gpu_advisor.core.catalog import default_catalog
-
-    cat = default_catalog()
-    for w in cat.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "schema": "gpu-advisor/catalog@1",
-                    "gpus": [g.model_dump(mode="json") for g in cat.gpus],
-                    "source_keys": cat.source_keys,
-                },
-                indent=1,
-            )
-        )
-        return 0
-    header = f"{'id':<26} {'tier':<11} {'memory':>8} {'GB/s':>6} {'bf16 TF':>8} {'fp8 TF':>7} {'TDP W':>6} {'$/h':>6} {'buy $':>8}"
-    print(header)
-    print("-" * len(header))
-    for g in cat.gpus:
-        pk = g.dense_peak_tflops
-
-        def num(x, fmt="{:,.0f}"):
-            return "n/a" if x is None else fmt.format(x)
-
-        print(
-            f"{g.id:<26} {g.tier.value:<11} {num(g.memory_gb, '{:.0f} GB'):>8} "
-            f"{num(g.memory_bandwidth_gb_per_s):>6} {num(pk.bf16 or pk.fp16):>8} {num(pk.fp8):>7} "
-            f"{num(g.tdp_w):>6} {num(g.cloud_usd_per_hour, '{:.2f}'):>6} {num(g.purchase_usd):>8}"
-        )
-    print("\nDense tensor peaks; sources per GPU with --json. n/a = not found in a usable source.")
-    return 0
-
-
-# ---- bench, monitor, compare (gpu_advisor.bench) ---------------------------------------------------
-def add_bench_parsers(sub: argparse._SubParsersAction) -> None:
-    """The benchmark engine's subcommands; they live in gpu_advisor.bench.cli_commands."""
-    from gpu_advisor.bench import cli_commands
-
-    cli_commands.add_parsers(sub)
-
-
-# ---- report (gpu_advisor.report) -----------------------------------------------------------------
-def add_report_parser(sub: argparse._SubParsersAction) -> None:
-    """`report`: a saved plan (and results) to PDF/Markdown; lives in gpu_advisor.report.cli_commands."""
-    from gpu_advisor.report import cli_commands
-
-    cli_commands.add_parser(sub)
-
-
-# ---- entry ---------------------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="gpu-advisor",
-        description="Plan which GPUs to buy or rent for ML training and inference, then check the plan "
-        "on real hardware. With no arguments the desktop app starts.",
-    )
-    parser.add_argument(
-        "--self-test",
-        action="store_true",
-        help="open the app headless, plan a preset, run a short CPU workload, exit",
-    )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    add_plan_parser(sub)
-    add_catalog_parser(sub)
-    add_bench_parsers(sub)
-    add_report_parser(sub)
-    return parser
-
-
-def run_cli(argv: Sequence[str]) -> int:
-    parser = build_parser()
-    args = parser.parse_args(list(argv))
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return EXIT_USAGE
-    try:
-        return int(args.func(args) or 0)
-    except CliError as exc:
-        print(f"gpu-advisor {args.command}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # The reader went away (`gpu-advisor plan --json | head`): stop quietly, as Unix tools do.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0

@@ -1,6 +1,6 @@
 """`gpu-advisor bench`, `monitor` and `compare`: argparse wiring over gpu_advisor.bench.
 
-Called by gpu_advisor.cli (`add_parsers`). Each command returns its exit code; a user error raises
+Registered by gpu_advisor.cli (`add_parsers`). Each command returns its exit code; a user error raises
 UserInputError naming the flag, file or field, which gpu_advisor.cli prints as one line
 "gpu-advisor COMMAND: error: ..." with exit code 2 (never a traceback).
 Nothing here imports torch: `bench` loads it when the run starts.

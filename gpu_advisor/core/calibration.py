@@ -1,0 +1,49 @@
+"""Measurements of the user's own hardware that replace catalogue figures and default efficiencies.
+
+A calibration is built from a results file (a benchmark, a watched training run, a cluster benchmark)
+by the layer that reads those files, and travels with the request (`PlanRequest.calibration`), so a
+plan says which of its numbers come from a measurement and from which file.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Scope = Literal["intra-node", "inter-node"]
+
+
+class LinkMeasurement(BaseModel):
+    """One collective measured on the user's fabric, with nccl-tests conventions (busbw)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    op: str = Field(description="all_reduce, all_gather, reduce_scatter, broadcast")
+    scope: Scope
+    busbw_bytes_per_s: float = Field(gt=0, description="bus bandwidth of the largest messages measured")
+    latency_s: float | None = Field(default=None, ge=0, description="time of the smallest message")
+
+
+class FabricCalibration(BaseModel):
+    """What a cluster benchmark measured: bus bandwidth and latency within and across nodes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    backend: str
+    world_size: int = Field(ge=1)
+    hosts: int = Field(ge=1)
+    links: tuple[LinkMeasurement, ...] = ()
+
+    def link(self, scope: Scope, op: str = "all_reduce") -> LinkMeasurement | None:
+        """The measurement for a scope and collective (falling back to any collective in that scope)."""
+        exact = next((m for m in self.links if m.scope == scope and m.op == op), None)
+        return exact or next((m for m in self.links if m.scope == scope), None)
+
+
+class Calibration(BaseModel):
+    """Measured figures a plan starts from instead of its defaults. None: not measured."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    source: str = Field(min_length=1, description="the results file (or run) it came from")
+    gpu_id: str | None = Field(default=None, description="catalogue GPU the measurement ran on")
+    mfu: float | None = Field(default=None, gt=0, le=1, description="measured model FLOPs utilisation")
+    fabric: FabricCalibration | None = None
