@@ -91,3 +91,8 @@ GLOSSARY: dict[str, str] = {
 def tip(key: str) -> str:
     """The explanation for `key` (KeyError for an unknown term: a typo should fail in tests)."""
     return GLOSSARY[key]
+
+
+def bound_tip(bound: str | None) -> str:
+    """The explanation of what limits a speed ('' when unknown)."""
+    return {"memory": tip("memory_bound"), "compute": tip("compute_bound")}.get(bound or "", "")

@@ -52,7 +52,7 @@ def inference():
 def test_top_level_keys_and_schema(training, inference):
     for data in (training, inference):
         assert data["schema"] == "gpu-advisor/plan@1"
-        assert TOP_KEYS <= set(data)
+        assert set(data) >= TOP_KEYS
         assert set(data["memory"]["components"]) == COMPONENTS
         assert sum(data["memory"]["components"].values()) == data["memory"]["total_bytes"]
         assert {"tier", "gpu", "gpu_id", "count", "parallelism", "reason"} <= set(data["recommendation"])
@@ -60,7 +60,7 @@ def test_top_level_keys_and_schema(training, inference):
 
 def test_training_options_are_flat_with_training_speed_only(training):
     for option in training["options"]:
-        assert OPTION_KEYS | TRAINING_KEYS <= set(option)
+        assert set(option) >= OPTION_KEYS | TRAINING_KEYS
         assert not (INFERENCE_KEYS - {"tokens_per_s"}) & set(option)
         assert set(option["parallelism"]) == {"tensor", "pipeline", "data", "zero_stage"}
         assert option["count"] == math.prod(option["parallelism"][k] for k in ("tensor", "pipeline", "data"))
@@ -73,12 +73,11 @@ def test_training_options_are_flat_with_training_speed_only(training):
 
 def test_inference_options_are_flat_with_inference_speed_only(inference):
     for option in inference["options"]:
-        assert OPTION_KEYS | INFERENCE_KEYS <= set(option)
+        assert set(option) >= OPTION_KEYS | INFERENCE_KEYS
         assert not (TRAINING_KEYS - {"tokens_per_s"}) & set(option)
     best = inference["options"][0]
     assert best["tokens_per_s_per_user"] == pytest.approx(1 / best["decode_s_per_token"])
 
 
 def test_json_has_no_python_only_values(training, inference):
-    text = json.dumps([training, inference], allow_nan=False)  # raises on NaN or infinity
-    assert "Infinity" not in text
+    json.dumps([training, inference], allow_nan=False)  # raises on NaN or infinity
