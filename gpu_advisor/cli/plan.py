@@ -10,6 +10,7 @@ from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
 from gpu_advisor.core.precision import Optimizer, Precision, Task, Tier
 from gpu_advisor.core.request import Attention, Purchase, describe_validation_error
+from gpu_advisor.core.units import HOURS_PER_MONTH
 from gpu_advisor.wording.plan_tables import plan_text
 
 
@@ -41,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gpu", default=None, metavar="NAME", help="consider only this GPU (id or name)")
     p.add_argument("--tier", choices=[t.value for t in Tier], default=None)
     p.add_argument("--buy", action="store_true", help="rank by purchase cost instead of rent")
-    p.add_argument("--hours-per-month", type=float, default=730.0)
+    p.add_argument("--hours-per-month", type=float, default=HOURS_PER_MONTH)
     p.add_argument("--electricity-usd-per-kwh", type=float, default=0.15)
     p.add_argument("--mfu", type=float, default=None, help="override the assumed training MFU (0-1)")
     p.add_argument("--json", action="store_true", help="print the gpu-advisor/plan@1 JSON object")

@@ -7,13 +7,13 @@ follows it. Tables use relative column widths and wrap text, so they never run o
 from __future__ import annotations
 
 import datetime as dt
-import importlib.metadata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
 
 from PySide6.QtGui import QImage
 
+from gpu_advisor import __version__
 from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import format_bytes, format_usd
 from gpu_advisor.report import charts
@@ -171,13 +171,6 @@ class ReportDocument:
         return f"<html><head><style>{STYLE}</style></head><body>{body}</body></html>"
 
 
-def app_version() -> str:
-    try:
-        return importlib.metadata.version("gpu-advisor")
-    except importlib.metadata.PackageNotFoundError:
-        return "development version"
-
-
 def _image(doc: ReportDocument, name: str, image: QImage | None, dpi: int) -> str:
     if image is None:
         return ""
@@ -229,7 +222,7 @@ def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
     doc.heading(1, summary.title)
     doc.add(
         f"<p class='muted'>{escape(summary.subtitle)}<br>"
-        f"Prepared {now:%d %B %Y, %H:%M} by GPU Advisor {escape(app_version())}</p>"
+        f"Prepared {now:%d %B %Y, %H:%M} by GPU Advisor {escape(__version__)}</p>"
     )
     doc.heading(2, "Executive summary")
     doc.add(f"<p class='headline'>{escape(summary.headline)}</p>")

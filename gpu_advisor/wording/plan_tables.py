@@ -188,11 +188,6 @@ def option_columns(training: bool) -> tuple[Column, ...]:
     return head + speed + money + details
 
 
-def option_cells(training: bool, option: Option) -> dict[str, str]:
-    """One option's cells by column key."""
-    return {c.key: c.text(option) for c in option_columns(training)}
-
-
 # ---- rows -------------------------------------------------------------------------------------------
 def input_rows(plan: Plan) -> list[tuple[str, str]]:
     """The request as (label, value) rows."""

@@ -149,7 +149,7 @@ def test_settings_and_geometry_persist(qtbot, dialogs, backend):
 def test_plots_follow_a_dark_palette(window, qapp):
     from PySide6.QtGui import QPalette
 
-    from gpu_advisor.tools.screenshots import dark_palette
+    from gpu_advisor.ui.theme import dark_palette
 
     light = qapp.palette()
     try:
