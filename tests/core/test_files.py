@@ -91,7 +91,7 @@ def test_a_device_or_oversized_file_is_refused(tmp_path, monkeypatch):
 
 def test_non_finite_numbers_are_never_written(tmp_path):
     target = tmp_path / "plan.json"
-    with pytest.raises(ValueError, match="options\\[0\\].cost: inf is not a finite number"):
+    with pytest.raises(ValueError, match=r"options\[0\]\.cost: inf is not a finite number"):
         write_json_atomic(target, {"options": [{"cost": float("inf")}]})
     assert not target.exists() and list(tmp_path.iterdir()) == []
 
