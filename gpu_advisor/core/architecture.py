@@ -122,6 +122,10 @@ class ModelSpec(BaseModel):
 
     def embedding_params(self) -> int:
         """Token embeddings, positions, final norm, untied output head (and BERT's extras)."""
+        return self._embedding_params
+
+    @cached_property
+    def _embedding_params(self) -> int:
         h = self.hidden_size
         n = self.vocab_size * h
         if self.family is Family.GPT2:
