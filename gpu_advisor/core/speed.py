@@ -180,26 +180,24 @@ def training_speed(
     gpu_mb = max(compute + zero3_extra, weights_read) + tp_time
     host = layers * eff.host_overhead_per_layer_s
     micro = gpu_mb + host if peaks.host_serial else max(gpu_mb, host)
-    if micro > gpu_mb:
-        if detail:
-            terms.append(
-                SpeedTerm(
-                    name="host overhead",
-                    seconds=m * (micro - gpu_mb),
-                    formula=f"{layers:g} layers x {format_duration(eff.host_overhead_per_layer_s)} host time per "
-                    f"layer exceeds the GPU's work [{eff.overhead_source}]",
-                )
+    if micro > gpu_mb and detail:
+        terms.append(
+            SpeedTerm(
+                name="host overhead",
+                seconds=m * (micro - gpu_mb),
+                formula=f"{layers:g} layers x {format_duration(eff.host_overhead_per_layer_s)} host time per "
+                f"layer exceeds the GPU's work [{eff.overhead_source}]",
             )
-    if weights_read > compute + zero3_extra:
-        if detail:
-            terms.append(
-                SpeedTerm(
-                    name="memory traffic",
-                    seconds=m * (weights_read - compute - zero3_extra),
-                    formula=f"3 x weights {format_bytes(basis.weights / shards)} / (bandwidth x {eff.bandwidth:.2f}) "
-                    "exceeds compute",
-                )
+        )
+    if weights_read > compute + zero3_extra and detail:
+        terms.append(
+            SpeedTerm(
+                name="memory traffic",
+                seconds=m * (weights_read - compute - zero3_extra),
+                formula=f"3 x weights {format_bytes(basis.weights / shards)} / (bandwidth x {eff.bandwidth:.2f}) "
+                "exceeds compute",
             )
+        )
     step = m * micro
     # Pipeline: interleaved 1F1B with v virtual stages per GPU; bubble (pp - 1) / v micro-batch times.
     bubble = p2p = 0.0
@@ -391,37 +389,34 @@ def inference_speed(
                 exposed=decode_compute > decode_memory,
             ),
         ]
-    if decode_comm:
-        if detail:
-            terms.append(
-                SpeedTerm(
-                    name="tensor-parallel all-reduces",
-                    seconds=decode_comm,
-                    formula=f"2 x L {model.n_layers} all-reduces of {c} x h x {act_b} B over tp {tp} on "
-                    f"{link_name(fabric, tp_group)}"
-                    + (f", {par.pipeline - 1} stage sends" if par.pipeline > 1 else ""),
-                )
+    if decode_comm and detail:
+        terms.append(
+            SpeedTerm(
+                name="tensor-parallel all-reduces",
+                seconds=decode_comm,
+                formula=f"2 x L {model.n_layers} all-reduces of {c} x h x {act_b} B over tp {tp} on "
+                f"{link_name(fabric, tp_group)}"
+                + (f", {par.pipeline - 1} stage sends" if par.pipeline > 1 else ""),
             )
+        )
     host_extra = decode - eff.step_overhead_s - gpu_step
-    if host_extra > 0:
-        if detail:
-            terms.append(
-                SpeedTerm(
-                    name="host overhead",
-                    seconds=host_extra,
-                    formula=f"L {model.n_layers} x {format_duration(eff.host_overhead_per_layer_s)} of host time "
-                    f"per layer exceeds the GPU's work [{eff.overhead_source}]",
-                )
+    if host_extra > 0 and detail:
+        terms.append(
+            SpeedTerm(
+                name="host overhead",
+                seconds=host_extra,
+                formula=f"L {model.n_layers} x {format_duration(eff.host_overhead_per_layer_s)} of host time "
+                f"per layer exceeds the GPU's work [{eff.overhead_source}]",
             )
-    if eff.step_overhead_s:
-        if detail:
-            terms.append(
-                SpeedTerm(
-                    name="step overhead",
-                    seconds=eff.step_overhead_s,
-                    formula=f"{format_duration(eff.step_overhead_s)} per step [{eff.overhead_source}]",
-                )
+        )
+    if eff.step_overhead_s and detail:
+        terms.append(
+            SpeedTerm(
+                name="step overhead",
+                seconds=eff.step_overhead_s,
+                formula=f"{format_duration(eff.step_overhead_s)} per step [{eff.overhead_source}]",
             )
+        )
     if decode_comm >= max(decode_memory, decode_compute, host_extra):
         bound = "communication"
     else:

@@ -165,7 +165,8 @@ def option_columns(training: bool) -> tuple[Column, ...]:
                 "mfu",
             ),
         )
-    details = efficiency + (
+    details = (
+        *efficiency,
         Column(
             "memory",
             "Memory per GPU",
@@ -192,13 +193,7 @@ def option_columns(training: bool) -> tuple[Column, ...]:
             "tensor_parallel",
             numeric=False,
         ),
-        Column(
-            "tier",
-            "Tier",
-            lambda o: o.tier.label,
-            lambda o: SHORT_TIER_LABELS[o.tier],
-            numeric=False,
-        ),
+        Column("tier", "Tier", lambda o: o.tier.label, lambda o: SHORT_TIER_LABELS[o.tier], numeric=False),
     )
     return head + speed + money + details
 
@@ -305,7 +300,8 @@ def formula_rows(option: Option | None) -> list[tuple[str, str]]:
             ("First token", f"{format_duration(option.speed.prefill_s)}: {option.speed.prefill_formula}")
         )
     rows += [(term_label(term), term_text(term)) for term in option.speed.terms]
-    return rows + [
+    return [
+        *rows,
         ("Cost", option.cost.formula),
         (
             "Break-even",
