@@ -13,6 +13,7 @@ systems): busbw = NIC busbw x min(members per node, NICs per node).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -105,7 +106,7 @@ def _calibrated(fabric: Fabric, calibration: Calibration) -> Fabric:
             "calibrated_inter": True,
             "inter_is_total": True,
         }
-    return Fabric(**{**fabric.__dict__, **updates}) if updates else fabric
+    return dataclasses.replace(fabric, **updates) if updates else fabric
 
 
 @dataclass(frozen=True, slots=True)
