@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .catalog import GpuSpec
 from .estimates import InferenceSpeed, SpeedSummary, TrainingSpeed
@@ -42,13 +43,22 @@ def tp_options(req: PlanRequest, count: int, node_gpus: int) -> list[int]:
     the count and the attention heads."""
     if req.tensor_parallel is not None:
         return [req.tensor_parallel] if count % req.tensor_parallel == 0 else []
-    heads = req.model.n_heads
-    options = [
-        t
-        for t in (1, 2, 4, 8, 16, 32, 64)
-        if t <= min(count, node_gpus) and count % t == 0 and heads % t == 0
-    ]
-    return options or [1]
+    return list(_tp_powers(count, node_gpus, req.model.n_heads))
+
+
+@lru_cache(maxsize=1024)
+def _tp_powers(count: int, node_gpus: int, heads: int) -> tuple[int, ...]:
+    options = tuple(
+        t for t in (1, 2, 4, 8, 16, 32, 64) if t <= min(count, node_gpus) and count % t == 0 and heads % t == 0
+    )
+    return options or (1,)
+
+
+@lru_cache(maxsize=4096)
+def layout(tp: int, pp: int, dp: int, zero: int) -> Parallelism:
+    """One Parallelism per degree combination, built once (the recommender asks for the same ones for
+    every GPU and every plan)."""
+    return Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero)
 
 
 def pp_options(req: PlanRequest, count: int, tp: int, node_gpus: int) -> list[int]:
@@ -95,8 +105,7 @@ def candidates(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePeaks) -
         for pp in pp_options(req, count, tp, node):
             dp = count // (tp * pp)
             for zero in zero_options(req, dp):
-                # Built from checked integers: skip validation (the recommender builds thousands).
-                attempt = Parallelism.model_construct(tensor=tp, pipeline=pp, data=dp, zero_stage=zero)
+                attempt = layout(tp, pp, dp, zero)
                 if basis.fits(attempt, capacity):
                     found = True
                     break

@@ -217,18 +217,31 @@ class MemoryBasis:
     def per_gpu(self, par: Parallelism, capacity: int | None = None) -> tuple[dict[str, float], str]:
         """Components on the first pipeline stage's GPU, and the phase at which they peak. With the
         card's usable `capacity`, the overhead includes what the serving engine leaves unused."""
+        weights, grads, optimizer, activations, kv, phase = self._parts(par)
+        comps = {"weights": weights, "kv_cache": kv, "activations": activations}
+        if not self.inference:
+            comps = {"weights": weights, "gradients": grads, "optimizer": optimizer, "activations": activations}
+        comps["overhead"] = self._overhead(weights + grads + optimizer + activations, kv, par, capacity)
+        return comps, phase
+
+    def per_gpu_total(self, par: Parallelism, capacity: int | None = None) -> int:
+        weights, grads, optimizer, activations, kv, _ = self._parts(par)
+        rest = weights + grads + optimizer + activations
+        return round(rest + kv + self._overhead(rest, kv, par, capacity))
+
+    def fits(self, par: Parallelism, capacity: int) -> bool:
+        return self.per_gpu_total(par, capacity) <= capacity
+
+    def _parts(self, par: Parallelism) -> tuple[float, float, float, float, float, str]:
+        """(weights, gradients, optimizer, activations, KV cache, phase) on one GPU of `par`."""
         shards = par.tensor * par.pipeline
         weights = self.weights / shards
         # Activations: sequence parallelism with tensor parallelism divides every one by t.
+        activations = self.activations / par.tensor
         if self.inference:
             kv_shards = min(par.tensor, self.kv_heads) * par.pipeline
-            sequences = par.users_per_replica(self.users)
-            comps = {
-                "weights": weights,
-                "kv_cache": sequences * self.kv_bytes_per_sequence / kv_shards,
-                "activations": self.activations / par.tensor,
-            }
-            return self._with_overhead(comps, par, capacity), "inference"
+            kv = par.users_per_replica(self.users) * self.kv_bytes_per_sequence / kv_shards
+            return weights, 0.0, 0.0, activations, kv, "inference"
         zero, dp = par.zero_stage, par.data
         weights += self.adapter_weights / shards
         if zero >= 3:
@@ -236,45 +249,26 @@ class MemoryBasis:
             weights = weights / dp + self.gathered_layers / par.tensor
         grads = self.trainable * self.grad_bytes / shards / (dp if zero >= 2 else 1)
         optimizer = self.trainable * self.opt_bytes / shards / (dp if zero >= 1 else 1)
-        backward = {
-            "weights": weights,
-            "gradients": grads if self.grads_at_backward else self.head_grad / shards,
-            "optimizer": optimizer,
-            "activations": self.activations / par.tensor,
-        }
-        step = {
-            "weights": weights,
-            "gradients": grads,
-            "optimizer": optimizer + self.optimizer_transient / shards,
-            "activations": 0.0,
-        }
-        if sum(backward.values()) >= sum(step.values()):
-            return self._with_overhead(backward, par, capacity), "backward"
-        return self._with_overhead(step, par, capacity), "optimizer step"
+        backward_grads = grads if self.grads_at_backward else self.head_grad / shards
+        transient = self.optimizer_transient / shards
+        if backward_grads + activations >= grads + transient:
+            return weights, backward_grads, optimizer, activations, 0.0, "backward"
+        return weights, grads, optimizer + transient, 0.0, 0.0, "optimizer step"
 
-    def per_gpu_total(self, par: Parallelism, capacity: int | None = None) -> int:
-        return round(sum(self.per_gpu(par, capacity)[0].values()))
-
-    def fits(self, par: Parallelism, capacity: int) -> bool:
-        return self.per_gpu_total(par, capacity) <= capacity
-
-    def _with_overhead(
-        self, comps: dict[str, float], par: Parallelism, capacity: int | None
-    ) -> dict[str, float]:
+    def _overhead(self, rest: float, kv: float, par: Parallelism, capacity: int | None) -> float:
+        """Process overhead + fragmentation of everything but a paged KV cache + the engine's reserve."""
         if self.device is not Device.CUDA:
-            comps["overhead"] = 0.0
-            return comps
+            return 0.0
         context = self.overhead_distributed if par.gpus > 1 else self.overhead_single
-        kv = comps.get("kv_cache", 0.0) if self.paged_kv else 0.0
-        overhead = context + self.fragmentation * (sum(comps.values()) - kv)
+        fragmenting = rest + (0.0 if self.paged_kv else kv)
+        overhead = context + self.fragmentation * fragmenting
         if capacity is not None:
             # vLLM caps itself at gpu_memory_utilization of the card; TensorRT-LLM gives the KV pool
             # a share of the memory left free: the rest stays unused.
             overhead += (1 - self.memory_fraction) * capacity
-            free = capacity * self.memory_fraction - (sum(comps.values()) - kv) - overhead
+            free = capacity * self.memory_fraction - fragmenting - overhead
             overhead += max(0.0, (1 - self.kv_free_fraction) * free)
-        comps["overhead"] = overhead
-        return comps
+        return overhead
 
 
 @lru_cache(maxsize=256)

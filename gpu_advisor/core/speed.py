@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
+from .architecture import ModelSpec
 from .comms import Fabric, Group, all_gather_s, all_reduce_s, link_name, p2p_s
 from .efficiency import Efficiency, resolve_efficiency
 from .estimates import InferenceSpeed, SpeedSummary, SpeedTerm, TrainingSpeed
@@ -69,19 +71,21 @@ def training_flops_per_token(req: PlanRequest) -> float:
     """Model FLOPs per trained token (PaLM, Chowdhery et al. 2022, appendix B): 6P (forward 2P, backward
     4P), 4P for frozen-base adapters (no weight gradients), plus attention 12 L s (a d) (forward and
     backward, causal mask not exploited). Recomputation is not counted: see hardware_flops_per_token."""
-    model = req.model
-    mult = 4.0 if req.task.is_adapter else 6.0
-    attn = 12.0 * model.n_layers * req.seq_len * model.n_heads * model.d_head
-    return mult * model.active_params() + attn
+    return _flops(req.model, req.task.is_adapter, req.seq_len, False)
 
 
 def hardware_flops_per_token(req: PlanRequest) -> float:
     """Model FLOPs plus the forward pass recomputed under activation checkpointing (2P + 4 L s a d)."""
-    model = req.model
-    f = training_flops_per_token(req)
-    if req.grad_checkpointing:
-        f += 2.0 * model.active_params() + 4.0 * model.n_layers * req.seq_len * model.n_heads * model.d_head
-    return f
+    return _flops(req.model, req.task.is_adapter, req.seq_len, req.grad_checkpointing)
+
+
+@lru_cache(maxsize=256)
+def _flops(model: ModelSpec, adapter: bool, seq_len: int, recompute: bool) -> float:
+    attn = model.n_layers * seq_len * model.n_heads * model.d_head
+    flops = (4.0 if adapter else 6.0) * model.active_params() + 12.0 * attn
+    if recompute:
+        flops += 2.0 * model.active_params() + 4.0 * attn
+    return flops
 
 
 def _groups(par: Parallelism, fabric: Fabric | None) -> tuple[Group, Group, bool]:
@@ -360,7 +364,8 @@ def inference_speed(
         if not detail
         else (
             f"max(2 P x {n} + 2 L n^2 a d FLOPs / tp {tp} / (peak x {eff.prefill:.2f}), weights / bandwidth)"
-            f" + TP all-reduces {format_duration(prefill_comm)} + step overhead [{eff.prefill_source}]"
+            + (f" + TP all-reduces {format_duration(prefill_comm)}" if prefill_comm else "")
+            + f" + step overhead [{eff.prefill_source}]"
         )
     )
     # Decode: every step reads the weights (MoE: the experts the batch touches) and every cached K/V.
@@ -427,8 +432,9 @@ def inference_speed(
         if not detail
         else (
             f"decode = max(bytes read {format_bytes(per_gpu_bytes)} / (bandwidth x {eff.bandwidth:.2f}), "
-            f"2 P x {c} users / (peak x {eff.prefill:.2f})) + TP {format_duration(decode_comm)} "
-            f"+ overhead {format_duration(decode - gpu_step)} = {format_duration(decode)}"
+            f"2 P x {c} users / (peak x {eff.prefill:.2f}))"
+            + (f" + TP {format_duration(decode_comm)}" if decode_comm else "")
+            + f" + overhead {format_duration(decode - gpu_step)} = {format_duration(decode)}"
         )
     )
     if not detail:

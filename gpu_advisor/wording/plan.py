@@ -42,8 +42,8 @@ ENGINE_LABELS = {
     Engine.HF_GENERATE: "Hugging Face generate()",
 }
 LOSS_LABELS = {
-    LossImpl.FULL: "full cross-entropy (fp32 over the vocabulary)",
-    LossImpl.CHUNKED: "chunked cross-entropy (torchtune, Liger)",
+    LossImpl.FULL: "full (fp32 over the vocabulary)",
+    LossImpl.CHUNKED: "chunked (torchtune, Liger)",
 }
 TASK_LABELS = {
     Task.PRETRAIN: "pre-training",

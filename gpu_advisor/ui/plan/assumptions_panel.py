@@ -126,7 +126,7 @@ class AssumptionsPanel(FormPage):
             # None defaults: the per-GPU tables apply until the user types a value for every GPU.
             optional = field.default is None
             integer = field.annotation in (int, int | None)
-            placeholder = "per GPU (published tables)" if optional else str(field.default)
+            placeholder = "per GPU" if optional else str(field.default)
             editor = NumberEdit(integer=integer, optional=optional, scale=scale, placeholder=placeholder)
             self.binder.number(editor, f"assumptions.{name}")  # type: ignore[arg-type]
         self.editors[name] = editor

@@ -87,7 +87,7 @@ class WorkloadPage(FormPage):
         self.grad_accum = NumberEdit(integer=True, placeholder="1")
         self._accum_label = self.add_field(
             layout,
-            "Micro-batches per &step:",
+            "Mi&cro-batches per step:",
             self.grad_accum,
             "grad_accumulation_steps",
             "Gradient accumulation: above 1 the gradients stay allocated through every backward pass.",
