@@ -12,6 +12,7 @@ honestly"). `measure_real_peak` runs the same step with real tensors under the p
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -176,10 +177,8 @@ def _describe_step(setup: TraceSetup, step: TrainingStep | InferenceStep) -> tup
 def _versions() -> dict[str, str]:
     out = {"torch": torch.__version__}
     for name in ("transformers", "peft"):
-        try:
+        with contextlib.suppress(ImportError):
             out[name] = __import__(name).__version__
-        except ImportError:
-            pass
     return out
 
 

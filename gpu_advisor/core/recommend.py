@@ -365,7 +365,10 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         unsharded = unsharded.model_copy(
             update={
                 "formulas": traced_formulas(req.trace, unsharded.formulas),
-                "notes": (f"Traced peak: {req.trace.peak_moment}.", *req.trace.notes),
+                "notes": (
+                    f"Traced {req.trace.step}; peak at {req.trace.peak_moment}.",
+                    *req.trace.notes,
+                ),
             }
         )
     # ---- end of the trace ------------------------------------------------------------------------------
