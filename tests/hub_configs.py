@@ -197,3 +197,14 @@ HUB_CONFIGS = {
 }
 FORMULA_REPOS = tuple(list(HUB_CONFIGS)[:4])
 TRACE_ONLY_REPOS = tuple(list(HUB_CONFIGS)[4:])
+
+# Parameter counts of the real modules: transformers' own `from_config` on the meta device (transformers
+# 5.24), which the model cards round as 7.61B, 9.24B, 3.8B, 1.18B, 6.92B and 15.7B.
+PUBLISHED_PARAMS = {
+    "Qwen/Qwen2.5-7B-Instruct": 7_615_616_512,
+    "google/gemma-2-9b": 9_241_705_984,
+    "microsoft/Phi-3-mini-4k-instruct": 3_821_079_552,
+    "allenai/OLMo-1B-hf": 1_176_764_416,
+    "tiiuae/falcon-7b": 6_921_720_704,
+    "deepseek-ai/DeepSeek-V2-Lite": 15_706_484_224,
+}

@@ -21,7 +21,7 @@ from gpu_advisor.core.architecture import Family, ModelSpec
 from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.precision import Precision
 
-INSTALL_HINT = "pip install 'transformers>=5.20,<6' 'peft>=0.18'  (or ./install.sh --dev)"
+INSTALL_HINT = "pip install 'transformers>=5.24,<6' 'peft>=0.21,<1' (or ./install.sh --dev)"
 DTYPES = {Precision.FP32: torch.float32, Precision.BF16: torch.bfloat16, Precision.FP16: torch.float16}
 # q/k/v/o under the names the supported families use (peft matches module-name suffixes).
 LORA_ATTENTION = ("q_proj", "k_proj", "v_proj", "o_proj", "query_key_value", "qkv_proj", "dense", "c_attn")
@@ -91,14 +91,28 @@ def hf_config(config: dict[str, Any], *, training: bool) -> Any:
 
 
 def build_hf_model(config: dict[str, Any], dtype: torch.dtype, *, training: bool) -> nn.Module:
-    """`AutoModelForCausalLM.from_config` (AutoModel for other heads) in `dtype`, SDPA attention."""
+    """`AutoModelForCausalLM.from_config` (AutoModel for other heads) in `dtype`: SDPA attention, or the
+    model's eager attention where it has no SDPA path (Gemma 2's logit soft-capping)."""
     transformers = require("transformers")
     cfg = hf_config(config, training=training)
-    try:
-        model = transformers.AutoModelForCausalLM.from_config(cfg, dtype=dtype, attn_implementation="sdpa")
-    except ValueError:
-        model = transformers.AutoModel.from_config(cfg, dtype=dtype)
-    return model.train(training)
+    for attention in ("sdpa", "eager"):
+        try:
+            try:
+                model = transformers.AutoModelForCausalLM.from_config(
+                    cfg, dtype=dtype, attn_implementation=attention
+                )
+            except ValueError as exc:
+                if "Unrecognized configuration class" not in str(exc):
+                    raise
+                model = transformers.AutoModel.from_config(cfg, dtype=dtype, attn_implementation=attention)
+        except ValueError as exc:
+            if attention == "sdpa" and "attention implementation" in str(exc):
+                continue
+            raise TraceUnavailable(
+                f"model: transformers cannot build it ({str(exc).splitlines()[0]})"
+            ) from None
+        return model.train(training)
+    raise AssertionError("unreachable")
 
 
 def load_factory(path: str) -> nn.Module:
@@ -179,7 +193,8 @@ def describe_architecture(model: nn.Module) -> str:
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
     name = type(base).__name__
     if type(base).__module__.startswith("transformers"):
-        return f"{name} (transformers {require('transformers').__version__})"
+        attention = getattr(getattr(base, "config", None), "_attn_implementation", None) or "sdpa"
+        return f"{name} (transformers {require('transformers').__version__}, {attention} attention)"
     return f"{name} ({type(base).__module__})"
 
 

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 
 import torch
 import torch.nn.functional as F
-import torch.optim._adafactor as adafactor_impl
 import torch.optim.adamw as adamw_impl
 import torch.optim.sgd as sgd_impl
 from torch import nn
@@ -50,7 +49,8 @@ class MasterWeightOptimizer(torch.optim.Optimizer):
         master = p.detach().float() if p.dtype != torch.float32 else None
         target = master if master is not None else p.detach()
         state["master"] = master
-        state["step"] = torch.tensor(0.0)
+        state["step"] = torch.tensor(0.0)  # AdamW's fused kernel takes its step count as a tensor
+        state["steps"] = 0
         if self.kind is Optimizer.ADAMW:
             state["exp_avg"] = torch.zeros_like(target)
             state["exp_avg_sq"] = torch.zeros_like(target)
@@ -88,15 +88,34 @@ class MasterWeightOptimizer(torch.optim.Optimizer):
                 momentum=SGD_MOMENTUM, lr=lr, dampening=0.0, nesterov=False, maximize=False,
             )  # fmt: skip
         else:
-            state["step"] += 1
-            adafactor_impl.adafactor(
-                [weights], [grad], [state.get("row_var")], [state.get("col_var")], [state.get("variance")],
-                [state["step"]], foreach=False, d=1.0, lr=lr, beta2_decay=-0.8, weight_decay=0.0,
-                eps1=None, eps2=1e-3, maximize=False,
-            )  # fmt: skip
+            state["steps"] += 1
+            _adafactor(weights, grad, state, state["steps"], lr)
         del grad
         if master is not None:
             p.copy_(master)
+
+
+def _adafactor(weights: torch.Tensor, grad: torch.Tensor, state: dict, step: int, lr: float) -> None:
+    """torch.optim.Adafactor's update (torch/optim/_adafactor.py, `_single_tensor_adafactor`), with the
+    same allocations, its scalars kept as tensors: fake tensors cannot be read with `.item()`."""
+    eps1, eps2, beta2_decay, d = torch.finfo(weights.dtype).eps, 1e-3, -0.8, 1.0
+    one_minus_beta2_t = step**beta2_decay
+    rho_t = min(lr, 1 / step**0.5)
+    alpha = weights.norm(2).div(weights.numel() ** 0.5).clamp(min=eps2).mul(rho_t)
+    if grad.dim() > 1:
+        row_var, col_var = state["row_var"], state["col_var"]
+        row_var.lerp_(torch.norm(grad, dim=-1, keepdim=True).square_().div_(grad.size(-1)), one_minus_beta2_t)
+        col_var.lerp_(torch.norm(grad, dim=-2, keepdim=True).square_().div_(grad.size(-2)), one_minus_beta2_t)
+        var_estimate = row_var @ col_var
+        var_estimate.div_(row_var.mean(dim=-2, keepdim=True).clamp_(min=eps1))
+    else:
+        state["variance"].lerp_(grad * grad, one_minus_beta2_t)
+        var_estimate = state["variance"].clone()
+    update = var_estimate.clamp_(min=eps1 * eps1).rsqrt_()
+    update.mul_(grad)
+    denom = update.norm(2).div((update.numel() ** 0.5) * d).clamp(min=1.0)
+    update.mul_(alpha / denom)
+    weights.sub_(update)
 
 
 def _loss(built: BuiltModel, ids: torch.Tensor) -> torch.Tensor:

@@ -359,8 +359,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     warnings.extend(req.model.notes)
     trace_comparison = None
     if req.trace is not None:
-        formula = estimate_memory(req.model_copy(update={"trace": None}), Parallelism(), device=Device.CPU)
-        trace_comparison = compare_with_formulas(formula, req.trace)
+        trace_comparison = compare_with_formulas(req)
         warnings.extend(comparison_warnings(trace_comparison))
         unsharded = unsharded.model_copy(
             update={

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .precision import Precision, Task
 
 if TYPE_CHECKING:
-    from .memory import MemoryBasis, MemoryEstimate
+    from .memory import MemoryBasis
     from .request import PlanRequest
 
 TRACE_SCHEMA = "gpu-advisor/trace@1"
@@ -226,16 +226,54 @@ def _difference(formula: int, traced: int) -> float | None:
     return traced / formula - 1
 
 
-def compare_with_formulas(formula: MemoryEstimate, trace: TraceResult) -> TraceComparison:
-    """Each component of the formulas' estimate (CPU device: no overhead) beside the trace's peak.
+def formula_phases(req: PlanRequest) -> tuple[dict[str, dict[str, float]], str]:
+    """The formulas' unsharded components at each moment they model (no overhead), and the one that
+    peaks: training 'backward' and 'optimizer step', inference 'inference'."""
+    from .layout import SINGLE
+    from .memory import Device, memory_basis
+
+    basis = memory_basis(req.model_copy(update={"trace": None}), Device.CPU)
+    comps, peak = basis.per_gpu(SINGLE)
+    comps.pop("overhead", None)
+    if basis.inference:
+        return {"inference": comps}, peak
+    weights = basis.weights + basis.adapter_weights
+    optimizer = basis.trainable * basis.opt_bytes
+    phases = {
+        "backward": {
+            "weights": weights,
+            "gradients": basis.head_grad,
+            "optimizer": optimizer,
+            "activations": basis.activations,
+        },
+        "optimizer step": {
+            "weights": weights,
+            "gradients": basis.trainable * basis.grad_bytes,
+            "optimizer": optimizer + basis.optimizer_transient,
+            "activations": 0.0,
+        },
+    }
+    return phases, peak
+
+
+def compare_with_formulas(req: PlanRequest) -> TraceComparison:
+    """The formulas' one-device components beside the trace's, at the moment the trace peaks (the
+    formulas' backward for a traced forward or backward peak, their optimizer step for a step peak).
 
     A component is flagged when the two differ by more than 10% (and by more than 1 MiB, so that
     rounding of tiny tensors is not flagged).
     """
+    trace = req.trace
+    assert trace is not None
+    phases, formula_peak = formula_phases(req)
+    if "inference" in phases:
+        formula = phases["inference"]
+    else:
+        formula = phases["optimizer step" if trace.peak_phase == PHASE_STEP else "backward"]
     traced = trace.planner_components()
     rows = []
     for name in COMPARED:
-        f_bytes = int(getattr(formula.components, name))
+        f_bytes = round(formula.get(name, 0.0))
         t_bytes = int(traced.get(name, 0))
         diff = _difference(f_bytes, t_bytes)
         flagged = abs(t_bytes - f_bytes) > 2**20 and (diff is None or abs(diff) > FLAG_FRACTION)
@@ -252,7 +290,7 @@ def compare_with_formulas(formula: MemoryEstimate, trace: TraceResult) -> TraceC
     return TraceComparison(
         trace=trace,
         rows=tuple(rows),
-        formula_phase=formula.phase,
+        formula_phase=formula_peak,
         trace_phase=trace.peak_phase,
         formula_total_bytes=sum(r.formula_bytes for r in rows),
         trace_total_bytes=sum(r.trace_bytes for r in rows),
@@ -264,10 +302,11 @@ def comparison_warnings(comparison: TraceComparison) -> list[str]:
     from .units import format_bytes, format_pct
 
     out = []
-    if comparison.formula_phase != comparison.trace_phase:
+    trace_phase = "optimizer step" if comparison.trace_phase == PHASE_STEP else "backward"
+    if comparison.formula_phase not in (trace_phase, "inference"):
         out.append(
-            f"The formulas put the memory peak at {comparison.formula_phase}; the trace found it at "
-            f"{comparison.trace_phase} ({comparison.trace.peak_moment})."
+            f"The formulas put the memory peak at the {comparison.formula_phase}; the trace found it at "
+            f"{comparison.trace.peak_moment} (the comparison is at the trace's moment)."
         )
     for row in comparison.flagged:
         diff = "" if row.difference is None else f" ({format_pct(row.difference, signed=True)})"

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import math
+import socket
 import struct
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from gpu_advisor.core.architecture import (
     ConfigError,
@@ -25,12 +27,13 @@ from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.hub.models import HubError, HubModel, parse_hub_id
 
 INSTALL_HINT = "install it with: pip install huggingface_hub"
-LOGIN_HINT = "log in with `hf auth login` (or set HF_TOKEN)"
+LOGIN_HINT = "log in with `hf auth login` or set HF_TOKEN"
 SAFETENSORS_FILE = "model.safetensors"
 SAFETENSORS_INDEX = "model.safetensors.index.json"
 # Bytes per element of the safetensors dtypes (the format's specification).
 _DTYPE_BYTES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2}
 _MAX_HEADER_BYTES = 100 * 2**20  # the format caps its JSON header at 100 MB
+CONNECT_TIMEOUT_S = 3.0
 
 
 def _hf() -> Any:
@@ -77,8 +80,30 @@ def _describe(exc: Exception, hub_id: str, what: str = "config.json") -> HubErro
     return HubError(f"model: {hub_id}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
 
 
+def reachable(timeout_s: float = CONNECT_TIMEOUT_S) -> bool:
+    """Whether the Hub's host answers a TCP connection (huggingface_hub itself retries for ~20 s)."""
+    from huggingface_hub import constants
+
+    url = urlsplit(constants.ENDPOINT)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        with socket.create_connection((url.hostname or "", port), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
+
+
 def _download(repo_id: str, filename: str, revision: str | None, cache_dir: str | Path | None) -> str:
+    """The cached file if there is one (no network), else a download through huggingface_hub."""
     hf = _hf()
+    cached = hf.try_to_load_from_cache(repo_id, filename, cache_dir=cache_dir, revision=revision)
+    if isinstance(cached, str):
+        return cached
+    if not _offline() and not reachable():
+        raise HubError(
+            f"model: cannot reach the Hugging Face Hub and {repo_id} is not in the cache; check the network "
+            "(HF_HUB_OFFLINE=1 reads only the cache)"
+        )
     return hf.hf_hub_download(repo_id, filename, revision=revision, cache_dir=cache_dir)
 
 
@@ -127,7 +152,7 @@ def safetensors_parameters(
 ) -> dict[str, int]:
     """dtype -> parameter count of the repository's safetensors weights ({} where unknown)."""
     hf = _hf()
-    if not _offline():
+    if not _offline() and reachable():
         try:
             meta = hf.get_safetensors_metadata(repo_id, revision=revision)
             return {str(k): int(v) for k, v in meta.parameter_count.items()}
@@ -226,7 +251,7 @@ def search_models(text: str, *, limit: int = 20, cache_dir: str | Path | None = 
     _hf()
     words = text.lower().split()
     found = [r for r in cached_model_ids(cache_dir) if all(w in r.lower() for w in words)]
-    if _offline() or not words:
+    if _offline() or not words or not reachable():
         return found[:limit]
     from huggingface_hub import HfApi
 
