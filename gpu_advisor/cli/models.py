@@ -11,18 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from gpu_advisor.core.architecture import (
-    ConfigError,
-    ModelSpec,
-    UnknownArchitecture,
-    approximate_hf_config,
-    from_hf_config,
-)
+from gpu_advisor.core.architecture import ModelSpec, read_hf_config
 from gpu_advisor.core.errors import UserInputError
-from gpu_advisor.core.files import FileFormatError, read_json
 from gpu_advisor.core.presets import resolve_model
 from gpu_advisor.core.request import PlanRequest
 
@@ -40,22 +32,8 @@ class ChosenModel:
 
 
 def _from_config_file(path: str) -> ChosenModel:
-    try:
-        data = read_json(Path(path))
-    except FileFormatError as exc:
-        raise ConfigError(str(exc)) from None
-    name = Path(path).parent.name or Path(path).name
-    try:
-        spec = from_hf_config(data, name=Path(path).name)
-        return ChosenModel(spec.model_copy(update={"name": name, "source": str(path)}), data)
-    except UnknownArchitecture as exc:
-        spec = approximate_hf_config(data, name)
-        note = (
-            f"{path}: model_type {exc.model_type!r} is not counted by the formulas; a Llama-style "
-            f"approximation ({spec.total_params():,} parameters) is used; the trace measures the real one"
-        )
-        spec = spec.model_copy(update={"notes": (note,), "source": f"{path} (approximated)"})
-        return ChosenModel(spec, data, exact=False)
+    spec, data, exact = read_hf_config(path)
+    return ChosenModel(spec, data, exact=exact, notes=spec.notes)
 
 
 def choose_model(model: str | None, config: str | None = None, params: str | None = None) -> ChosenModel:

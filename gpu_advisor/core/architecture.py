@@ -408,6 +408,26 @@ def load_hf_config(path: str | Path) -> ModelSpec:
     )
 
 
+def read_hf_config(path: str | Path) -> tuple[ModelSpec, dict[str, Any], bool]:
+    """A config.json file -> (shape, the JSON, counted exactly?). Architectures the formulas do not count
+    get `approximate_hf_config`'s stand-in with a note saying so; ConfigError for anything unusable."""
+    path = Path(path)
+    try:
+        data = read_json(path)
+    except FileFormatError as exc:
+        raise ConfigError(str(exc)) from None
+    try:
+        return load_hf_config(path), data, True
+    except UnknownArchitecture as exc:
+        name = path.parent.name or path.name
+        spec = approximate_hf_config(data, name)
+        note = (
+            f"{path.name}: model_type {exc.model_type!r} is not counted by the formulas; a Llama-style "
+            f"approximation ({spec.total_params():,} parameters) is used; the trace measures the real one"
+        )
+        return spec.model_copy(update={"notes": (note,), "source": f"{path} (approximated)"}), data, False
+
+
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err["loc"]) or "config"

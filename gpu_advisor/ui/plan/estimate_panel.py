@@ -10,6 +10,7 @@ from gpu_advisor.core.units import format_bytes, format_count, format_usd
 from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.plan.format import bound_text, bound_tooltip, speed_text
+from gpu_advisor.ui.plan.trace_panel import TracePanel
 
 ROWS = (
     ("model", "Model"),
@@ -49,6 +50,9 @@ class EstimatePanel(QFrame):
             self._values[key] = value
         self._values["kv_cache"].setToolTip(tip("kv_cache"))
         layout.addLayout(grid)
+        layout.addWidget(QLabel("<h3>Exact memory</h3>"))
+        self.trace = TracePanel(form)
+        layout.addWidget(self.trace)
         layout.addStretch(1)
         form.plan_ready.connect(self.show_plan)
         form.request_changed.connect(self._request_changed)
@@ -69,7 +73,8 @@ class EstimatePanel(QFrame):
         self.status.setText("Updated as you type.")
         model = plan.request.model
         self._values["model"].setText(f"{model.name}, {format_count(model.total_params())} parameters")
-        self._values["memory"].setText(format_bytes(plan.memory.total) + " without sharding")
+        basis = "traced" if plan.trace is not None else "formulas"
+        self._values["memory"].setText(f"{format_bytes(plan.memory.total)} without sharding ({basis})")
         self._values["kv_cache"].setText(
             format_bytes(plan.memory.kv_cache) if plan.memory.kv_cache else "none (training)"
         )
