@@ -39,7 +39,7 @@ from gpu_advisor.bench.trace_model import (
     real_control_flow,
 )
 from gpu_advisor.bench.trace_steps import InferenceStep, TrainingStep, prefill_sequences
-from gpu_advisor.bench.trace_tracker import CategoryTracker
+from gpu_advisor.bench.trace_tracker import CategoryTracker, display_name
 from gpu_advisor.core.architecture import ModelSpec
 from gpu_advisor.core.precision import Optimizer, Precision, Task
 from gpu_advisor.core.request import PlanRequest
@@ -144,7 +144,7 @@ def _step(setup: TraceSetup, built: BuiltModel) -> TrainingStep | InferenceStep:
 def _describe_step(setup: TraceSetup, step: TrainingStep | InferenceStep) -> tuple[str, list[str]]:
     notes: list[str] = []
     if isinstance(step, TrainingStep):
-        mixed = setup.precision is not Precision.FP32
+        mixed = any(p.dtype != torch.float32 for p in step.optimizer.state if isinstance(p, torch.Tensor))
         what = (
             f"training step 2 (optimizer state exists): forward, fp32 loss, backward, {setup.optimizer} "
             f"step; batch {setup.batch_size} x {setup.seq_len} tokens, {setup.precision}"
@@ -153,7 +153,12 @@ def _describe_step(setup: TraceSetup, step: TrainingStep | InferenceStep) -> tup
             what += ", gradient checkpointing"
         if setup.task.is_adapter:
             what += f", LoRA r={setup.lora_rank}"
-        if mixed:
+        if setup.task.is_adapter:
+            notes.append(
+                f"frozen {setup.precision} base; fp32 LoRA adapters, their gradients and optimizer state "
+                "(peft), updated one tensor at a time"
+            )
+        elif mixed:
             notes.append(
                 f"{setup.precision} weights and gradients; fp32 master weights and optimizer state, updated "
                 "one tensor at a time (one fp32 gradient copy of scratch)"
@@ -272,7 +277,7 @@ def _by_module(by_group: dict[str, int]) -> dict[str, int]:
     out: dict[str, int] = {}
     for name, size in sorted(by_group.items(), key=lambda kv: -kv[1]):
         if size:
-            key = name.removeprefix("base_model.model.")
+            key = display_name(name)
             out[key] = out.get(key, 0) + size
     return out
 

@@ -160,7 +160,7 @@ class CategoryTracker(MemTracker):
             snap.total = total
             snap.by_category = {k: v for k, v in self.by_category.items() if v}
             snap.by_group = {k: v for k, v in self.by_group.items() if v}
-            where = self._innermost_module()
+            where = display_name(self._innermost_module())
             inside = where or ("the optimizer" if self._in_opt else "the top-level module (loss, head)")
             snap.moment = f"{phase}, in {inside} ({self._last_op})"
 
@@ -192,6 +192,11 @@ class CategoryTracker(MemTracker):
 def _relative(fqn: str) -> str:
     """ModTracker names modules '<RootClass>.model.layers.0'; groups are named from the root down."""
     return fqn.partition(".")[2]
+
+
+def display_name(fqn: str) -> str:
+    """A module name as in the base model (peft's wrapper prefix dropped)."""
+    return fqn.removeprefix("base_model.model.")
 
 
 def flat_tensors(obj: Any) -> list[torch.Tensor]:
