@@ -90,6 +90,16 @@ def format_si(value: float | None, unit: str, digits: int = 3) -> str:
     return f"{_sig(value, digits)} {unit}".rstrip()
 
 
+def si_unit(value: float, unit: str) -> tuple[str, float]:
+    """The prefixed unit a value reads best in, and its scale: 7e14, 'FLOP/s' -> ('TFLOP/s', 1e12).
+
+    For an axis or a column that shows several values in one unit (pass the largest)."""
+    for scale, prefix in _SI_PREFIXES:
+        if abs(value) >= scale:
+            return f"{prefix}{unit}", scale
+    return unit, 1.0
+
+
 def format_flops(flops_per_s: float | None) -> str:
     """'989 TFLOP/s'."""
     return format_si(flops_per_s, "FLOP/s")
