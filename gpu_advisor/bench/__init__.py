@@ -33,6 +33,7 @@ API for the GUI (call from a QThread worker; nothing here touches widgets)::
 from __future__ import annotations
 
 from gpu_advisor.bench.compare import Comparison, compare_reports
+from gpu_advisor.bench.device import BenchError
 from gpu_advisor.bench.monitor import MonitorReport, run_monitor
 from gpu_advisor.bench.options import WORKLOADS, BenchOptions, ProgressEvent
 from gpu_advisor.bench.results import (
@@ -46,7 +47,7 @@ from gpu_advisor.bench.results import (
     load_report,
     save_report,
 )
-from gpu_advisor.bench.runner import BenchError, run_benchmark
+from gpu_advisor.bench.runner import run_benchmark
 
 __all__ = [
     "SCHEMA",
