@@ -119,6 +119,16 @@ def format_rate(value: float | None, unit: str = "") -> str:
     return f"{text} {unit}".rstrip()
 
 
+def format_watts(watts: float | None) -> str:
+    """Power draw: '350 W'."""
+    return NA if _missing(watts) else f"{watts:,.0f} W"
+
+
+def format_celsius(celsius: float | None) -> str:
+    """A temperature: '71 °C'."""
+    return NA if _missing(celsius) else f"{celsius:.0f} °C"
+
+
 def format_count(n: float | None) -> str:
     """Parameter or token counts: '124M', '8.03B', '15T'."""
     if _missing(n):

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
-from gpu_advisor.core.units import format_duration, format_pct, format_si
+from gpu_advisor.core.units import format_celsius, format_duration, format_pct, format_si
 from gpu_advisor.telemetry.stats import TelemetrySummary
 
 Severity = Literal["ok", "info", "warning", "critical"]
@@ -171,7 +171,7 @@ def _throttled(e: RunEvidence) -> list[Verdict]:
             summary = f"thermal slowdown active in {format_pct(thermal)} of samples on {label}"
             if gpu.temperature_c is not None:
                 evidence["temperature_max_c"] = gpu.temperature_c.max
-                summary += f", peak {gpu.temperature_c.max:.0f} °C"
+                summary += f", peak {format_celsius(gpu.temperature_c.max)}"
             evidence["summary"] = summary
             verdicts.append(
                 Verdict(
@@ -393,12 +393,25 @@ def _fallback(e: RunEvidence, flops_fraction: float | None) -> Verdict:
     )
 
 
-def _priority(verdict: Verdict) -> tuple[int, int]:
+class Ranked(Protocol):
+    """Anything with a verdict's kind and severity (a Verdict, or a results file's VerdictRecord)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def severity(self) -> str: ...
+
+
+RankedT = TypeVar("RankedT", bound=Ranked)
+
+
+def _priority(verdict: Ranked) -> tuple[int, int]:
     kind = verdict.kind
     relevance = len(_RELEVANCE_ORDER) - _RELEVANCE_ORDER.index(kind) if kind in _RELEVANCE_ORDER else 0
     return SEVERITY_RANK[verdict.severity], relevance
 
 
-def primary(verdicts: Sequence[Verdict]) -> Verdict | None:
+def primary(verdicts: Sequence[RankedT]) -> RankedT | None:
     """The verdict to show first: the most severe, then the most useful to act on. None if empty."""
     return max(verdicts, key=_priority, default=None)

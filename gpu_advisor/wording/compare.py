@@ -1,0 +1,86 @@
+"""How a comparison of results files reads: the rows of `bench.compare`, worded once for the CLI and the GUI.
+
+Every cell carries its unit ('700 TFLOP/s', '144.2 MiB', '107.9 ms'), worded by `core.units` like the
+benchmark summary and the report, so one figure reads the same in every face. A row with a catalogue
+figure is followed by a reference line ("catalogue bf16 peak"), marked as such in the typed line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpu_advisor.bench.compare import CompareRow, Comparison, Quantity, Value
+from gpu_advisor.core.units import (
+    NA,
+    format_bandwidth,
+    format_bytes,
+    format_count,
+    format_duration,
+    format_error_pct,
+    format_flops,
+    format_pct,
+    format_rate,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CompareLine:
+    """One line of the worded table: a row's cells, or its catalogue reference."""
+
+    label: str
+    cells: tuple[str, ...]
+    reference: bool = False  # the catalogue's figures for the row above
+
+
+def value_text(quantity: Quantity, value: Value, unit: str = "") -> str:
+    """One cell: a number in its quantity's unit, or identity text; 'n/a' when missing."""
+    if value is None:
+        return NA
+    if isinstance(value, str):
+        return value
+    words = {
+        "count": format_count,
+        "bytes": format_bytes,
+        "flops": format_flops,
+        "bandwidth": format_bandwidth,
+        "rate": lambda v: format_rate(v, unit),
+        "duration": format_duration,
+        "fraction": format_pct,
+        "error_pct": format_error_pct,
+        "text": str,
+    }
+    return words[quantity](value)
+
+
+def row_cells(row: CompareRow) -> tuple[str, ...]:
+    """The row's cells; an error taken from several results says so: '-12% (worst of 2)'."""
+    cells = [value_text(row.quantity, v, row.unit) for v in row.values]
+    for i, count in enumerate(row.worst_of):
+        if count > 1:
+            cells[i] += f" (worst of {count})"
+    return tuple(cells)
+
+
+def reference_cells(row: CompareRow) -> tuple[str, ...] | None:
+    """The catalogue's figures for the row, worded like it; None if the row has no catalogue figure."""
+    if row.reference is None or all(v is None for v in row.reference):
+        return None
+    return tuple(value_text(row.quantity, v, row.unit) for v in row.reference)
+
+
+def compare_lines(comparison: Comparison) -> list[CompareLine]:
+    """Every row as a line, each followed by its catalogue line where any file has a catalogue figure."""
+    lines = []
+    for row in comparison.rows:
+        lines.append(CompareLine(row.label, row_cells(row)))
+        reference = reference_cells(row)
+        if reference is not None:
+            lines.append(CompareLine(row.reference_label, reference, reference=True))
+    return lines
+
+
+def better_text(row: CompareRow) -> str:
+    """'higher is better', 'lower is better', or '' where neither is."""
+    if row.lower_is_better is None:
+        return ""
+    return "lower is better" if row.lower_is_better else "higher is better"
