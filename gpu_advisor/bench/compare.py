@@ -41,8 +41,8 @@ class CompareRow:
 
     @property
     def measured(self) -> bool:
-        """A measurement that can be charted (not identity text)."""
-        return self.quantity not in ("text", "count", "error_pct")
+        """A measurement of speed or size, where one way is better (not the machine's description)."""
+        return self.lower_is_better is not None
 
 
 @dataclass(frozen=True, slots=True)

@@ -176,6 +176,15 @@ def format_duration(seconds: float | None) -> str:
     return f"{seconds / 86400:,.1f} days"
 
 
+def duration_unit(seconds: float) -> tuple[str, float]:
+    """The unit a duration reads best in, and its scale in seconds: 0.2 -> ('ms', 1e-3). For axes."""
+    if seconds < 1e-3:
+        return "µs", 1e-6
+    if seconds < 1:
+        return "ms", 1e-3
+    return "s", 1.0
+
+
 def format_months(months: float | None, unit: str = "months") -> str:
     """'15.0 months' ('mo' for narrow table cells)."""
     if _missing(months):

@@ -167,7 +167,7 @@ def _throttled(e: RunEvidence) -> list[Verdict]:
         thermal, power = gpu.thermal_throttle_fraction, gpu.power_throttle_fraction
         label = f"GPU {gpu.index} ({gpu.name})"
         if thermal is not None and thermal + _EPS >= THROTTLE_SAMPLE_FRACTION:
-            evidence: dict[str, float | str] = {"gpu_index": float(gpu.index), "thermal_fraction": thermal}
+            evidence: dict[str, float | str] = {"nvml_index": float(gpu.index), "thermal_fraction": thermal}
             summary = f"thermal slowdown active in {format_pct(thermal)} of samples on {label}"
             if gpu.temperature_c is not None:
                 evidence["temperature_max_c"] = gpu.temperature_c.max
@@ -194,7 +194,7 @@ def _throttled(e: RunEvidence) -> list[Verdict]:
                     severity="info",
                     title=f"Power-limited: {label} holds its clocks down to stay under its power limit",
                     evidence={
-                        "gpu_index": float(gpu.index),
+                        "nvml_index": float(gpu.index),
                         "power_fraction": power,
                         "summary": f"power cap active in {format_pct(power)} of samples on {label}",
                     },

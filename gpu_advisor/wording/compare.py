@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from gpu_advisor.bench.compare import CompareRow, Comparison, Quantity, Value
 from gpu_advisor.core.units import (
     NA,
+    byte_unit,
+    duration_unit,
     format_bandwidth,
     format_bytes,
     format_count,
@@ -20,6 +22,7 @@ from gpu_advisor.core.units import (
     format_flops,
     format_pct,
     format_rate,
+    si_unit,
 )
 
 
@@ -84,3 +87,19 @@ def better_text(row: CompareRow) -> str:
     if row.lower_is_better is None:
         return ""
     return "lower is better" if row.lower_is_better else "higher is better"
+
+
+def axis_unit(row: CompareRow, top: float) -> tuple[str, float]:
+    """The unit a chart of `row` reads in, and its scale in base units, for values up to `top`."""
+    if row.quantity == "bytes":
+        unit, scale = byte_unit(top)
+        return unit, float(scale)
+    if row.quantity == "flops":
+        return si_unit(top, "FLOP/s")
+    if row.quantity == "bandwidth":
+        return si_unit(top, "B/s")
+    if row.quantity == "duration":
+        return duration_unit(top)
+    if row.quantity == "fraction":
+        return "%", 0.01
+    return row.unit, 1.0

@@ -179,6 +179,8 @@ class ResultRow:
 
 @dataclass(frozen=True, slots=True)
 class PredictionRow:
+    """One prediction check, in PREDICTION_HEADERS order (`cells()`)."""
+
     workload: str
     status: str
     step_measured: str
@@ -187,6 +189,19 @@ class PredictionRow:
     memory_measured: str
     memory_predicted: str
     memory_error: str
+
+    def cells(self) -> tuple[str, ...]:
+        """The row's texts in PREDICTION_HEADERS order."""
+        return (
+            self.workload,
+            self.status,
+            self.step_measured,
+            self.step_predicted,
+            self.step_error,
+            self.memory_measured,
+            self.memory_predicted,
+            self.memory_error,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,6 +331,23 @@ def run_lines(report: BenchReport) -> list[str]:
         f"{format_duration(report.telemetry.interval_s)}"
     )
     return lines
+
+
+def telemetry_title(report: BenchReport) -> str:
+    """'Telemetry during the benchmark (56 samples, one every 500.0 ms, NVML GPU 2)'."""
+    parts = [
+        f"{len(report.telemetry.samples)} samples",
+        f"one every {format_duration(report.telemetry.interval_s)}",
+    ]
+    if report.device.nvml_index is not None:
+        parts.append(f"NVML GPU {report.device.nvml_index}, the one benchmarked")
+    return f"Telemetry during the benchmark ({', '.join(parts)})"
+
+
+def host_ram_peak_text(report: BenchReport) -> str | None:
+    """'Host RAM in use peaked at 1.2 GiB.' (None without host RAM readings)."""
+    peak = max((s.host.ram_used_bytes or 0 for s in report.telemetry.samples), default=0)
+    return f"Host RAM in use peaked at {format_bytes(peak)}." if peak else None
 
 
 RESULT_HEADERS = ("Workload", "Status", "Median step (p10 to p90)", "Key numbers")
