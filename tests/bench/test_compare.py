@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from gpu_advisor.bench.compare import compare
-from gpu_advisor.cli.bench import compare_text
 from gpu_advisor.bench.results import (
     BenchReport,
     DeviceInfo,
@@ -13,6 +12,7 @@ from gpu_advisor.bench.results import (
     TelemetryRecord,
     WorkloadResult,
 )
+from gpu_advisor.cli.bench import compare_text
 from gpu_advisor.core.catalog import default_catalog
 
 

@@ -13,10 +13,10 @@ def test_two_results_files_side_by_side(window, results_files, dialogs):
     assert window.tabs.currentIndex() == VIEW_COMPARE
     assert compare.table.columnCount() == 2
     assert compare.cell("device", 0) == "Test CPU" and compare.cell("device", 1) == "NVIDIA H100 80GB HBM3"
-    assert compare.cell("matmul fp32 (TFLOP/s)", 1) == "600"
-    assert compare.cell("train tokens/s", 0) == "1,234"
+    assert compare.cell("matmul fp32", 1) == "600 TFLOP/s"  # every cell carries its unit
+    assert compare.cell("train throughput", 0) == "1,234 tokens/s"
     series = compare.charted()
-    assert series.label == "matmul fp32 (TFLOP/s)" and series.measured == (2.0, 600.0)
+    assert series.label == "matmul fp32" and series.unit == "TFLOP/s" and series.measured == (2.0, 600.0)
     assert series.catalogue is not None and series.catalogue[1] > 0  # the H100's catalogue peak
     assert "catalogue peak" in compare.chart_legend.text()
     assert dialogs == []

@@ -100,7 +100,7 @@ def test_real_benchmark_engine_toy_run(qtbot, dialogs, tmp_path):
     assert dialogs == []
     assert {r.workload for r in monitor.results} == {"matmul"}
     assert monitor.telemetry.total_appended >= 1
-    assert monitor.throughput_card.value.text().endswith("TFLOP/s")
+    assert monitor.throughput_card.value.text().endswith("FLOP/s")  # worded like the CLI: 69.2 GFLOP/s
     assert monitor.save_results(tmp_path / "toy.json")
     window.close()
 
