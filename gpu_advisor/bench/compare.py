@@ -11,17 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from gpu_advisor.bench.results import BenchReport, NamedReport, WorkloadResult, load_named
+from gpu_advisor.bench.results import BenchReport, NamedReport, Quantity, WorkloadResult, load_named
 from gpu_advisor.core.catalog import Catalog, GpuSpec, default_catalog
 
-# What a row's numbers are, which fixes their unit: bytes (binary units when worded), flops (FLOP/s),
-# bandwidth (B/s), rate (per second, unit in CompareRow.unit), duration (s), fraction (0-1),
-# error_pct (a signed percentage), count (a plain number), text (identity, not a measurement).
-Quantity = Literal[
-    "text", "count", "bytes", "flops", "bandwidth", "rate", "duration", "fraction", "error_pct"
-]
 Value = float | str | None
 CATALOGUE_DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8")
 

@@ -41,6 +41,12 @@ WorkloadKind = Literal["matmul", "bandwidth", "train", "inference", "dataloader"
 Status = Literal["ok", "oom", "cancelled", "error", "unsupported"]
 Severity = Literal["ok", "info", "warning", "critical"]
 MetricValue = float | int | str | bool | None
+# What a number is, which fixes its unit when worded: bytes (binary units), flops (FLOP/s), bandwidth
+# (B/s), rate (per second, with its own unit), duration (s), fraction (0-1), error_pct (a signed
+# percentage), count (a plain number), text (identity, not a measurement).
+Quantity = Literal[
+    "text", "count", "bytes", "flops", "bandwidth", "rate", "duration", "fraction", "error_pct"
+]
 
 
 class ResultsFileError(FileFormatError):

@@ -31,6 +31,7 @@ from gpu_advisor.bench.results import (
     BenchReport,
     DeviceInfo,
     Machine,
+    Status,
     TelemetryRecord,
     VerdictRecord,
     WorkloadResult,
@@ -82,7 +83,7 @@ def _machine(described: dict[str, Any]) -> Machine:
     )
 
 
-def _diagnosis(outcome: Outcome, samples: tuple[Sample, ...], device: DeviceInfo) -> list[VerdictRecord]:
+def diagnose_outcome(outcome: Outcome, samples: tuple[Sample, ...], device: DeviceInfo) -> list[VerdictRecord]:
     """Diagnose one workload from its own evidence and the telemetry of the device that ran it.
 
     Only the benchmarked GPU's readings count (none on a CPU run, none when NVML cannot say which GPU
@@ -106,6 +107,18 @@ def _diagnosis(outcome: Outcome, samples: tuple[Sample, ...], device: DeviceInfo
         host_cpu_count=psutil.cpu_count(logical=True),
     )
     return [VerdictRecord.model_validate(v.to_dict()) for v in diagnose(evidence)]
+
+
+def _unfinished(workload: str, started: float, status: Status, **details: Any) -> WorkloadResult:
+    """The result of a workload that stopped before it finished (cancelled, or an error)."""
+    return WorkloadResult(
+        workload=workload,
+        name=workload,
+        status=status,
+        started_at=started,
+        elapsed_s=now() - started,
+        **details,
+    )
 
 
 def run_benchmark(
@@ -157,6 +170,12 @@ def run_benchmark(
             memory_cap_bytes=cap,
             report_progress=report_progress,
         )
+
+        def record(outcome: Outcome) -> None:
+            outcomes.append(outcome)
+            if on_result is not None:
+                on_result(outcome.result)
+
         recording.start(watch_pid=os.getpid())
         try:
             for name in options.workloads:
@@ -166,35 +185,13 @@ def run_benchmark(
                 try:
                     ctx.check()
                     for outcome in impls[name](ctx):
-                        outcomes.append(outcome)
-                        if on_result is not None:
-                            on_result(outcome.result)
+                        record(outcome)
                 except Cancelled:
-                    cancelled = WorkloadResult(
-                        workload=name,
-                        name=name,
-                        status="cancelled",
-                        started_at=started,
-                        elapsed_s=now() - started,
-                        notes=["stopped by the user"],
-                    )
-                    outcomes.append(Outcome(cancelled))
-                    if on_result is not None:
-                        on_result(cancelled)
+                    record(Outcome(_unfinished(name, started, "cancelled", notes=["stopped by the user"])))
                     break
                 except Exception as exc:
                     _log.exception("workload %s failed", name)
-                    failed = WorkloadResult(
-                        workload=name,
-                        name=name,
-                        status="error",
-                        started_at=started,
-                        elapsed_s=now() - started,
-                        error=f"{type(exc).__name__}: {exc}",
-                    )
-                    outcomes.append(Outcome(failed))
-                    if on_result is not None:
-                        on_result(failed)
+                    record(Outcome(_unfinished(name, started, "error", error=f"{type(exc).__name__}: {exc}")))
                 finally:
                     free_memory(device)
                 done_weight += weights.get(name, 1.0)
@@ -202,7 +199,7 @@ def run_benchmark(
         finally:
             samples = recording.stop()
     results = [
-        o.result.model_copy(update={"diagnosis": _diagnosis(o, samples, device_info)}) for o in outcomes
+        o.result.model_copy(update={"diagnosis": diagnose_outcome(o, samples, device_info)}) for o in outcomes
     ]
     return BenchReport(
         created=datetime.now(UTC).isoformat(timespec="seconds"),

@@ -9,21 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gpu_advisor.bench.compare import CompareRow, Comparison, Quantity, Value
-from gpu_advisor.core.units import (
-    NA,
-    byte_unit,
-    duration_unit,
-    format_bandwidth,
-    format_bytes,
-    format_count,
-    format_duration,
-    format_error_pct,
-    format_flops,
-    format_pct,
-    format_rate,
-    si_unit,
-)
+from gpu_advisor.bench.compare import CompareRow, Comparison
+from gpu_advisor.core.units import byte_unit, duration_unit, si_unit
+from gpu_advisor.wording.results import quantity_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,29 +23,9 @@ class CompareLine:
     reference: bool = False  # the catalogue's figures for the row above
 
 
-def value_text(quantity: Quantity, value: Value, unit: str = "") -> str:
-    """One cell: a number in its quantity's unit, or identity text; 'n/a' when missing."""
-    if value is None:
-        return NA
-    if isinstance(value, str):
-        return value
-    words = {
-        "count": format_count,
-        "bytes": format_bytes,
-        "flops": format_flops,
-        "bandwidth": format_bandwidth,
-        "rate": lambda v: format_rate(v, unit),
-        "duration": format_duration,
-        "fraction": format_pct,
-        "error_pct": format_error_pct,
-        "text": str,
-    }
-    return words[quantity](value)
-
-
 def row_cells(row: CompareRow) -> tuple[str, ...]:
     """The row's cells; an error taken from several results says so: '-12% (worst of 2)'."""
-    cells = [value_text(row.quantity, v, row.unit) for v in row.values]
+    cells = [quantity_text(row.quantity, v, row.unit) for v in row.values]
     for i, count in enumerate(row.worst_of):
         if count > 1:
             cells[i] += f" (worst of {count})"
@@ -68,7 +36,7 @@ def reference_cells(row: CompareRow) -> tuple[str, ...] | None:
     """The catalogue's figures for the row, worded like it; None if the row has no catalogue figure."""
     if row.reference is None or all(v is None for v in row.reference):
         return None
-    return tuple(value_text(row.quantity, v, row.unit) for v in row.reference)
+    return tuple(quantity_text(row.quantity, v, row.unit) for v in row.reference)
 
 
 def compare_lines(comparison: Comparison) -> list[CompareLine]:

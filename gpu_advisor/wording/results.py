@@ -16,6 +16,7 @@ from gpu_advisor.bench.results import (
     DeviceInfo,
     Machine,
     PredictionCheck,
+    Quantity,
     Spread,
     VerdictRecord,
     WorkloadResult,
@@ -66,29 +67,46 @@ def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def value_formatter(key: str) -> Callable[[float], str]:
-    """The core.units formatter for a metric, from its key's unit suffix (bench@1's naming rule)."""
-    if key.endswith("flops_per_s"):
-        return format_flops
-    if key.endswith("bytes_per_s"):
-        return format_bandwidth
-    if key.endswith("tokens_per_s"):
-        return lambda v: format_rate(v, "tokens/s")
-    if key.endswith("samples_per_s"):
-        return lambda v: format_rate(v, "samples/s")
-    if key.endswith("_bytes"):
-        return format_bytes
-    if key.endswith("_s"):
-        return format_duration
-    if key == "mfu" or "fraction" in key:
-        return format_pct
-    return lambda v: format_count(v) if v == round(v) else format_si(v, "", digits=4)
+def quantity_text(quantity: Quantity, value: float | str | None, unit: str = "") -> str:
+    """A number in its quantity's unit through core.units ('n/a' when missing); identity text as is."""
+    if value is None:
+        return NA
+    if isinstance(value, str):
+        return value
+    if quantity == "count":
+        return format_count(value) if value == round(value) else format_si(value, "", digits=4)
+    if quantity == "rate":
+        return format_rate(value, unit)
+    words: dict[str, Callable[[float], str]] = {
+        "bytes": format_bytes,
+        "flops": format_flops,
+        "bandwidth": format_bandwidth,
+        "duration": format_duration,
+        "fraction": format_pct,
+        "error_pct": format_error_pct,
+    }
+    return words[quantity](value) if quantity in words else str(value)
+
+
+def metric_quantity(key: str) -> tuple[Quantity, str]:
+    """What a metric is, from its key's unit suffix (bench@1's naming rule), and a rate's unit."""
+    for suffix, quantity, unit in (
+        ("flops_per_s", "flops", ""),
+        ("bytes_per_s", "bandwidth", ""),
+        ("tokens_per_s", "rate", "tokens/s"),
+        ("samples_per_s", "rate", "samples/s"),
+        ("_bytes", "bytes", ""),
+        ("_s", "duration", ""),
+    ):
+        if key.endswith(suffix):
+            return quantity, unit  # type: ignore[return-value]
+    return ("fraction", "") if key == "mfu" or "fraction" in key else ("count", "")
 
 
 def value_text(key: str, value: object) -> str:
     """A metric's value alone: 'decode_tokens_per_s', 1118.3 -> '1,118 tokens/s'; 'n/a' if not a number."""
-    number = _number(value)
-    return NA if number is None else value_formatter(key)(number)
+    quantity, unit = metric_quantity(key)
+    return quantity_text(quantity, _number(value), unit)
 
 
 def metric_text(key: str, value: object) -> str | None:
@@ -97,7 +115,7 @@ def metric_text(key: str, value: object) -> str | None:
     if number is None:
         return None
     template = METRIC_TEMPLATES.get(key, key.replace("_", " ") + " {}")
-    return template.format(value_formatter(key)(number))
+    return template.format(value_text(key, number))
 
 
 def key_numbers(result: WorkloadResult) -> list[str]:
