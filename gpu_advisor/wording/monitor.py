@@ -6,6 +6,7 @@ card and a report never disagree. No Qt.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -130,7 +131,7 @@ def command_cards(report: MonitorReport) -> Cards:
     rss = report.summary.process_rss_bytes
     return Cards(
         step_time=format_duration(report.duration_s),
-        step_detail=f"{' '.join(report.command)} (exit code {report.exit_code})",
+        step_detail=f"{shlex.join(report.command)} (exit code {report.exit_code})",
         throughput=NA,
         throughput_detail="a watched command reports no throughput",
         peak_memory=EMPTY if rss is None else format_bytes(rss.max),
@@ -157,7 +158,7 @@ def monitor_lines(report: MonitorReport) -> list[str]:
     """The summary `gpu-advisor monitor` prints after the command ends."""
     s = report.summary
     lines = [
-        f"monitor: `{' '.join(report.command)}` exited with {report.exit_code} after "
+        f"monitor: `{shlex.join(report.command)}` exited with {report.exit_code} after "
         f"{format_duration(report.duration_s)} ({s.sample_count} samples every "
         f"{format_duration(report.telemetry.interval_s)})",
         "  (mean / p95 / max)",
