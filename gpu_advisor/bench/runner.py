@@ -23,6 +23,7 @@ from typing import Any
 
 import psutil
 
+from gpu_advisor import __version__
 from gpu_advisor.bench.context import Cancelled, Outcome, RunContext, now
 from gpu_advisor.bench.device import identify, resolve_device
 from gpu_advisor.bench.oom import free_memory
@@ -61,15 +62,6 @@ def default_workloads() -> dict[str, WorkloadFn]:
     }
 
 
-def _app_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("gpu-advisor")
-    except Exception:  # not installed (running from a checkout)
-        return "0+unknown"
-
-
 def _machine(described: dict[str, Any]) -> Machine:
     import torch
 
@@ -83,7 +75,9 @@ def _machine(described: dict[str, Any]) -> Machine:
     )
 
 
-def diagnose_outcome(outcome: Outcome, samples: tuple[Sample, ...], device: DeviceInfo) -> list[VerdictRecord]:
+def diagnose_outcome(
+    outcome: Outcome, samples: tuple[Sample, ...], device: DeviceInfo
+) -> list[VerdictRecord]:
     """Diagnose one workload from its own evidence and the telemetry of the device that ran it.
 
     Only the benchmarked GPU's readings count (none on a CPU run, none when NVML cannot say which GPU
@@ -203,7 +197,7 @@ def run_benchmark(
     ]
     return BenchReport(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
-        app_version=_app_version(),
+        app_version=__version__,
         machine=machine,
         device=device_info,
         options=options.model_dump(mode="json") | {"memory_cap_bytes": cap},

@@ -241,13 +241,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def bench_text(report) -> str:
     """The summary `gpu-advisor bench` prints: the run, the results, the prediction check, the diagnosis."""
-    from gpu_advisor.cli.text import table_lines
     from gpu_advisor.wording import results as words
+    from gpu_advisor.wording.text import text_table
 
     title = f"GPU Advisor benchmark on {words.device_text(report.device)}"
     lines = [title, "=" * len(title), *words.run_lines(report), ""]
     rows = words.result_rows(report)
-    lines += table_lines(words.RESULT_HEADERS, [(r.workload, r.status, r.time, r.numbers) for r in rows])
+    cells = [(r.workload, r.status, r.time, r.numbers) for r in rows]
+    lines += text_table(words.RESULT_HEADERS, cells, (False, False, True, False))
     lines.append(words.memory_note(report))
     checks = words.prediction_rows(report)
     if checks:
@@ -267,7 +268,7 @@ def bench_text(report) -> str:
         headers = [
             h for i, h in enumerate(words.PREDICTION_HEADERS) if i != 1
         ]  # status is in the table above
-        lines += table_lines(headers, cells, right=range(1, 7))
+        lines += text_table(headers, cells, (False, *[True] * 6))
         lines.append(words.ERROR_MEANING)
         lines += [f"  basis: {b}" for b in words.prediction_bases(report)]
     diagnosis = words.diagnosis_rows(report)
@@ -282,10 +283,11 @@ def bench_text(report) -> str:
 
 def compare_text(comparison) -> str:
     """Plain text with aligned columns; catalogue lines indented under the row they belong to."""
-    from gpu_advisor.cli.text import table_lines
     from gpu_advisor.wording.compare import compare_lines
+    from gpu_advisor.wording.text import text_table
 
     rows = [
         (("  " if line.reference else "") + line.label, *line.cells) for line in compare_lines(comparison)
     ]
-    return "\n".join(table_lines(("", *comparison.names), rows, right=range(1, len(comparison.names) + 1)))
+    numeric = (False, *[True] * len(comparison.names))
+    return "\n".join(text_table(("", *comparison.names), rows, numeric))
