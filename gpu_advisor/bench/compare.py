@@ -12,7 +12,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpu_advisor.bench.results import BenchReport, NamedReport, Quantity, WorkloadResult, load_named
+from gpu_advisor.bench.results import (
+    BenchReport,
+    NamedReport,
+    Quantity,
+    WorkloadResult,
+    as_number,
+    load_named,
+)
 from gpu_advisor.core.catalog import Catalog, GpuSpec, default_catalog
 
 Value = float | str | None
@@ -54,11 +61,9 @@ class Comparison:
 
 
 def _metric(results: list[WorkloadResult], key: str) -> float | None:
-    for r in results:
-        value = r.metrics.get(key)
-        if r.status in ("ok", "oom") and isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-    return None
+    return next(
+        (r.number(key) for r in results if r.status in ("ok", "oom") and r.number(key) is not None), None
+    )
 
 
 def _median(results: list[WorkloadResult], key: str) -> float | None:
@@ -66,8 +71,7 @@ def _median(results: list[WorkloadResult], key: str) -> float | None:
 
 
 def _config(results: list[WorkloadResult], key: str) -> float | None:
-    value = next((r.config.get(key) for r in results if r.status == "ok"), None)
-    return float(value) if isinstance(value, int) and not isinstance(value, bool) else None
+    return next((as_number(r.config.get(key)) for r in results if r.status == "ok"), None)
 
 
 def _catalogue_gpu(report: BenchReport, catalog: Catalog) -> GpuSpec | None:

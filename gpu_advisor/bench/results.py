@@ -41,6 +41,13 @@ WorkloadKind = Literal["matmul", "bandwidth", "train", "inference", "dataloader"
 Status = Literal["ok", "oom", "cancelled", "error", "unsupported"]
 Severity = Literal["ok", "info", "warning", "critical"]
 MetricValue = float | int | str | bool | None
+
+
+def as_number(value: object) -> float | None:
+    """A metric or config value as a number; None for text, flags and missing values."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 # What a number is, which fixes its unit when worded: bytes (binary units), flops (FLOP/s), bandwidth
 # (B/s), rate (per second, with its own unit), duration (s), fraction (0-1), error_pct (a signed
 # percentage), count (a plain number), text (identity, not a measurement).
@@ -131,6 +138,10 @@ class WorkloadResult(BaseModel):
     error: str | None = None
     started_at: float | None = None  # Unix time; lines the result up with telemetry samples
     elapsed_s: float | None = None
+
+    def number(self, key: str) -> float | None:
+        """Metric `key` as a number, or None (missing, text, a flag)."""
+        return as_number(self.metrics.get(key))
 
     @property
     def step(self) -> Spread | None:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gpu_advisor.core.errors import UserInputError
-from gpu_advisor.core.units import parse_bytes
+from gpu_advisor.core.units import format_duration, parse_bytes
 
 EXIT_INTERRUPTED = 130
 
@@ -154,7 +154,7 @@ def _progress_printer() -> Callable[[object], None]:
             getattr(event, k) for k in ("workload", "fraction", "message", "eta_s")
         )
         if tty:
-            eta_text = f", about {eta:,.0f} s left" if eta else ""
+            eta_text = f", about {format_duration(eta)} left" if eta else ""
             sys.stderr.write(f"\r\x1b[2K[{fraction:4.0%}] {message}{eta_text}")
             sys.stderr.flush()
         elif workload != last["workload"]:

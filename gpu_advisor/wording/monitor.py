@@ -44,13 +44,9 @@ PLOT_RATES: tuple[tuple[str, float, str], ...] = (
 )
 
 
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 def headline_key(result: WorkloadResult) -> str | None:
     """The metric that says how fast the workload ran (a key of PLOT_RATES), if it reported one."""
-    return next((key for key, _, _ in PLOT_RATES if _number(result.metrics.get(key)) is not None), None)
+    return next((key for key, _, _ in PLOT_RATES if result.number(key) is not None), None)
 
 
 def plot_rate(result: WorkloadResult) -> tuple[float, str] | None:
@@ -64,7 +60,7 @@ def plot_rate(result: WorkloadResult) -> tuple[float, str] | None:
 
 def measured_mfu(result: WorkloadResult) -> float | None:
     """Model FLOPs utilisation measured by a training workload (0-1), if it reported one."""
-    value = _number(result.metrics.get("mfu"))
+    value = result.number("mfu")
     return value if value is not None and 0 < value <= 1 else None
 
 

@@ -20,6 +20,7 @@ from gpu_advisor.bench.results import (
     Spread,
     VerdictRecord,
     WorkloadResult,
+    as_number,
 )
 from gpu_advisor.core.units import (
     NA,
@@ -63,10 +64,6 @@ CONFIG_LABELS = (("model", ""), ("precision", ""), ("batch_size", "batch "), ("s
 MEMORY_MEANING = {"cpu": "live tensors (CPU)", "cuda": "max allocated (CUDA)"}
 
 
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 def quantity_text(quantity: Quantity, value: float | str | None, unit: str = "") -> str:
     """A number in its quantity's unit through core.units ('n/a' when missing); identity text as is."""
     if value is None:
@@ -106,12 +103,12 @@ def metric_quantity(key: str) -> tuple[Quantity, str]:
 def value_text(key: str, value: object) -> str:
     """A metric's value alone: 'decode_tokens_per_s', 1118.3 -> '1,118 tokens/s'; 'n/a' if not a number."""
     quantity, unit = metric_quantity(key)
-    return quantity_text(quantity, _number(value), unit)
+    return quantity_text(quantity, as_number(value), unit)
 
 
 def metric_text(key: str, value: object) -> str | None:
     """'flops_per_s', 1.3e11 -> '132 GFLOP/s'; 'mfu', 0.07 -> 'MFU 7%'. None when not a number."""
-    number = _number(value)
+    number = as_number(value)
     if number is None:
         return None
     template = METRIC_TEMPLATES.get(key, key.replace("_", " ") + " {}")
@@ -146,7 +143,7 @@ def spread_text(spread: Spread | None) -> str:
 
 def peak_memory_bytes(result: WorkloadResult) -> float | None:
     """Measured peak memory: the workload's metric, else the prediction check's measurement."""
-    value = _number(result.metrics.get("peak_memory_bytes"))
+    value = result.number("peak_memory_bytes")
     if value is None and result.prediction is not None:
         value = result.prediction.peak_memory_bytes.measured
     return value

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gpu_advisor.bench.compare import Comparison, compare
-from gpu_advisor.bench.results import BenchReport, NamedReport
+from gpu_advisor.bench.results import BenchReport, NamedReport, as_number
 from gpu_advisor.wording.compare import axis_unit, better_text
 
 
@@ -48,7 +48,7 @@ def comparison(loaded: Sequence[LoadedResults]) -> Comparison:
 
 
 def _numbers(values: Sequence[object]) -> list[float]:
-    return [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    return [n for v in values if (n := as_number(v)) is not None]
 
 
 def chart_series(table: Comparison) -> list[ChartSeries]:
@@ -62,7 +62,7 @@ def chart_series(table: Comparison) -> list[ChartSeries]:
         unit, scale = axis_unit(row, max(measured + references))
 
         def scaled(values: Sequence[object], scale: float = scale) -> tuple[float | None, ...]:
-            return tuple(v / scale if isinstance(v, int | float) else None for v in values)
+            return tuple(None if (n := as_number(v)) is None else n / scale for v in values)
 
         series.append(
             ChartSeries(
