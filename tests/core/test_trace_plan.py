@@ -93,9 +93,9 @@ def test_plan_shows_formulas_beside_the_trace_and_flags_big_differences():
     assert rows["activations"].flagged == (abs(30 * GIB / formula_activations - 1) > 0.10)
     assert any("differ for activations" in w for w in result.warnings) == rows["activations"].flagged
     assert rows["optimizer"].formula_bytes == 12 * P and not rows["optimizer"].flagged
-    assert result.memory_formulas["weights"].startswith("traced")
+    assert result.memory.formulas["weights"].startswith("traced")
     assert result.to_json_dict()["trace"]["trace"]["schema"] == "gpu-advisor/trace@1"
-    assert result.memory.total - result.memory.overhead == _training_trace().peak_bytes
+    assert result.memory.total_bytes - result.memory.components.overhead == _training_trace().peak_bytes
 
 
 def test_untraced_plans_are_unchanged():

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from gpu_advisor.bench.results import NamedReport, report_from_dict
 from gpu_advisor.core.units import format_usd
 from gpu_advisor.report.json_report import REPORT_SCHEMA, render_json, write_json_report
 from gpu_advisor.report.markdown import render_markdown, write_markdown
-from gpu_advisor.report.results import results_from_dict
 from tests.report.samples import bench_results, inference_plan, no_fit_plan, training_plan
 
 
@@ -22,8 +22,11 @@ def test_markdown_summary_options_and_assumptions(inference):
     best = inference.best
     text = render_markdown(inference)
     assert text.startswith("# GPU recommendation: Llama 3 70B inference, bf16\n")
-    assert f"**{best.tier.label} tier: {best.count} x {best.gpu}**" in text
-    assert f"| Monthly cost (rent) | {format_usd(best.cloud_usd_per_month)} per month" in text
+    assert f"**{best.tier.label} tier: {best.count} × {best.gpu}**" in text
+    assert (
+        f"| Rent | {format_usd(best.cost.cloud_usd_per_hour)}/h ({format_usd(best.cost.cloud_usd_per_month)}/month)"
+        in text
+    )
     options = text.split("## Options")[1].split("## Speed")[0]
     rows = [line for line in options.splitlines() if line.startswith("| ") and "---" not in line]
     assert len(rows) == len(inference.options) + 1  # + header
@@ -35,8 +38,8 @@ def test_markdown_summary_options_and_assumptions(inference):
 def test_markdown_training_has_cumulative_costs():
     plan = training_plan()
     text = render_markdown(plan)
-    assert "| 36 | " + format_usd(plan.best.cloud_usd_per_month * 36) in text
-    assert f"{format_usd(plan.best.job_cloud_usd)} to rent this job" in text
+    assert "| 36 | " + format_usd(plan.best.cost.cloud_usd_per_month * 36) in text
+    assert f"{format_usd(plan.best.cost.job_cloud_usd)} to rent this job" in text
 
 
 def test_markdown_no_fit_lists_suggestions():
@@ -50,7 +53,7 @@ def test_markdown_no_fit_lists_suggestions():
 def test_markdown_with_results_and_escaped_pipes(inference):
     data = bench_results(gpu=False)
     data["results"][0]["name"] = "train a|b"
-    text = render_markdown(inference, [results_from_dict(data, "cpu.json")])
+    text = render_markdown(inference, [NamedReport("cpu.json", report_from_dict(data))])
     assert "## Benchmark: cpu.json" in text
     assert "train a\\|b" in text
     assert "| GPU | No NVIDIA GPU: CPU mode (no driver) |" in text
@@ -58,16 +61,18 @@ def test_markdown_with_results_and_escaped_pipes(inference):
 
 def test_json_report_holds_the_plan_summary_and_results(inference):
     data = bench_results(gpu=True)
-    report = render_json(inference, [results_from_dict(data, "gpu.json")])
+    report = render_json(inference, [NamedReport("gpu.json", report_from_dict(data))])
     assert report["schema"] == REPORT_SCHEMA
     assert report["plan"] == json.loads(json.dumps(inference.to_json_dict()))
     summary = report["summary"]
     best = inference.best
     assert (summary["gpu"], summary["count"], summary["tier"]) == (best.gpu, best.count, best.tier.label)
-    assert summary["cost"]["rent_usd_per_month"] == best.cloud_usd_per_month
-    assert summary["cost"]["rent_total_usd"] == pytest.approx(best.cloud_usd_per_month * 36)
+    assert summary["cost"]["rent_usd_per_month"] == best.cost.cloud_usd_per_month
+    assert summary["cost"]["rent_total_usd"] == pytest.approx(best.cost.cloud_usd_per_month * 36)
     assert report["results"][0]["file"] == "gpu.json"
-    assert report["results"][0]["results"] == data["results"]
+    # the attached file's content, as bench@1 (read back, it is the same results)
+    attached = {k: v for k, v in report["results"][0].items() if k != "file"}
+    assert report_from_dict(attached).results == report_from_dict(data).results
     json.dumps(report, allow_nan=False)  # valid JSON
 
 
@@ -93,9 +98,21 @@ def test_writers_replace_files_whole(tmp_path, inference, monkeypatch):
 
 def test_break_even_tells_never_from_unknown_price():
     """The PDF said 'never' when the cloud price was unknown; the Markdown said 'n/a' when renting won."""
-    from gpu_advisor.report.summary import breakeven_text
+    from gpu_advisor.core.estimates import CostEstimate
+    from gpu_advisor.wording.plan import breakeven_text
 
-    assert breakeven_text(5.04, 0.74, 2398.0) == "5.0 months"
-    assert breakeven_text(None, 0.74, 2398.0) == "never"  # renting stays cheaper than owning
-    assert breakeven_text(None, None, 2398.0) == "n/a (price unknown)"
-    assert breakeven_text(None, 2.59, None) == "n/a (price unknown)"
+    def cost(months, rent, buy):
+        monthly = None if rent is None else rent * 730
+        return CostEstimate(
+            cloud_usd_per_hour=rent,
+            cloud_usd_per_month=monthly,
+            purchase_usd=buy,
+            electricity_usd_per_month=None,
+            breakeven_months=months,
+            formula="",
+        )
+
+    assert breakeven_text(cost(5.04, 0.74, 2398.0)) == "5.0 months"
+    assert breakeven_text(cost(None, 0.74, 2398.0)) == "never"  # renting stays cheaper than owning
+    assert breakeven_text(cost(None, None, 2398.0)) == "n/a (price unknown)"
+    assert breakeven_text(cost(None, 2.59, None)) == "n/a (price unknown)"

@@ -119,7 +119,8 @@ def test_exact_trace_runs_in_the_background_and_becomes_the_memory_basis(wizard,
     assert {"weights", "optimizer", "activations"} <= set(components)
     assert "Peak" in panel.peak.text()
     plan = form.plan_now()
-    assert plan.trace is not None and plan.memory.total - plan.memory.overhead == form.trace.peak_bytes
+    memory = plan.memory.components
+    assert plan.trace is not None and memory.total - memory.overhead == form.trace.peak_bytes
     assert "(traced)" in wizard.estimate.value("memory")
     # Changing an input the trace depends on drops it: the formulas are the basis again.
     form.set_field("seq_len", 128)
