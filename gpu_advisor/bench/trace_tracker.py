@@ -18,7 +18,6 @@ from typing import Any
 import torch
 from torch.distributed._tools.common_utils import get_untyped_storages
 from torch.distributed._tools.mem_tracker import MemTracker, _MemRefType, _UpdateType
-from torch.utils._pytree import tree_flatten
 
 from gpu_advisor.core.trace import CATEGORIES, PHASE_BACKWARD, PHASE_FORWARD, PHASE_STEP
 
@@ -197,9 +196,3 @@ def _relative(fqn: str) -> str:
 def display_name(fqn: str) -> str:
     """A module name as in the base model (peft's wrapper prefix dropped)."""
     return fqn.removeprefix("base_model.model.")
-
-
-def flat_tensors(obj: Any) -> list[torch.Tensor]:
-    """Every tensor inside nested lists, tuples and dicts."""
-    leaves, _ = tree_flatten(obj)
-    return [x for x in leaves if isinstance(x, torch.Tensor)]

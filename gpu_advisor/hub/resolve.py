@@ -23,7 +23,6 @@ from gpu_advisor.core.architecture import (
     approximate_hf_config,
     from_hf_config,
 )
-from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.hub.models import HubError, HubModel, parse_hub_id
 
 INSTALL_HINT = "install it with: pip install huggingface_hub"
@@ -265,7 +264,6 @@ def search_models(text: str, *, limit: int = 20, cache_dir: str | Path | None = 
 
 
 __all__ = [
-    "UserInputError",
     "cached_model_ids",
     "fetch_model",
     "read_safetensors_header",
