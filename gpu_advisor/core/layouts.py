@@ -49,7 +49,9 @@ def tp_options(req: PlanRequest, count: int, node_gpus: int) -> list[int]:
 @lru_cache(maxsize=1024)
 def _tp_powers(count: int, node_gpus: int, heads: int) -> tuple[int, ...]:
     options = tuple(
-        t for t in (1, 2, 4, 8, 16, 32, 64) if t <= min(count, node_gpus) and count % t == 0 and heads % t == 0
+        t
+        for t in (1, 2, 4, 8, 16, 32, 64)
+        if t <= min(count, node_gpus) and count % t == 0 and heads % t == 0
     )
     return options or (1,)
 

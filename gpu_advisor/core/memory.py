@@ -220,7 +220,12 @@ class MemoryBasis:
         weights, grads, optimizer, activations, kv, phase = self._parts(par)
         comps = {"weights": weights, "kv_cache": kv, "activations": activations}
         if not self.inference:
-            comps = {"weights": weights, "gradients": grads, "optimizer": optimizer, "activations": activations}
+            comps = {
+                "weights": weights,
+                "gradients": grads,
+                "optimizer": optimizer,
+                "activations": activations,
+            }
         comps["overhead"] = self._overhead(weights + grads + optimizer + activations, kv, par, capacity)
         return comps, phase
 
@@ -279,6 +284,13 @@ def memory_basis(
     prefill_tokens: int | None = None,
 ) -> MemoryBasis:
     """The layout-independent part of a request's memory (cached: the recommender asks often)."""
+    # ---- a traced request: the trace's unsharded bytes replace the formulas (core/trace.py) ----------
+    if req.trace is not None:
+        from .trace import traced_basis
+
+        formula = memory_basis(req.model_copy(update={"trace": None}), device, optimizer_impl, prefill_tokens)
+        return traced_basis(req, formula)
+    # ---- end of the traced case ---------------------------------------------------------------------
     model = req.model
     profile = request_profile(req)
     elem = profile.activation_bytes

@@ -23,12 +23,12 @@ from PySide6.QtGui import (
     QTextTable,
 )
 
+from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.files import check_writable, write_bytes_atomic
 from gpu_advisor.core.result import Plan
 from gpu_advisor.report.chartkit import INK, MUTED, PRINT_DPI
 from gpu_advisor.report.document import ReportDocument, build_document
 from gpu_advisor.report.qtapp import ensure_gui_app, report_font_family
-from gpu_advisor.report.results import AttachedResults
 from gpu_advisor.wording.plan import plan_title
 
 PAGE_SIZES = {"A4": QPageSize.PageSizeId.A4, "Letter": QPageSize.PageSizeId.Letter}
@@ -45,7 +45,7 @@ Progress = Callable[[int, str], None]
 def write_pdf(
     plan: Plan,
     path: str | Path,
-    results: Sequence[AttachedResults] = (),
+    results: Sequence[NamedReport] = (),
     page_size: str = "A4",
     progress: Progress | None = None,
 ) -> int:
@@ -78,7 +78,7 @@ def write_pdf(
 
 
 def _render(
-    plan: Plan, target: QIODevice, results: Sequence[AttachedResults], page_size: str, report: Progress
+    plan: Plan, target: QIODevice, results: Sequence[NamedReport], page_size: str, report: Progress
 ) -> int:
     writer = QPdfWriter(target)
     writer.setTitle(f"GPU recommendation: {plan_title(plan)}")

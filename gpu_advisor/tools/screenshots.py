@@ -32,7 +32,9 @@ def _example_gpu_results(path: Path, cpu_report) -> None:
         update={
             "kind": "cuda",
             "index": 0,
+            "nvml_index": 0,
             "name": "NVIDIA H100 80GB HBM3 (synthetic example)",
+            "memory_total_bytes": 85_520_809_984,  # synthetic: near an 80 GB card's usable 79.6 GiB
             "catalogue_id": "nvidia-h100-sxm",
         }
     )
@@ -84,6 +86,10 @@ def take(outdir: Path, dark: bool = False) -> list[Path]:
     form.set_field("grad_checkpointing", True)
     wizard.go_to(STEP_WORKLOAD)
     shot("02-plan-workload")
+    trace = wizard.estimate.trace
+    trace.start()  # the exact trace of this step on fake tensors, on its worker thread
+    _wait(app, lambda: not trace.running, 120)
+    shot("02b-plan-exact-trace")
     form.set_field("train_tokens", 2e9)
     form.set_field("max_hours", 48.0)
     wizard.go_to(STEP_TRAFFIC)

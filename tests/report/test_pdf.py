@@ -9,11 +9,11 @@ import threading
 import pytest
 from pypdf import PdfReader
 
+from gpu_advisor.bench.results import load_named
 from gpu_advisor.cli import run_cli
 from gpu_advisor.core.units import format_usd
 from gpu_advisor.report import pdf as pdf_module
 from gpu_advisor.report.pdf import write_pdf
-from gpu_advisor.report.results import load_results
 from tests.report.conftest import pdf_text, squash
 from tests.report.samples import bench_results, buy_plan, inference_plan, no_fit_plan, training_plan
 
@@ -108,7 +108,7 @@ def test_attached_results_show_machine_comparison_and_telemetry(tmp_path, infere
     results_file = tmp_path / "gpu.json"
     results_file.write_text(json.dumps(bench_results(gpu=True)))
     path = tmp_path / "with-results.pdf"
-    write_pdf(inference, path, [load_results(results_file)])
+    write_pdf(inference, path, [load_named(results_file)])
     text = "".join(pdf_text(path))
     for expected in (
         "Benchmark: gpu.json",
