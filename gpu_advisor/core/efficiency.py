@@ -61,12 +61,22 @@ class TrainingStack(BaseModel):
     process_overhead_distributed_source: str
 
 
+class CpuStack(BaseModel):
+    """Eager PyTorch on a CPU (the benchmark's own check): dispatch time per layer, serial with compute."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    host_overhead_per_layer_s: float = Field(ge=0)
+    training_host_overhead_per_layer_s: float = Field(ge=0)
+    source: str
+
+
 class EfficienciesFile(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow")
     sources: dict[str, str]
     architectures: dict[str, dict[str, dict[str, float | str]]]
     engines: dict[str, EngineSpec]
     training: TrainingStack
+    cpu: CpuStack
 
 
 @cache

@@ -106,7 +106,13 @@ def candidates(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePeaks) -
         found = False
         for pp in pp_options(req, count, tp, node):
             dp = count // (tp * pp)
-            for zero in zero_options(req, dp):
+            zeros = zero_options(req, dp)
+            # Memory falls from ZeRO 0 to 2; ZeRO 3 adds two gathered layers. If neither of the two
+            # most sharded stages fits, none does.
+            if len(zeros) > 2 and not any(basis.fits(layout(tp, pp, dp, z), capacity) for z in zeros[-2:]):
+                attempt = layout(tp, pp, dp, zeros[-1])
+                continue
+            for zero in zeros:
                 attempt = layout(tp, pp, dp, zero)
                 if basis.fits(attempt, capacity):
                     found = True

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .architecture import ModelSpec
 from .comms import Fabric, Group, all_gather_s, all_reduce_s, link_name, p2p_s
-from .efficiency import Efficiency, resolve_efficiency
+from .efficiency import Efficiency, efficiencies, resolve_efficiency
 from .estimates import InferenceSpeed, SpeedSummary, SpeedTerm, TrainingSpeed
 from .layout import Parallelism
 from .memory import Device, MemoryBasis, kv_bytes_per_token, memory_basis, request_profile
@@ -59,6 +59,16 @@ def _efficiency(req: PlanRequest, peaks: DevicePeaks) -> Efficiency:
             a.prefill_efficiency,
             a.bandwidth_efficiency,
         )
+        if peaks.host_serial:  # eager PyTorch on a CPU: dispatch per layer, measured here
+            cpu = efficiencies().cpu
+            host = (
+                cpu.training_host_overhead_per_layer_s
+                if req.task.is_training
+                else cpu.host_overhead_per_layer_s
+            )
+            eff = dataclasses.replace(
+                eff, host_overhead_per_layer_s=host, step_overhead_s=0.0, overhead_source=cpu.source
+            )
     a = req.assumptions
     if a.step_overhead_s is not None:
         eff = dataclasses.replace(eff, step_overhead_s=a.step_overhead_s)
