@@ -1,8 +1,12 @@
-"""Does the sizing engine predict peak memory? Training and inference, GPT-2 and Llama style, two sizes each.
+"""Does the sizing engine predict peak memory and step time? Training and inference, GPT-2 and Llama
+style, two sizes each.
 
 Runs the benchmark's own train and inference workloads (gpu_advisor.bench.training / .inference) on the
 CPU at two sizes per family, and prints the core's predicted peak memory against the measured live
-tensor bytes (profiler allocator events), with the error. Target: within 15 %.
+tensor bytes (profiler allocator events), with the error (target: within 15 %), then the predicted
+step time (training step; decode step) against the measured median. The CPU's MFU is the planner's
+default, not a measurement of this CPU, so step times are a check of the model's shape (per-step
+host overhead on small steps), not of its efficiencies.
 
 Usage: python benchmarks/bench_prediction_accuracy.py
 """
@@ -14,9 +18,9 @@ import threading
 
 from gpu_advisor.bench import BenchOptions
 from gpu_advisor.bench.context import RunContext
+from gpu_advisor.bench.device import resolve_device
 from gpu_advisor.bench.inference import inference
 from gpu_advisor.bench.options import SIZES, benchmark_spec
-from gpu_advisor.bench.device import resolve_device
 from gpu_advisor.bench.training import train
 from gpu_advisor.core.architecture import Family
 
@@ -36,6 +40,7 @@ CASES = [
 def main() -> None:
     device, info, gpu = resolve_device("cpu")
     rows = []
+    steps = []
     for label, model, batch, seq, infer_batch, prompt in CASES:
         sizes = dataclasses.replace(
             SIZES[("cpu", "quick")],
@@ -69,6 +74,8 @@ def main() -> None:
                 if r.workload == "train"
                 else f"b{r.config['batch_size']} prompt {r.config['prompt_tokens']} + 8"
             )
+            step = r.prediction.step_time_s
+            steps.append((r.workload, label, step.predicted, step.measured, step.error_pct))
             rows.append(
                 (
                     r.workload,
@@ -93,6 +100,11 @@ def main() -> None:
     print(
         f"worst |error| {worst:.1f}%: {'within' if worst <= TARGET_PCT else 'outside'} the {TARGET_PCT:g}% target"
     )
+    print(f"\n{'workload':<10} {'model':<12} {'predicted ms':>12} {'measured ms':>12} {'error %':>8}")
+    for workload, label, predicted, measured, err in steps:
+        if predicted is None or measured is None:
+            continue
+        print(f"{workload:<10} {label:<12} {predicted * 1e3:>12.2f} {measured * 1e3:>12.2f} {err:>+8.1f}")
 
 
 if __name__ == "__main__":

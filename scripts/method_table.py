@@ -1,12 +1,16 @@
-"""Print the README's table of the engine's figures next to the published ones (Markdown).
+"""Print the README's tables of the engine's figures next to the published ones (Markdown): sizes
+(ZeRO, weights, KV cache, parameter counts), then measured runs (throughput, GPU-hours, memory,
+latency) from gpu_advisor.core.published.
 
 Run: .venv/bin/python scripts/method_table.py
 """
 
 from __future__ import annotations
 
+from gpu_advisor.core.catalog import load_catalog
 from gpu_advisor.core.memory import Device, estimate_memory, kv_cache_bytes, model_state_bytes
 from gpu_advisor.core.presets import get_preset, presets
+from gpu_advisor.core.published import published as published_measurements
 from gpu_advisor.core.request import PlanRequest
 from gpu_advisor.core.units import GB, GIB
 
@@ -31,7 +35,7 @@ def main() -> None:
         for precision, published in zip(("fp16", "fp8", "int4"), figures, strict=True):
             req = PlanRequest(model=get_preset(preset), task="inference", precision=precision)
             ours = estimate_memory(req, device=Device.CPU).components.weights / GB
-            note = " (incl. group-128 scales)" if precision == "int4" else ""
+            note = " (embeddings and head 16-bit, as real checkpoints)" if precision != "fp16" else ""
             rows.append(
                 (
                     f"{preset} weights at {precision}",
@@ -60,10 +64,44 @@ def main() -> None:
                 preset.spec.source.split(";")[0],
             )
         )
+    req = PlanRequest(model=get_preset("llama-3-8b"), task="inference", precision="int4")
+    rows.insert(
+        13,
+        (
+            "llama-3-8b weights at int4, AWQ group-128 checkpoint",
+            "5.73 GB (1.98B stored params)",
+            f"{estimate_memory(req, device=Device.CPU).components.weights / GB:.2f} GB",
+            "UCLA-EMC/Meta-Llama-3.1-8B-Instruct-AWQ-INT4 model card",
+        ),
+    )
     print("| quantity | published | GPU Advisor | source |")
     print("|---|---|---|---|")
     for row in rows:
         print("| " + " | ".join(row) + " |")
+    print()
+    print("Measured runs, with the default assumptions (speed within 25 %, memory within 10 %; rows marked")
+    print("\u2020 are the measurements a default efficiency was taken from, not independent checks):")
+    print()
+    print("| measurement | published | GPU Advisor | error | source |")
+    print("|---|---|---|---|---|")
+    catalog = load_catalog(user_file=None)
+    for entry in published_measurements():
+        ours = entry.engine_figure(catalog)
+        err = (ours - entry.published) / entry.published
+        mark = " \u2020" if entry.sets_default else ""
+        print(
+            f"| {entry.what}{mark} | {_number(entry.published)} {entry.unit} | {_number(ours)} {entry.unit} | "
+            f"{err:+.0%} | {entry.source} |"
+        )
+
+
+def _number(value: float) -> str:
+    """Three significant figures with thousands separators: 4,641; 42.9; 30.8M."""
+    if value >= 1e6:
+        return f"{value / 1e6:.3g}M"
+    if value >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from pathlib import Path
 from gpu_advisor.cli.models import MODEL_HELP, chosen_model, with_trace
 from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
-from gpu_advisor.core.precision import Optimizer, Precision, Task, Tier
+from gpu_advisor.core.precision import Engine, LossImpl, Optimizer, Precision, Task, Tier
 from gpu_advisor.core.request import Attention, Purchase, describe_validation_error
 from gpu_advisor.core.units import HOURS_PER_MONTH
 from gpu_advisor.wording.plan_tables import plan_text
@@ -31,9 +31,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seq-len", type=int, default=2048, help="tokens per sequence (training)")
     p.add_argument("--batch-size", type=int, default=1, help="micro-batch per GPU (training)")
     p.add_argument("--grad-checkpointing", action="store_true", help="recompute activations in backward")
+    p.add_argument("--grad-accum", type=int, default=1, metavar="N", help="micro-batches per optimizer step")
+    p.add_argument("--loss", choices=[x.value for x in LossImpl], default="full", help="cross-entropy recipe")
+    p.add_argument(
+        "--pure-16bit", action="store_true", help="16-bit weights and optimizer state (no fp32 master copy)"
+    )
     p.add_argument("--attention", choices=[a.value for a in Attention], default="sdpa")
     p.add_argument("--zero", type=int, choices=[0, 1, 2, 3], default=None, help="ZeRO stage (default: auto)")
     p.add_argument("--gpus", type=int, default=None, metavar="N", help="fix the GPU count")
+    p.add_argument("--tp", type=int, default=None, metavar="N", help="fix the tensor-parallel degree")
+    p.add_argument("--pp", type=int, default=None, metavar="N", help="fix the pipeline-parallel degree")
+    p.add_argument(
+        "--engine", choices=[e.value for e in Engine], default="vllm", help="serving stack (inference)"
+    )
     p.add_argument("--users", type=int, default=1, help="concurrent users (inference)")
     p.add_argument("--prompt-tokens", type=int, default=512)
     p.add_argument("--output-tokens", type=int, default=256)
@@ -76,9 +86,15 @@ def request_from_args(args: argparse.Namespace):
             seq_len=args.seq_len,
             batch_size=args.batch_size,
             grad_checkpointing=args.grad_checkpointing,
+            grad_accumulation_steps=args.grad_accum,
+            loss=args.loss,
+            mixed_precision=not args.pure_16bit,
             attention=args.attention,
             zero_stage=args.zero,
             gpus=args.gpus,
+            tensor_parallel=args.tp,
+            pipeline_parallel=args.pp,
+            engine=args.engine,
             users=args.users,
             prompt_tokens=args.prompt_tokens,
             output_tokens=args.output_tokens,
@@ -102,6 +118,10 @@ def request_from_args(args: argparse.Namespace):
 _FIELD_FLAGS = {
     "tokens_per_s_per_user": "tokens-per-s",
     "zero_stage": "zero",
+    "tensor_parallel": "tp",
+    "pipeline_parallel": "pp",
+    "grad_accumulation_steps": "grad-accum",
+    "mixed_precision": "pure-16bit",
     "purchase": "buy",
     "assumptions.mfu": "mfu",
     "electricity_usd_per_kwh": "electricity-usd-per-kwh",

@@ -148,6 +148,13 @@ class ModelSpec(BaseModel):
         return per_h * self.hidden_size
 
     def layer_params(self, active_only: bool = False) -> int:
+        return self._layer_params[1 if active_only else 0]
+
+    @cached_property
+    def _layer_params(self) -> tuple[int, int]:
+        return self._count_layer_params(False), self._count_layer_params(True)
+
+    def _count_layer_params(self, active_only: bool) -> int:
         experts = self.experts_per_token if active_only else self.n_experts
         router = self.hidden_size * self.n_experts if self.is_moe else 0
         norms = self.layer_norms * self.norm_params()
@@ -155,6 +162,10 @@ class ModelSpec(BaseModel):
 
     def embedding_params(self) -> int:
         """Token embeddings, positions, final norm, untied output head (and BERT's extras)."""
+        return self._embedding_params
+
+    @cached_property
+    def _embedding_params(self) -> int:
         h = self.hidden_size
         n = self.vocab_size * h
         if self.family is Family.GPT2:

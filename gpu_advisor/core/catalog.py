@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .files import parse_json, read_text_file
 from .paths import USER_GPUS_FILENAME, config_dir, resource
 from .precision import Tier
+from .systems import Link, NodeDefaults, systems, usable_memory_bytes, usable_memory_rule
 from .units import GB
 
 
@@ -56,10 +57,74 @@ class GpuSpec(BaseModel):
     cloud_price_date: str | None = None
     sources: str = Field(min_length=1, description="Where each figure came from")
     user_defined: bool = False
+    # What the driver exposes and how the GPUs are wired (resources/systems.json; a user's gpus.json may
+    # set them too). None: derived by the stated rules in core.systems.
+    memory_usable_gib: float | None = Field(default=None, gt=0, description="as CUDA reports it, GiB")
+    memory_source: str = ""
+    intra_link: str | None = Field(default=None, description="a link name from systems.json")
+    node_gpus: int | None = Field(default=None, ge=1, le=1024)
+    scale_out: str | None = Field(default=None, description="the network between nodes (systems.json)")
+    nics_per_node: int | None = Field(default=None, ge=1, le=64)
+    system_source: str = ""
+
+    @cached_property
+    def memory_bytes(self) -> int:
+        """Usable memory: what the driver reports (an "80 GB" HBM card exposes about 79.2 GiB)."""
+        return usable_memory_bytes(self.usable_memory()[0])
+
+    def usable_memory(self) -> tuple[float, str]:
+        """(GiB the driver exposes, where that figure comes from)."""
+        if self.memory_usable_gib is not None:
+            return self.memory_usable_gib, self.memory_source or "catalogue"
+        return usable_memory_rule(self.memory_gb, self.memory_type, self.tier.value)
 
     @property
-    def memory_bytes(self) -> int:
+    def memory_label_bytes(self) -> int:
+        """The vendor's label in decimal bytes ("80 GB")."""
         return round(self.memory_gb * GB)
+
+    @property
+    def form(self) -> str:
+        """'datacenter-sxm', 'datacenter-pcie', 'workstation' or 'consumer': the usual node it sits in."""
+        if self.tier is Tier.DATACENTER:
+            boards = ("SXM", "OAM", "HGX", "DGX")
+            return (
+                "datacenter-sxm" if any(b in self.form_factor.upper() for b in boards) else "datacenter-pcie"
+            )
+        return self.tier.value
+
+    def node(self) -> NodeDefaults:
+        """GPUs per node, the network between nodes and its NICs per node (catalogue, else defaults)."""
+        return self._node
+
+    @cached_property
+    def _node(self) -> NodeDefaults:
+        base = systems().defaults[self.form]
+        return NodeDefaults(
+            node_gpus=self.node_gpus or base.node_gpus,
+            scale_out=self.scale_out or base.scale_out,
+            nics_per_node=self.nics_per_node or base.nics_per_node,
+            source=self.system_source or base.source,
+        )
+
+    def intra_link_spec(self) -> Link:
+        """The GPU-to-GPU link inside a node: the catalogue's, else NVLink by generation, else PCIe."""
+        links = systems().links
+        name = self.intra_link
+        if name is None:
+            if self.nvlink_gb_per_s and self.vendor != "NVIDIA":
+                name = "infinity-fabric"
+            elif self.nvlink_gb_per_s:
+                gen = {"Volta": "nvlink2", "Ampere": "nvlink3", "Hopper": "nvlink4", "Blackwell": "nvlink5"}
+                name = next((v for k, v in gen.items() if self.arch.startswith(k)), "nvlink-bridge")
+                if self.nvlink_gb_per_s < 300:  # consumer and workstation bridges (RTX 3090, A6000)
+                    name = "nvlink-bridge"
+            else:
+                name = f"pcie{min(5, max(3, self.pcie_gen or 4))}"
+        return links[name]
+
+    def scale_out_spec(self) -> Link:
+        return systems().links[self.node().scale_out]
 
     @property
     def bandwidth_bytes_per_s(self) -> float | None:
@@ -164,7 +229,13 @@ def load_catalog(user_file: Path | None = None) -> Catalog:
     builtin_text = resource("gpus.json").read_text(encoding="utf-8")
     builtin = _read_catalog_file(builtin_text, "built-in gpus.json")
     source_keys = json.loads(builtin_text).get("source_keys", {})
-    by_id = {g.id: g for g in builtin.gpus}
+    table = systems()
+    by_id = {
+        g.id: g.model_copy(update=_system_fields(table.gpus[g.id].model_dump(), table))
+        if g.id in table.gpus
+        else g
+        for g in builtin.gpus
+    }
     warnings: list[str] = []
     path = user_file if user_file is not None else config_dir() / USER_GPUS_FILENAME
     if path.exists():
@@ -176,6 +247,28 @@ def load_catalog(user_file: Path | None = None) -> Catalog:
             for gpu in user.gpus:
                 by_id[gpu.id] = gpu.model_copy(update={"user_defined": True})
     return Catalog(gpus=tuple(by_id.values()), source_keys=source_keys, warnings=tuple(warnings))
+
+
+def _system_fields(entry: dict, table) -> dict:
+    """A systems.json entry as GpuSpec fields (its node defaults named by `system`)."""
+    fields = {k: v for k, v in entry.items() if v is not None and k != "system"}
+    if entry.get("system"):
+        base = table.defaults[entry["system"]]
+        fields.setdefault("node_gpus", base.node_gpus)
+        fields.setdefault("scale_out", base.scale_out)
+        fields.setdefault("nics_per_node", base.nics_per_node)
+        fields.setdefault("system_source", base.source)
+    if fields.get("memory_source"):
+        fields["memory_source"] = _expand(fields["memory_source"], table.sources)
+    return fields
+
+
+def _expand(text: str, sources: dict[str, str]) -> str:
+    """'OOM; VLLM-LOGS (79.22)' with each source key followed by what it names."""
+    for key, value in sources.items():
+        if key in text:
+            return f"{text}: {value}"
+    return text
 
 
 @cache

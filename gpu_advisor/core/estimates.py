@@ -6,6 +6,7 @@ them and never call the estimators themselves. Pure data with trivial derived va
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -45,12 +46,31 @@ class MemoryEstimate(BaseModel):
         return self.components.total
 
 
+class SpeedTerm(BaseModel):
+    """One part of a step's time: what it is, its seconds per step, and how it was computed.
+
+    `exposed` is False for work hidden behind other work (communication overlapped with backward);
+    such a term is shown but not added to the step.
+    """
+
+    model_config = ConfigDict(frozen=True)
+    name: str
+    seconds: float
+    formula: str
+    exposed: bool = True
+
+
 class TrainingSpeed(BaseModel):
-    """One training step of a layout, and the time to train a token budget."""
+    """One training step of a layout, and the time to train a token budget.
+
+    `mfu` counts model FLOPs (PaLM's definition: 6P + 12 L s h per token; recomputation not counted),
+    `hfu` the hardware FLOPs including the recomputed forward pass, both at the predicted speed.
+    """
 
     model_config = ConfigDict(frozen=True)
     kind: Literal["training"] = "training"
-    flops_per_token: float
+    flops_per_token: float  # model FLOPs
+    hardware_flops_per_token: float = 0.0  # with recomputation
     tokens_per_step: int
     step_time_s: float
     tokens_per_s: float
@@ -58,6 +78,10 @@ class TrainingSpeed(BaseModel):
     gpu_hours: float | None
     bound: str
     formula: str
+    mfu: float = 0.0
+    hfu: float = 0.0
+    terms: tuple[SpeedTerm, ...] = ()
+    efficiency_source: str = ""
 
 
 class InferenceSpeed(BaseModel):
@@ -72,9 +96,24 @@ class InferenceSpeed(BaseModel):
     tokens_per_s: float
     bound: str
     formula: str
+    prefill_formula: str = ""
+    terms: tuple[SpeedTerm, ...] = ()
+    efficiency_source: str = ""
 
 
 Speed = TrainingSpeed | InferenceSpeed
+
+
+@dataclass(frozen=True, slots=True)
+class SpeedSummary:
+    """The few numbers that rank layouts: what the speed functions return when asked for no detail
+    (the recommender compares thousands of layouts and words only the one it keeps)."""
+
+    kind: Literal["training", "inference"]
+    tokens_per_s: float
+    tokens_per_s_per_user: float = 0.0
+    prefill_s: float = 0.0
+    time_to_train_s: float | None = None
 
 
 class CostEstimate(BaseModel):

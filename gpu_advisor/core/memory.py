@@ -16,9 +16,17 @@ from enum import StrEnum
 from functools import lru_cache
 
 from .architecture import ModelSpec
+from .efficiency import engine_spec, process_overhead_bytes
 from .estimates import MemoryComponents, MemoryEstimate
 from .layout import SINGLE, Parallelism
-from .precision import PrecisionProfile, Task, optimizer_bytes_per_param, precision_profile
+from .precision import (
+    LossImpl,
+    Precision,
+    PrecisionProfile,
+    Task,
+    optimizer_bytes_per_param,
+    precision_profile,
+)
 from .request import Attention, PlanRequest
 from .units import format_bytes
 
@@ -89,12 +97,32 @@ def _training_activations(req: PlanRequest, model: ModelSpec, elem: int) -> tupl
     # embedding output / final norm and head input
     saved += 2 * model.hidden_size * elem
     saved_bytes = tokens * saved
-    logits = 0
+    logits = 0.0
     if model.is_decoder or model.family.value == "bert":
-        copies = LOSS_FP32_COPIES * 4 + (elem if elem < 4 else 0)
-        logits = tokens * model.vocab_size * copies
-        formula += f"; loss: b x s x V x {copies} B (fp32 log-softmax, its gradient, logit gradient)"
+        logits, loss_formula = loss_bytes(req, model, elem, tokens)
+        formula += f"; loss: {loss_formula}"
     return round(saved_bytes + logits), formula
+
+
+def loss_bytes(req: PlanRequest, model: ModelSpec, elem: int, tokens: int) -> tuple[float, str]:
+    """The loss's tensors at the start of backward, by recipe.
+
+    Full: Hugging Face casts the logits to fp32 and keeps the log-softmax; backward adds its gradient and
+    the logits' gradient: three b x s x V fp32 tensors plus the 16-bit logits (measured on CPU,
+    benchmarks/bench_prediction_accuracy.py). Chunked (torchtune CEWithChunkedOutputLoss, Liger): the
+    16-bit logits stay, the fp32 work happens one chunk at a time (torchtune's Llama 3.2 3B table:
+    chunking saved 8.1 GiB at b 2 x s 4096 x V 128k).
+    """
+    vocab = model.vocab_size
+    low = elem if elem < 4 else 0
+    if req.loss is LossImpl.CHUNKED:
+        chunks = req.assumptions.loss_chunks
+        fp32 = LOSS_FP32_COPIES * 4 * tokens * vocab / chunks
+        return tokens * vocab * low + fp32, (
+            f"b x s x V x {low} B logits + one of {chunks} chunks x {LOSS_FP32_COPIES * 4} B (chunked cross-entropy)"
+        )
+    copies = LOSS_FP32_COPIES * 4 + low
+    return tokens * vocab * copies, f"b x s x V x {copies} B (fp32 log-softmax, its gradient, logit gradient)"
 
 
 def _inference_activations(
@@ -172,59 +200,80 @@ class MemoryBasis:
     activations: float  # training: saved activations + loss tensors; inference: prefill transient
     activations_formula: str
     head_grad: float
-    gathered_layers: float  # ZeRO-3: the current and the prefetched layer, gathered
+    gathered_layers: float  # ZeRO-3: the current and the prefetched layer, gathered (before TP)
+    grads_at_backward: bool  # gradient accumulation keeps every gradient allocated through backward
     kv_bytes_per_sequence: float
     context_tokens: int
     users: int
     kv_heads: int
-    cuda_context_bytes: float
+    overhead_single: float  # process overhead on one GPU (context, workspaces, kernels)
+    overhead_distributed: float  # the same with NCCL communicators
+    overhead_source: str
     fragmentation: float
+    paged_kv: bool  # a paged KV cache does not fragment
+    memory_fraction: float  # the engine's cap on the card (vLLM gpu_memory_utilization)
+    kv_free_fraction: float  # the engine's KV pool as a share of the free memory (TensorRT-LLM)
 
-    def per_gpu(self, par: Parallelism) -> tuple[dict[str, float], str]:
-        """Components on the first pipeline stage's GPU, and the phase at which they peak."""
+    def per_gpu(self, par: Parallelism, capacity: int | None = None) -> tuple[dict[str, float], str]:
+        """Components on the first pipeline stage's GPU, and the phase at which they peak. With the
+        card's usable `capacity`, the overhead includes what the serving engine leaves unused."""
+        weights, grads, optimizer, activations, kv, phase = self._parts(par)
+        comps = {"weights": weights, "kv_cache": kv, "activations": activations}
+        if not self.inference:
+            comps = {
+                "weights": weights,
+                "gradients": grads,
+                "optimizer": optimizer,
+                "activations": activations,
+            }
+        comps["overhead"] = self._overhead(weights + grads + optimizer + activations, kv, par, capacity)
+        return comps, phase
+
+    def per_gpu_total(self, par: Parallelism, capacity: int | None = None) -> int:
+        weights, grads, optimizer, activations, kv, _ = self._parts(par)
+        rest = weights + grads + optimizer + activations
+        return round(rest + kv + self._overhead(rest, kv, par, capacity))
+
+    def fits(self, par: Parallelism, capacity: int) -> bool:
+        return self.per_gpu_total(par, capacity) <= capacity
+
+    def _parts(self, par: Parallelism) -> tuple[float, float, float, float, float, str]:
+        """(weights, gradients, optimizer, activations, KV cache, phase) on one GPU of `par`."""
         shards = par.tensor * par.pipeline
         weights = self.weights / shards
         # Activations: sequence parallelism with tensor parallelism divides every one by t.
+        activations = self.activations / par.tensor
         if self.inference:
             kv_shards = min(par.tensor, self.kv_heads) * par.pipeline
-            sequences = par.users_per_replica(self.users)
-            comps = {
-                "weights": weights,
-                "kv_cache": sequences * self.kv_bytes_per_sequence / kv_shards,
-                "activations": self.activations / par.tensor,
-            }
-            return self._with_overhead(comps), "inference"
+            kv = par.users_per_replica(self.users) * self.kv_bytes_per_sequence / kv_shards
+            return weights, 0.0, 0.0, activations, kv, "inference"
         zero, dp = par.zero_stage, par.data
         weights += self.adapter_weights / shards
         if zero >= 3:
-            weights = weights / dp + self.gathered_layers
+            # The gathered layers are tensor-parallel shards too.
+            weights = weights / dp + self.gathered_layers / par.tensor
         grads = self.trainable * self.grad_bytes / shards / (dp if zero >= 2 else 1)
         optimizer = self.trainable * self.opt_bytes / shards / (dp if zero >= 1 else 1)
-        backward = {
-            "weights": weights,
-            "gradients": self.head_grad / shards,
-            "optimizer": optimizer,
-            "activations": self.activations / par.tensor,
-        }
-        step = {
-            "weights": weights,
-            "gradients": grads,
-            "optimizer": optimizer + self.optimizer_transient / shards,
-            "activations": 0.0,
-        }
-        if sum(backward.values()) >= sum(step.values()):
-            return self._with_overhead(backward), "backward"
-        return self._with_overhead(step), "optimizer step"
+        backward_grads = grads if self.grads_at_backward else self.head_grad / shards
+        transient = self.optimizer_transient / shards
+        if backward_grads + activations >= grads + transient:
+            return weights, backward_grads, optimizer, activations, 0.0, "backward"
+        return weights, grads, optimizer + transient, 0.0, 0.0, "optimizer step"
 
-    def per_gpu_total(self, par: Parallelism) -> int:
-        return round(sum(self.per_gpu(par)[0].values()))
-
-    def _with_overhead(self, comps: dict[str, float]) -> dict[str, float]:
-        if self.device is Device.CUDA:
-            comps["overhead"] = self.cuda_context_bytes + self.fragmentation * sum(comps.values())
-        else:
-            comps["overhead"] = 0.0
-        return comps
+    def _overhead(self, rest: float, kv: float, par: Parallelism, capacity: int | None) -> float:
+        """Process overhead + fragmentation of everything but a paged KV cache + the engine's reserve."""
+        if self.device is not Device.CUDA:
+            return 0.0
+        context = self.overhead_distributed if par.gpus > 1 else self.overhead_single
+        fragmenting = rest + (0.0 if self.paged_kv else kv)
+        overhead = context + self.fragmentation * fragmenting
+        if capacity is not None:
+            # vLLM caps itself at gpu_memory_utilization of the card; TensorRT-LLM gives the KV pool
+            # a share of the memory left free: the rest stays unused.
+            overhead += (1 - self.memory_fraction) * capacity
+            free = capacity * self.memory_fraction - fragmenting - overhead
+            overhead += max(0.0, (1 - self.kv_free_fraction) * free)
+        return overhead
 
 
 @lru_cache(maxsize=256)
@@ -243,7 +292,7 @@ def memory_basis(
         return traced_basis(req, formula)
     # ---- end of the traced case ---------------------------------------------------------------------
     model = req.model
-    profile = precision_profile(req.task, req.precision)
+    profile = request_profile(req)
     elem = profile.activation_bytes
     a = req.assumptions
     trainable, grad_b, opt_b, transient, adapter, head_grad, gathered = 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
@@ -261,8 +310,12 @@ def memory_basis(
         else:
             trainable = model.total_params()
             grad_b = float(profile.gradient_bytes)
+            pure_16bit = not req.mixed_precision and profile.compute is not Precision.FP32
             opt_b = optimizer_bytes_per_param(
-                req.optimizer, master_weights=profile.master_weights, hidden_size=model.hidden_size
+                req.optimizer,
+                master_weights=profile.master_weights,
+                hidden_size=model.hidden_size,
+                state_bytes=2 if pure_16bit else 4,
             )
             head_grad = model.vocab_size * model.hidden_size * grad_b
         if optimizer_impl is OptimizerImpl.FOREACH:
@@ -272,12 +325,21 @@ def memory_basis(
             transient = 2 * largest * 4.0
         gathered = 2 * model.layer_params() * profile.weight_bytes
     context = req.prompt_tokens + req.output_tokens
+    engine = engine_spec(req.engine) if req.task is Task.INFERENCE and device is Device.CUDA else None
+    if engine is not None and engine.paged:
+        context = -(-context // engine.kv_block_tokens) * engine.kv_block_tokens  # whole blocks
     kv_seq = kv_cache_bytes(model, context, profile.kv_bytes) if model.is_decoder else 0
+    serving = req.engine if req.task is Task.INFERENCE else None
+    single, source = process_overhead_bytes(serving, distributed=False)
+    distributed, _ = process_overhead_bytes(serving, distributed=True)
+    if a.cuda_context_bytes is not None:
+        single = distributed = float(a.cuda_context_bytes)
+        source = "set in the assumptions"
     return MemoryBasis(
         inference=req.task is Task.INFERENCE,
         device=device,
         profile=profile,
-        weights=model.total_params() * profile.weight_bytes,
+        weights=profile.weight_bytes_total(model.total_params(), model.embedding_params()),
         adapter_weights=adapter,
         trainable=trainable,
         grad_bytes=grad_b,
@@ -287,13 +349,25 @@ def memory_basis(
         activations_formula=activations_formula,
         head_grad=head_grad,
         gathered_layers=gathered,
+        grads_at_backward=req.task.is_training and req.grad_accumulation_steps > 1,
         kv_bytes_per_sequence=kv_seq,
         context_tokens=context,
         users=req.users,
         kv_heads=model.kv_heads,
-        cuda_context_bytes=a.cuda_context_bytes,
+        overhead_single=single,
+        overhead_distributed=distributed,
+        overhead_source=source,
         fragmentation=a.fragmentation,
+        paged_kv=engine is not None and engine.paged,
+        memory_fraction=engine.memory_fraction if engine is not None else 1.0,
+        kv_free_fraction=float(engine.kv_cache.get("free_fraction", 1.0)) if engine is not None else 1.0,
     )
+
+
+def request_profile(req: PlanRequest) -> PrecisionProfile:
+    """The request's precision resolved with its serving engine and training recipe."""
+    engine = req.engine if req.task is Task.INFERENCE else None
+    return precision_profile(req.task, req.precision, engine, req.mixed_precision)
 
 
 def estimate_memory(
@@ -303,12 +377,16 @@ def estimate_memory(
     device: Device = Device.CUDA,
     optimizer_impl: OptimizerImpl = OptimizerImpl.FUSED,
     prefill_tokens: int | None = None,
+    capacity: int | None = None,
 ) -> MemoryEstimate:
-    """Bytes on one device (the first pipeline stage) for `req` split as `par`, with the working."""
+    """Bytes on one device (the first pipeline stage) for `req` split as `par`, with the working.
+
+    With the card's usable `capacity`, the overhead includes the share a serving engine leaves unused.
+    """
     basis = memory_basis(req, device, optimizer_impl, prefill_tokens)
-    comps, phase = basis.per_gpu(par)
+    comps, phase = basis.per_gpu(par, capacity)
     components = MemoryComponents(**{k: round(v) for k, v in comps.items()})
-    formulas, notes = _explain(req, par, basis, phase, device, optimizer_impl)
+    formulas, notes = _explain(req, par, basis, phase, device, optimizer_impl, capacity)
     return MemoryEstimate(components=components, phase=phase, formulas=formulas, notes=tuple(notes))
 
 
@@ -319,43 +397,63 @@ def _explain(
     phase: str,
     device: Device,
     optimizer_impl: OptimizerImpl,
+    capacity: int | None,
 ) -> tuple[dict[str, str], list[str]]:
     """The formula behind each component, in words and numbers, and a note on the peak phase."""
     model = req.model
     shards = par.tensor * par.pipeline
     profile = basis.profile
-    f: dict[str, str] = {
-        "weights": f"P x {profile.weight_bytes:.4g} B ({profile.weight_format})"
-        + (f" / (tp x pp = {shards})" if shards > 1 else "")
-    }
+    fmt = profile.weights
+    weights = f"P x {fmt.bytes_per_weight:.4g} B ({fmt.label})"
+    if fmt.embeddings_16bit:
+        weights = (
+            f"(P - {model.embedding_params():,} embedding/head) x {fmt.bytes_per_weight:.4g} B ({fmt.label})"
+            " + embeddings and head x 2 B"
+        )
+    f: dict[str, str] = {"weights": weights + (f" / (tp x pp = {shards})" if shards > 1 else "")}
     notes: list[str] = []
     if basis.inference:
         kv_shards = min(par.tensor, model.kv_heads) * par.pipeline
         users = par.users_per_replica(req.users)
+        tokens = f"({req.prompt_tokens} + {req.output_tokens}) tokens"
+        if basis.context_tokens != req.prompt_tokens + req.output_tokens:
+            tokens += f" in whole blocks = {basis.context_tokens}"
         f["kv_cache"] = (
             f"2 x L {model.n_layers} x {model.kv_heads} KV heads x {model.d_head} x "
-            f"{profile.kv_bytes} B x {users} users x ({req.prompt_tokens} + "
-            f"{req.output_tokens}) tokens" + (f" / {kv_shards}" if kv_shards > 1 else "")
+            f"{profile.kv_bytes} B x {users} users x {tokens}" + (f" / {kv_shards}" if kv_shards > 1 else "")
         )
     else:
         zero, dp = par.zero_stage, par.data
         if req.task.is_adapter:
             f["weights"] += f" + {basis.trainable:,} LoRA params x 4 B (r = {req.assumptions.lora_rank})"
         if zero >= 3:
-            f["weights"] += f", / dp {dp} (ZeRO-3) + 2 gathered layers"
+            f["weights"] += f", / dp {dp} (ZeRO-3) + 2 gathered layers" + (
+                f" / tp {par.tensor}" if par.tensor > 1 else ""
+            )
         f["gradients"] = f"{basis.trainable:,} trainable x {basis.grad_bytes:g} B" + (
             f" / dp {dp} (ZeRO-2)" if zero >= 2 else ""
         )
-        f["optimizer"] = f"{basis.trainable:,} x {basis.opt_bytes:.3g} B ({req.optimizer})" + (
-            f" / dp {dp} (ZeRO-1+)" if zero >= 1 else ""
+        precision = (
+            "mixed precision" if profile.master_weights else "pure 16-bit" if not req.mixed_precision else ""
+        )
+        f["optimizer"] = (
+            f"{basis.trainable:,} x {basis.opt_bytes:.3g} B ({req.optimizer}"
+            + (f", {precision})" if precision else ")")
+            + (f" / dp {dp} (ZeRO-1+)" if zero >= 1 else "")
         )
         if basis.optimizer_transient:
             f["optimizer"] += f" + {optimizer_impl} step temporaries"
         grads = basis.trainable * basis.grad_bytes / shards / (dp if zero >= 2 else 1)
-        if phase == "backward":
+        if phase == "backward" and basis.grads_at_backward:
+            notes.append(
+                f"Peak at the start of backward: with {req.grad_accumulation_steps} accumulation steps "
+                f"every gradient ({format_bytes(grads)}) is already allocated."
+            )
+        elif phase == "backward":
             notes.append(
                 f"Peak at the start of backward: gradients ({format_bytes(grads)}) appear only as "
-                "activations are freed, so they are not counted at this moment."
+                "activations are freed, so they are not counted at this moment (one micro-batch per "
+                "step, gradients freed by zero_grad(set_to_none=True))."
             )
         else:
             notes.append(
@@ -364,11 +462,16 @@ def _explain(
             )
     f["activations"] = basis.activations_formula
     if device is Device.CUDA:
-        a = req.assumptions
+        context = basis.overhead_distributed if par.gpus > 1 else basis.overhead_single
+        paged = " (the paged KV cache excluded)" if basis.paged_kv else ""
         f["overhead"] = (
-            f"CUDA context {format_bytes(a.cuda_context_bytes, 'MiB')} + {a.fragmentation:.0%} "
-            "allocator fragmentation of the rest"
+            f"CUDA context, workspaces and kernels {format_bytes(context)} ({basis.overhead_source}) + "
+            f"{req.assumptions.fragmentation:.0%} allocator fragmentation of the rest{paged}"
         )
+        if capacity is not None and basis.memory_fraction < 1:
+            f["overhead"] += f" + the {1 - basis.memory_fraction:.0%} of the card the engine leaves unused"
+        if capacity is not None and basis.kv_free_fraction < 1:
+            f["overhead"] += f" + the {1 - basis.kv_free_fraction:.0%} of free memory kept out of the KV pool"
     else:
         f["overhead"] = "none on CPU (live tensor bytes)"
     return f, notes

@@ -12,7 +12,7 @@ from .architecture import ModelSpec
 from .estimates import MemoryComponents
 from .layout import SINGLE
 from .memory import Device, OptimizerImpl, estimate_memory
-from .precision import Optimizer, Precision, Task
+from .precision import Engine, Optimizer, Precision, Task
 from .request import Assumptions, Attention, PlanRequest
 from .speed import (
     DevicePeaks,
@@ -74,16 +74,22 @@ def predict_training_step(
     impl = optimizer_impl or (OptimizerImpl.FOREACH if device is Device.CUDA else OptimizerImpl.FOR_LOOP)
     mem = estimate_memory(req, SINGLE, device=device, optimizer_impl=impl)
     step = None
+    mfu = None
     if peak_flops_per_s:
-        peaks = DevicePeaks(flops_per_s=peak_flops_per_s, bandwidth_bytes_per_s=bandwidth_bytes_per_s or 1e18)
-        step = training_speed(req, SINGLE, peaks).step_time_s
+        peaks = DevicePeaks(
+            flops_per_s=peak_flops_per_s,
+            bandwidth_bytes_per_s=bandwidth_bytes_per_s or 1e18,
+            host_serial=device is Device.CPU,
+        )
+        speed = training_speed(req, SINGLE, peaks)
+        step, mfu = speed.step_time_s, speed.mfu
     return WorkloadPrediction(
         peak_memory_bytes=mem.total_bytes,
         step_time_s=step,
         components=mem.components,
         phase=mem.phase,
         formulas=mem.formulas,
-        assumptions={"mfu": a.mfu, "optimizer_impl": impl.value},
+        assumptions={"mfu": mfu if mfu is not None else "n/a", "optimizer_impl": impl.value},
         flops_per_token=training_flops_per_token(req),
     )
 
@@ -102,7 +108,8 @@ def predict_inference(
     assumptions: Assumptions | None = None,
 ) -> WorkloadPrediction:
     """Peak memory of a batched prompt pass with a preallocated KV cache for prompt + output tokens,
-    and the time per decode step (one token for every sequence in the batch)."""
+    and the time per decode step (one token for every sequence in the batch). The workload is an eager
+    PyTorch loop, so it is predicted as Hugging Face generate() (per-layer host overhead)."""
     a = assumptions or Assumptions()
     req = PlanRequest(
         model=model,
@@ -112,12 +119,17 @@ def predict_inference(
         prompt_tokens=prompt_tokens,
         output_tokens=output_tokens,
         attention=attention,
+        engine=Engine.HF_GENERATE,
         assumptions=a,
     )
     mem = estimate_memory(req, SINGLE, device=device, prefill_tokens=batch_size * prompt_tokens)
     step = prefill = None
     if peak_flops_per_s and bandwidth_bytes_per_s:
-        peaks = DevicePeaks(flops_per_s=peak_flops_per_s, bandwidth_bytes_per_s=bandwidth_bytes_per_s)
+        peaks = DevicePeaks(
+            flops_per_s=peak_flops_per_s,
+            bandwidth_bytes_per_s=bandwidth_bytes_per_s,
+            host_serial=device is Device.CPU,
+        )
         speed = inference_speed(req, SINGLE, peaks, concurrency=batch_size)
         step, prefill = speed.decode_s_per_token, speed.prefill_s
     return WorkloadPrediction(
@@ -128,8 +140,11 @@ def predict_inference(
         phase=mem.phase,
         formulas=mem.formulas,
         assumptions={
-            "prefill_efficiency": a.prefill_efficiency,
-            "bandwidth_efficiency": a.bandwidth_efficiency,
+            "engine": Engine.HF_GENERATE.value,
+            "prefill_efficiency": a.prefill_efficiency if a.prefill_efficiency is not None else "per engine",
+            "bandwidth_efficiency": a.bandwidth_efficiency
+            if a.bandwidth_efficiency is not None
+            else "per engine",
         },
         flops_per_token=2.0 * model.active_params(),
         decode_bytes_per_step=decode_bytes_per_step(req, batch_size),

@@ -6,24 +6,31 @@ from __future__ import annotations
 import re
 
 from .catalog import Catalog, GpuSpec, default_catalog
+from .comms import resolve_fabric
 from .cost import estimate_cost
-from .estimates import OWNERSHIP_MONTHS, InferenceSpeed, TrainingSpeed
+from .efficiency import resolve_efficiency
+from .estimates import OWNERSHIP_MONTHS, TrainingSpeed
 from .layout import Parallelism
-from .memory import Device, estimate_memory, memory_basis
-from .precision import Precision, Task, precision_profile
+from .layouts import Candidate, best, candidates, meets, pp_options, speed_of, tp_options, zero_options
+from .memory import Device, estimate_memory, memory_basis, request_profile
+from .precision import Precision, Task, Tier
 from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
-from .speed import DevicePeaks, inference_speed, training_flops_per_token, training_speed
+from .speed import DevicePeaks, hardware_flops_per_token, training_flops_per_token
 from .trace import compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
 
 MAX_GPUS = 65536  # Llama 3.1 405B trained on 16k H100s; leave room above that
-NODE_GPUS = 8  # tensor parallelism stays inside one 8-GPU node
 _SOURCE_KEY = re.compile(r"\[(S[0-9A-Za-z-]+)\]")
 
 
-def gpu_peaks(gpu: GpuSpec, dtype: str) -> tuple[DevicePeaks | None, str | None]:
-    """The peaks for a compute dtype; FP8 on a GPU without FP8 falls back to 16-bit (with a note)."""
+def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str | None]:
+    """The GPU's peaks for the request's compute dtype, with its efficiencies and links.
+
+    FP8 on a GPU without FP8 falls back to 16-bit (with a note).
+    """
+    profile = request_profile(req)
+    dtype = profile.peak_column
     flops = gpu.peak_flops_per_s(dtype)
     note = None
     if flops is None and dtype in ("fp8", "bf16"):
@@ -31,157 +38,113 @@ def gpu_peaks(gpu: GpuSpec, dtype: str) -> tuple[DevicePeaks | None, str | None]
             flops = gpu.peak_flops_per_s(fallback)
             if flops is not None:
                 note = f"no {dtype} tensor rate known; {fallback} rate used"
+                dtype = fallback
                 break
     if flops is None or gpu.bandwidth_bytes_per_s is None:
         return None, "tensor throughput or bandwidth unknown in the catalogue"
+    a = req.assumptions
+    cal = req.calibration
+    calibrated = cal is not None and cal.mfu is not None and cal.gpu_id in (None, gpu.id)
+    efficiency = resolve_efficiency(
+        gpu.arch,
+        gpu.tier is Tier.CONSUMER and gpu.vendor == "NVIDIA",
+        dtype,
+        profile.weights.bandwidth_key,
+        None if req.task.is_training else req.engine,
+        a.mfu,
+        a.prefill_efficiency,
+        a.bandwidth_efficiency,
+        cal.mfu if calibrated else None,
+        cal.source if calibrated else "",
+    )
     return DevicePeaks(
         flops_per_s=flops,
         bandwidth_bytes_per_s=gpu.bandwidth_bytes_per_s,
-        link_bytes_per_s=gpu.link_bytes_per_s,
-        nvlink=bool(gpu.nvlink_gb_per_s),
         name=gpu.name,
+        efficiency=efficiency,
+        fabric=resolve_fabric(gpu, cal),
     ), note
 
 
-def _tp_options(req: PlanRequest, count: int) -> list[int]:
-    heads = req.model.n_heads
-    options = [t for t in (1, 2, 4, 8) if t <= min(count, NODE_GPUS) and count % t == 0 and heads % t == 0]
-    return options or [1]
+def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> Candidate | None:
+    """The smallest count that fits and meets the target, laid out to serve the request best.
 
-
-def _max_pipeline(req: PlanRequest, count: int, tp: int) -> int:
-    """Pipeline stages only once tensor parallelism fills a node (or when all GPUs are one replica)."""
-    return min(count // tp, req.model.n_layers) if tp == NODE_GPUS or count == tp else 1
-
-
-def _zero_stages(req: PlanRequest, dp: int) -> list[int]:
-    if req.task is Task.INFERENCE:
-        return [0]
-    if req.zero_stage is not None:
-        return [req.zero_stage]
-    return [0, 1, 2, 3] if dp > 1 else [0]
-
-
-def _fitting_layouts(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePeaks):
-    """For each tensor-parallel degree, the least-sharded layout of `count` GPUs that fits.
-
-    More pipeline stages or a higher ZeRO stage only save memory (they never make a step faster
-    here), so the first fitting one per degree is the one worth considering. Yields
-    (layout, speed, fits); a degree with no fitting layout yields its most sharded attempt.
+    Without a target that is the smallest count that fits. With one, counts double until the target is
+    met, or until doubling stops helping (a replica cannot get faster); then the fastest fit is returned.
     """
-    for tp in _tp_options(req, count):
-        found = _first_fit_for_degree(req, count, tp, gpu, peaks)
-        if found is not None:
-            yield found
-
-
-def _first_fit_for_degree(req: PlanRequest, count: int, tp: int, gpu: GpuSpec, peaks: DevicePeaks):
-    max_pp = _max_pipeline(req, count, tp)
-    basis = memory_basis(req, Device.CUDA)
-    attempt = None
-    pp = 1
-    while pp <= max_pp:
-        if count % (tp * pp) == 0:
-            dp = count // (tp * pp)
-            for zero in _zero_stages(req, dp):
-                attempt = Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero)
-                if basis.per_gpu_total(attempt) <= gpu.memory_bytes:
-                    return attempt, _speed(req, attempt, peaks), True
-        pp *= 2
-    if attempt is None:
-        return None
-    return attempt, _speed(req, attempt, peaks), False
-
-
-def _speed_score(speed: TrainingSpeed | InferenceSpeed) -> float:
-    return speed.tokens_per_s_per_user if isinstance(speed, InferenceSpeed) else speed.tokens_per_s
-
-
-def _meets(req: PlanRequest, speed: TrainingSpeed | InferenceSpeed) -> bool:
-    if isinstance(speed, TrainingSpeed):
-        if req.max_hours is None or speed.time_to_train_s is None:
-            return True
-        return speed.time_to_train_s <= req.max_hours * 3600
-    if req.tokens_per_s_per_user is None:
-        return True
-    return speed.tokens_per_s_per_user >= req.tokens_per_s_per_user
-
-
-def _speed(req: PlanRequest, par: Parallelism, peaks: DevicePeaks) -> TrainingSpeed | InferenceSpeed:
-    return training_speed(req, par, peaks) if req.task.is_training else inference_speed(req, par, peaks)
-
-
-def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks):
-    """The smallest count (and simplest layout) that fits and meets the target.
-
-    Without a target that is the first fit. With one, counts double until the target is met, or until
-    doubling stops helping (a replica cannot get faster), in which case the fastest fit is returned.
-    """
-    best_fit = None
-    last = None
-    count = req.gpus or _smallest_fitting_count(req, gpu)
+    step = (req.tensor_parallel or 1) * (req.pipeline_parallel or 1)
+    best_fit: Candidate | None = None
+    last: Candidate | None = None
+    count = req.gpus or _smallest_fitting_count(req, gpu, step)
     while count <= (req.gpus or MAX_GPUS):
+        found = list(candidates(req, count, gpu, peaks))
+        last = found[-1] if found else last
+        fitting = [c for c in found if c.fits]
+        meeting = [c for c in fitting if meets(req, c.speed)]
+        if meeting:
+            return best(req, meeting)
+        here = best(req, fitting)
         improved = False
-        for par, speed, fits in _fitting_layouts(req, count, gpu, peaks):
-            last = (par, speed, False, False)
-            if not fits:
-                continue
-            if _meets(req, speed):
-                return par, speed, True, True
-            if best_fit is None or _speed_score(speed) > _speed_score(best_fit[1]) * 1.01:
-                best_fit = (par, speed, True, False)
-                improved = True
-            if req.task.is_training:
-                break  # more tensor parallelism only trades data-parallel throughput for memory
+        if here is not None and (best_fit is None or _faster(here, best_fit)):
+            best_fit, improved = here, True
         if req.gpus is not None or (best_fit is not None and not improved):
             break
         count = _next_count(req, count, best_fit)
-    return best_fit or last
+    if best_fit is not None:
+        return best_fit
+    if last is not None:  # nothing fits: the most sharded attempt, to show how far off it is
+        return Candidate(last.layout, speed_of(req, last.layout, peaks, detail=False), False)
+    return None
 
 
-def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec) -> int:
-    """Binary search over powers of two: per-GPU memory never grows with the GPU count."""
+def _faster(a: Candidate, b: Candidate) -> bool:
+    if a.speed.kind == "inference":
+        return a.speed.tokens_per_s_per_user > b.speed.tokens_per_s_per_user * 1.01
+    return a.speed.tokens_per_s > b.speed.tokens_per_s * 1.01
 
+
+def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec, step: int = 1) -> int:
+    """Binary search over powers of two (times a fixed tp x pp): per-GPU memory never grows with the
+    GPU count."""
     basis = memory_basis(req, Device.CUDA)
+    node = gpu.node().node_gpus
+    capacity = gpu.memory_bytes
 
     def fits(count: int) -> bool:
         # The most sharded layouts need the least memory per GPU: the widest tensor parallelism, the
         # deepest pipeline, the highest ZeRO stage.
-        tp = max(_tp_options(req, count))
-        pp = 2 ** (_max_pipeline(req, count, tp).bit_length() - 1)
-        while count % (tp * pp):
-            pp //= 2
-        zero = max(_zero_stages(req, count // tp))
-        candidates = {
-            Parallelism(
-                tensor=tp,
-                pipeline=p,
-                data=count // (tp * p),
-                zero_stage=zero if count // (tp * p) > 1 or req.zero_stage is not None else 0,
-            )
-            for p in (1, pp)
-        }
-        return any(basis.per_gpu_total(c) <= gpu.memory_bytes for c in candidates)
+        tps = tp_options(req, count, node)
+        if not tps:
+            return False
+        tp = max(tps)
+        pps = pp_options(req, count, tp, node) or [1]
+        layouts = set()
+        for pp in {min(pps), max(pps)}:
+            dp = count // (tp * pp)
+            zero = max(zero_options(req, dp))
+            layouts.add(Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero if dp > 1 else 0))
+        return any(basis.fits(par, capacity) for par in layouts)
 
-    lo, hi = 0, MAX_GPUS.bit_length() - 1
-    if fits(1):
-        return 1
-    if not fits(2**hi):
-        return 2**hi
+    top = (MAX_GPUS // step).bit_length() - 1
+    if fits(step):
+        return step
+    if not fits(step * 2**top):
+        return step * 2**top
+    lo, hi = 0, top
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if fits(2**mid):
+        if fits(step * 2**mid):
             hi = mid
         else:
             lo = mid
-    return 2**hi
+    return step * 2**hi
 
 
-def _next_count(req: PlanRequest, count: int, best_fit) -> int:
+def _next_count(req: PlanRequest, count: int, best_fit: Candidate | None) -> int:
     """Double, or jump straight to the data-parallel size a training deadline implies."""
     nxt = count * 2
-    if best_fit is not None and isinstance(best_fit[1], TrainingSpeed) and req.max_hours:
-        needed = best_fit[1].time_to_train_s / (req.max_hours * 3600) * count
+    if best_fit is not None and best_fit.speed.kind == "training" and req.max_hours:
+        needed = best_fit.speed.time_to_train_s / (req.max_hours * 3600) * count
         while nxt < needed and nxt <= MAX_GPUS:
             nxt *= 2
         nxt = max(count * 2, nxt // 2 if nxt // 2 > count else nxt)
@@ -200,13 +163,14 @@ def _sources(gpu: GpuSpec, catalog: Catalog) -> GpuSources:
 
 
 def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | None, str | None]:
-    peaks, note = gpu_peaks(gpu, precision_profile(req.task, req.precision).peak_column)
+    peaks, note = gpu_peaks(gpu, req)
     if peaks is None:
         return None, f"{gpu.name}: skipped, {note}"
     found = _best_layout(req, gpu, peaks)
     if found is None:
         return None, None
-    par, speed, fits, meets = found
+    par, fits = found.layout, found.fits
+    speed = speed_of(req, par, peaks)  # the kept layout, with its worded terms
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
     cost = estimate_cost(
         gpu, par.gpus, req.hours_per_month, req.electricity_usd_per_kwh, req.assumptions, job_hours
@@ -227,9 +191,9 @@ def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | 
         tier=gpu.tier,
         count=par.gpus,
         fits=fits,
-        meets_target=meets,
+        meets_target=fits and meets(req, speed),
         gpu_memory_bytes=gpu.memory_bytes,
-        per_gpu=estimate_memory(req, par, device=Device.CUDA),
+        per_gpu=estimate_memory(req, par, device=Device.CUDA, capacity=gpu.memory_bytes),
         layout=par,
         speed=speed,
         cost=cost,
@@ -253,8 +217,8 @@ def _rank_key(option: Option) -> tuple:
 
 def _reason(req: PlanRequest, best: Option) -> str:
     model = req.model
-    profile = precision_profile(req.task, req.precision)
-    weights = model.total_params() * profile.weight_bytes
+    profile = request_profile(req)
+    weights = profile.weight_bytes_total(model.total_params(), model.embedding_params())
     head = (
         f"{format_count(model.total_params())} parameters at {profile.weight_format} need "
         f"{format_bytes(weights)} for weights"
@@ -374,10 +338,12 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     # ---- end of the trace ------------------------------------------------------------------------------
     if req.task.is_training:
         f_tok = training_flops_per_token(req)
+        tokens = req.batch_size * req.seq_len * req.grad_accumulation_steps
         compute = {
             "flops_per_token": f_tok,
-            "tokens_per_step": req.batch_size * req.seq_len,
-            "flops_per_step": f_tok * req.batch_size * req.seq_len,
+            "hardware_flops_per_token": hardware_flops_per_token(req),
+            "tokens_per_step": tokens,
+            "flops_per_step": f_tok * tokens,
         }
     else:
         compute = {
@@ -385,14 +351,23 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
             "prefill_flops": 2.0 * req.model.active_params() * req.prompt_tokens,
             "kv_tokens": req.kv_tokens,
         }
+    profile = request_profile(req)
     assumptions = req.assumptions.model_dump(mode="json") | {
-        "memory_budget_per_gpu": "catalogue memory_gb x 1e9 bytes, all of it usable after overhead",
+        "memory_budget_per_gpu": "the memory CUDA reports for each card (catalogue, with its source), "
+        "less the process overhead and the serving engine's reserve",
+        "efficiencies": "per GPU architecture and precision (and serving engine): each option's speed "
+        "formula names the value and its published source (resources/efficiencies.json)",
+        "links": "per GPU: NVLink/PCIe inside a node, InfiniBand/Ethernet between nodes, nccl-tests bus "
+        "bandwidth (resources/systems.json); a calibration's measured fabric replaces them",
         "max_gpus_searched": MAX_GPUS,
-        "tensor_parallel_within_node": NODE_GPUS,
+        "tensor_parallel_within_node": "the GPU's node size (8 for data-center boards)",
         "ownership_months_for_buy_ranking": OWNERSHIP_MONTHS,
-        "compute_dtype": precision_profile(req.task, req.precision).peak_column,
+        "compute_dtype": profile.peak_column,
+        "weight_format": profile.weight_format,
         "gpus_not_considered": not_considered,
     }
+    if req.task is Task.INFERENCE:
+        assumptions["engine"] = req.engine.value
     return Plan(
         request=req,
         memory=unsharded,

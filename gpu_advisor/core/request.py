@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Self
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .architecture import ModelSpec
 from .calibration import Calibration
-from .precision import LORA_BASE_PRECISIONS, TRAINABLE_PRECISIONS, Optimizer, Precision, Task, Tier
+from .precision import (
+    LLAMA_CPP_PRECISIONS,
+    LORA_BASE_PRECISIONS,
+    TRAINABLE_PRECISIONS,
+    Engine,
+    LossImpl,
+    Optimizer,
+    Precision,
+    Task,
+    Tier,
+)
 from .trace import TraceMismatch, TraceResult, check_trace_matches
 from .units import HOURS_PER_MONTH
 
@@ -24,43 +34,88 @@ class Purchase(StrEnum):
     BUY = "buy"
 
 
+# Assumptions that earlier versions had and the planner no longer uses: dropped when an old plan is read.
+RETIRED_ASSUMPTIONS = ("tp_efficiency",)
+
+
 class Assumptions(BaseModel):
-    """Every constant the estimates use, with its default's source. Editable in the GUI."""
+    """Every constant the estimates use, with its default's source. Editable in the GUI.
+
+    The efficiencies default to None: each GPU then gets its architecture's and precision's published
+    figures (resources/efficiencies.json); a number here applies to every GPU instead.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    mfu: float = Field(
-        default=0.40,
+    mfu: float | None = Field(
+        default=None,
         gt=0,
         le=1,
-        description="Model FLOPs utilisation for training: achieved / peak dense tensor FLOP/s. "
-        "Realistic 0.35-0.55 on data-center GPUs for large models.",
+        description="Model FLOPs utilisation for training (PaLM: 6P + 12 L s h per token, recomputation "
+        "not counted). Empty: per GPU architecture and precision, from published runs "
+        "(A100 bf16 0.54, H100 bf16 0.45, H100 fp8 0.29 of the fp8 peak).",
     )
-    prefill_efficiency: float = Field(
-        default=0.50, gt=0, le=1, description="Fraction of peak FLOP/s reached in the prompt pass."
-    )
-    bandwidth_efficiency: float = Field(
-        default=0.80,
+    prefill_efficiency: float | None = Field(
+        default=None,
         gt=0,
         le=1,
-        description="Fraction of peak memory bandwidth reached by decode (weights + KV read per step).",
+        description="Fraction of peak FLOP/s reached in the prompt pass. Empty: per architecture, "
+        "precision and serving engine (TensorRT-LLM on A100 fp16: 0.69).",
     )
-    cuda_context_bytes: int = Field(
-        default=512 * 2**20,
+    bandwidth_efficiency: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Fraction of peak memory bandwidth reached by decode (weights + KV read per step). "
+        "Empty: per serving engine and weight format (TensorRT-LLM/vLLM 16-bit 0.79, llama.cpp Q4_0 0.50).",
+    )
+    step_overhead_s: float | None = Field(
+        default=None,
         ge=0,
-        description="CUDA context and kernels per GPU: 0.3-1 GiB depending on GPU and libraries; 512 MiB here.",
+        le=10,
+        description="Fixed time per decode step (scheduling, sampling), seconds. Empty: per engine "
+        "(vLLM 2.3 ms, compiled engines 0).",
+    )
+    host_overhead_per_layer_s: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Host (Python and kernel-launch) time per layer per step, seconds; the GPU works "
+        "meanwhile, so a step takes the longer of the two. Empty: per stack (eager PyTorch 1.2 ms "
+        "per layer for a forward pass, CUDA-graph engines 0).",
+    )
+    cuda_context_bytes: int | None = Field(
+        default=None,
+        ge=0,
+        description="CUDA context, library workspaces and loaded kernels per GPU process. Empty: per "
+        "stack (PyTorch training 1 GiB + 0.5 GiB NCCL when distributed; vLLM 1.8 GiB).",
     )
     fragmentation: float = Field(
         default=0.05,
         ge=0,
         le=1,
-        description="Caching-allocator fragmentation as a fraction of the rest of the footprint.",
+        description="Caching-allocator fragmentation as a fraction of the rest of the footprint "
+        "(paged KV caches excluded).",
     )
-    tp_efficiency: float = Field(
-        default=0.90,
-        gt=0,
+    dp_comm_overlap: float = Field(
+        default=0.9,
+        ge=0,
         le=1,
-        description="Scaling efficiency per doubling of tensor parallel degree over NVLink "
-        "(PCIe: squared), for the all-reduce cost not modelled layer by layer.",
+        description="Share of the last micro-batch's backward pass that the data-parallel gradient "
+        "reduction hides behind (bucketed all-reduce in PyTorch DDP/FSDP and Megatron).",
+    )
+    pipeline_layers_per_virtual_stage: int = Field(
+        default=2,
+        ge=1,
+        le=1000,
+        description="Interleaved 1F1B pipeline schedule: layers per virtual stage (Megatron "
+        "--num-layers-per-virtual-pipeline-stage; NeMo's Llama recipes use 2-4). The bubble is "
+        "(pp - 1) / (v m + pp - 1) with v virtual stages per GPU and m micro-batches.",
+    )
+    loss_chunks: int = Field(
+        default=8,
+        ge=1,
+        le=4096,
+        description="Chunks of a chunked cross-entropy (torchtune CEWithChunkedOutputLoss: 8).",
     )
     server_overhead: float = Field(
         default=0.50,
@@ -91,6 +146,13 @@ class Assumptions(BaseModel):
         "bounds prefill activations.",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_retired(cls, data: Any) -> Any:
+        if isinstance(data, dict) and any(k in data for k in RETIRED_ASSUMPTIONS):
+            return {k: v for k, v in data.items() if k not in RETIRED_ASSUMPTIONS}
+        return data
+
 
 class PlanRequest(BaseModel):
     """One planning question. Validation messages name the field; the CLI and the GUI show them."""
@@ -103,9 +165,32 @@ class PlanRequest(BaseModel):
     seq_len: int = Field(default=2048, ge=1, le=10_000_000, description="Tokens per sequence")
     batch_size: int = Field(default=1, ge=1, le=1_000_000, description="Micro-batch per GPU")
     grad_checkpointing: bool = False
+    grad_accumulation_steps: int = Field(
+        default=1,
+        ge=1,
+        le=100_000,
+        description="Micro-batches per optimizer step (also the pipeline's micro-batches); above 1 "
+        "the gradients stay allocated through every backward pass",
+    )
+    loss: LossImpl = Field(default=LossImpl.FULL, description="Cross-entropy over the vocabulary")
+    mixed_precision: bool = Field(
+        default=True,
+        description="fp32 master weights and optimizer state (Megatron, DeepSpeed, HF Trainer); off: "
+        "pure 16-bit weights and AdamW state (torchtune's full fine-tune)",
+    )
     attention: Attention = Attention.SDPA
     zero_stage: int | None = Field(default=None, ge=0, le=3, description="None: the planner chooses")
     gpus: int | None = Field(default=None, ge=1, le=100_000, description="Fix the GPU count")
+    tensor_parallel: int | None = Field(
+        default=None, ge=1, le=1024, description="Fix the tensor-parallel degree (None: the planner chooses)"
+    )
+    pipeline_parallel: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="Fix the pipeline-parallel degree (None: the planner chooses)",
+    )
+    engine: Engine = Field(default=Engine.VLLM, description="Serving stack (inference)")
     # inference traffic
     users: int = Field(default=1, ge=1, le=10_000_000, description="Concurrent users (sequences)")
     prompt_tokens: int = Field(default=512, ge=1, le=10_000_000)
@@ -139,6 +224,7 @@ class PlanRequest(BaseModel):
                 Precision.FP16,
                 Precision.FP32,
                 Precision.INT4,
+                Precision.NF4,
             ):
                 raise ValueError(
                     "precision: QLoRA computes in bf16/fp16 over a 4-bit base; choose bf16, fp16 or int4"
@@ -153,6 +239,23 @@ class PlanRequest(BaseModel):
                 f"precision: {self.precision} cannot be trained ({self.task}); use bf16, fp16, fp8 or "
                 "fp32, or task lora/qlora"
             )
+        if self.precision is Precision.NF4 and self.task not in (Task.INFERENCE, Task.QLORA):
+            raise ValueError("precision: NF4 is a frozen 4-bit format: use it for inference or QLoRA")
+        if (
+            self.task is Task.INFERENCE
+            and self.engine is Engine.LLAMA_CPP
+            and self.precision not in LLAMA_CPP_PRECISIONS
+        ):
+            raise ValueError("precision: llama.cpp runs GGUF weights: 16-bit, int8 (Q8_0) or int4 (Q4_0)")
+        tp, pp = self.tensor_parallel or 1, self.pipeline_parallel or 1
+        if self.tensor_parallel is not None and self.model.n_heads % tp:
+            raise ValueError(
+                f"tensor_parallel: {tp} does not divide the model's {self.model.n_heads} attention heads"
+            )
+        if self.pipeline_parallel is not None and pp > self.model.n_layers:
+            raise ValueError(f"pipeline_parallel: {pp} stages for {self.model.n_layers} layers")
+        if self.gpus is not None and self.gpus % (tp * pp):
+            raise ValueError(f"gpus: {self.gpus} GPUs are not a multiple of tp x pp = {tp * pp}")
         if self.task is Task.INFERENCE and not self.model.is_decoder and self.output_tokens > 1:
             raise ValueError(
                 f"model: {self.model.name} is an encoder; it does not generate tokens (set output tokens to 1)"

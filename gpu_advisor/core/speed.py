@@ -1,85 +1,305 @@
-"""Time estimates: training step and time to train (6PD), inference prefill and decode (roofline).
+"""Time estimates: a training step with its communication, and inference prefill and decode.
 
-Every function takes the peaks of one GPU and a parallel layout, and returns seconds with the bound
-(compute or memory) that set them. Efficiencies (MFU, bandwidth efficiency) are stated assumptions.
+Every function takes one GPU's peaks with its efficiencies and links (DevicePeaks) and a parallel
+layout, and returns seconds with the bound that set them and every term of the step with its formula.
+- Training: compute at the architecture's MFU on model FLOPs; the weights' memory traffic; tensor-
+  parallel all-reduces; ZeRO-3 gathers (per layer, the longer of compute and gathering); the data-
+  parallel gradient reduction, hidden behind backward where it can be; the pipeline bubble from the
+  actual micro-batch count; host (launch) overhead, which overlaps the GPU's work.
+- Inference: prefill at the engine's prefill efficiency; decode reads the weights and the KV cache at
+  the engine's bandwidth efficiency for the weight format; tensor-parallel all-reduces; a fixed
+  per-step overhead.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
-from .estimates import InferenceSpeed, TrainingSpeed
+from .architecture import ModelSpec
+from .comms import Fabric, Group, all_gather_s, all_reduce_s, link_name, p2p_s
+from .efficiency import Efficiency, efficiencies, resolve_efficiency
+from .estimates import InferenceSpeed, SpeedSummary, SpeedTerm, TrainingSpeed
 from .layout import Parallelism
-from .memory import Device, kv_bytes_per_token, memory_basis
-from .precision import precision_profile
+from .memory import Device, MemoryBasis, kv_bytes_per_token, memory_basis, request_profile
 from .request import PlanRequest
-from .units import format_bytes
-
-PIPELINE_MICROBATCHES = 8  # micro-batches per step assumed for the 1F1B bubble (p - 1) / (m + p - 1)
+from .units import format_bytes, format_duration, format_pct
 
 
 class DevicePeaks(BaseModel):
-    """What one device can do: dense FLOP/s for the compute dtype, memory bandwidth, link bandwidth."""
+    """What one device can do: dense FLOP/s for the compute dtype, memory bandwidth, how close real
+    stacks come to them (None: the tables' defaults), and its links (None: one GPU, no links)."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
     flops_per_s: float
     bandwidth_bytes_per_s: float
-    link_bytes_per_s: float = 0.0
-    nvlink: bool = False
     name: str = ""
+    efficiency: Efficiency | None = None
+    fabric: Fabric | None = None
+    host_serial: bool = False  # the host runs the kernels itself (CPU): host time adds, not overlaps
 
 
-def tp_speedup(tp: int, peaks: DevicePeaks, efficiency: float) -> float:
-    """Speed-up from tensor parallelism: t x efficiency per doubling (squared over PCIe)."""
-    if tp <= 1:
-        return 1.0
-    per_doubling = efficiency if peaks.nvlink else efficiency**2
-    return tp * per_doubling ** math.log2(tp)
+def _efficiency(req: PlanRequest, peaks: DevicePeaks) -> Efficiency:
+    if peaks.efficiency is not None:
+        eff = peaks.efficiency
+    else:  # a device outside the catalogue (the CPU bench): the default tables
+        profile = request_profile(req)
+        a = req.assumptions
+        engine = req.engine if not req.task.is_training else None
+        eff = resolve_efficiency(
+            "",
+            False,
+            profile.peak_column,
+            profile.weights.bandwidth_key,
+            engine,
+            a.mfu,
+            a.prefill_efficiency,
+            a.bandwidth_efficiency,
+        )
+        if peaks.host_serial:  # eager PyTorch on a CPU: dispatch per layer, measured here
+            cpu = efficiencies().cpu
+            host = (
+                cpu.training_host_overhead_per_layer_s
+                if req.task.is_training
+                else cpu.host_overhead_per_layer_s
+            )
+            eff = dataclasses.replace(
+                eff, host_overhead_per_layer_s=host, step_overhead_s=0.0, overhead_source=cpu.source
+            )
+    a = req.assumptions
+    if a.step_overhead_s is not None:
+        eff = dataclasses.replace(eff, step_overhead_s=a.step_overhead_s)
+    if a.host_overhead_per_layer_s is not None:
+        eff = dataclasses.replace(eff, host_overhead_per_layer_s=a.host_overhead_per_layer_s)
+    return eff
 
 
 def training_flops_per_token(req: PlanRequest) -> float:
-    """6 P (forward 2P, backward 4P), 8 P with full recompute, 4 P for frozen-base adapters (no weight
-    gradients), plus attention 6 L s (a d) (forward and backward, causal mask not exploited)."""
+    """Model FLOPs per trained token (PaLM, Chowdhery et al. 2022, appendix B): 6P (forward 2P, backward
+    4P), 4P for frozen-base adapters (no weight gradients), plus attention 12 L s (a d) (forward and
+    backward, causal mask not exploited). Recomputation is not counted: see hardware_flops_per_token."""
+    return _flops(req.model, req.task.is_adapter, req.seq_len, False)
+
+
+def hardware_flops_per_token(req: PlanRequest) -> float:
+    """Model FLOPs plus the forward pass recomputed under activation checkpointing (2P + 4 L s a d)."""
+    return _flops(req.model, req.task.is_adapter, req.seq_len, req.grad_checkpointing)
+
+
+@lru_cache(maxsize=256)
+def _flops(model: ModelSpec, adapter: bool, seq_len: int, recompute: bool) -> float:
+    attn = model.n_layers * seq_len * model.n_heads * model.d_head
+    flops = (4.0 if adapter else 6.0) * model.active_params() + 12.0 * attn
+    if recompute:
+        flops += 2.0 * model.active_params() + 4.0 * attn
+    return flops
+
+
+def _groups(par: Parallelism, fabric: Fabric | None) -> tuple[Group, Group, bool]:
+    """Tensor-parallel and data-parallel groups, and whether pipeline neighbours sit on other nodes.
+
+    Ranks are ordered Megatron-style (tensor innermost, then data, pipeline outermost): a node holds
+    node_gpus / tp data-parallel replicas of one stage.
+    """
+    node = fabric.node_gpus if fabric is not None else max(par.gpus, 1)
+    tp_group = Group(par.tensor, min(par.tensor, node))
+    dp_group = Group(par.data, max(1, min(par.data, node // par.tensor)))
+    return tp_group, dp_group, par.tensor * par.data >= node
+
+
+def training_speed(
+    req: PlanRequest,
+    par: Parallelism,
+    peaks: DevicePeaks,
+    detail: bool = True,
+    basis: MemoryBasis | None = None,
+) -> TrainingSpeed:
+    """One optimizer step: `grad_accumulation_steps` micro-batches of `batch_size` sequences per replica.
+
+    `detail=False` skips the worded terms and formula (the recommender compares many layouts and words
+    only the one it keeps).
+    """
     model = req.model
-    p = model.active_params()
-    mult = 4.0 if req.task.is_adapter else 6.0
-    if req.grad_checkpointing:
-        mult += 2.0
-    attn = 6.0 * model.n_layers * req.seq_len * model.n_heads * model.d_head
-    return mult * p + attn
-
-
-def training_speed(req: PlanRequest, par: Parallelism, peaks: DevicePeaks) -> TrainingSpeed:
-    """Step time for one step of `batch_size` sequences per data-parallel replica."""
     a = req.assumptions
-    f_tok = training_flops_per_token(req)
-    tokens_replica = req.batch_size * req.seq_len
-    speed = tp_speedup(par.tensor, peaks, a.tp_efficiency) * par.pipeline
-    bubble = (par.pipeline - 1) / (PIPELINE_MICROBATCHES + par.pipeline - 1)
-    compute_s = tokens_replica * f_tok / (peaks.flops_per_s * a.mfu * speed) / (1 - bubble)
-    # Memory traffic: weights read in forward and twice in backward; the trainable parameters'
-    # gradients and optimizer state (whatever the optimizer keeps) read and written once at the step.
-    basis = memory_basis(req, Device.CUDA)
-    weights_read = 3 * basis.weights / par.model_parallel
-    state_traffic = 2 * basis.trainable * (basis.grad_bytes + basis.opt_bytes) / par.model_parallel
-    traffic = weights_read + state_traffic
-    memory_s = traffic / (peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency)
-    step = max(compute_s, memory_s)
-    bound = "compute" if compute_s >= memory_s else "memory"
-    tokens_per_step = tokens_replica * par.data
+    eff = _efficiency(req, peaks)
+    fabric = peaks.fabric
+    basis = basis or memory_basis(req, Device.CUDA)
+    profile = basis.profile
+    f_model = training_flops_per_token(req)
+    f_hw = hardware_flops_per_token(req)
+    m = req.grad_accumulation_steps
+    tokens_mb = req.batch_size * req.seq_len
+    shards = par.tensor * par.pipeline
+    layers = model.n_layers / par.pipeline
+    peak = peaks.flops_per_s
+    bw = peaks.bandwidth_bytes_per_s * eff.bandwidth
+    tp_group, dp_group, pp_cross = _groups(par, fabric)
+    terms: list[SpeedTerm] = []
+
+    # Compute of one micro-batch on one GPU, at the MFU on model FLOPs.
+    compute = tokens_mb * f_model / shards / (peak * eff.mfu)
+    if detail:
+        terms.append(
+            SpeedTerm(
+                name="compute",
+                seconds=m * compute,
+                formula=f"{m} x b {req.batch_size} x s {req.seq_len} x {f_model / model.active_params():.2f} P "
+                f"FLOPs / (tp x pp = {shards}) / (peak x MFU {eff.mfu:.2f}) [{eff.mfu_source}]",
+            )
+        )
+    # Weights read in forward and twice in backward, per micro-batch.
+    weights_read = 3 * basis.weights / shards / bw
+    # ZeRO-3: each layer's weights gathered before forward and again before backward, and its gradients
+    # reduce-scattered after; per layer the longer of compute and communication counts.
+    zero3_extra = 0.0
+    if par.zero_stage >= 3 and fabric is not None and par.data > 1:
+        layer_params = model.layer_params()
+        layer_bytes = layer_params * profile.activation_bytes / par.tensor
+        gather = all_gather_s(fabric, dp_group, layer_bytes)
+        scatter = all_gather_s(fabric, dp_group, layer_params * basis.grad_bytes / par.tensor)
+        fwd_layer, bwd_layer = compute / 3 / layers, 2 * compute / 3 / layers
+        zero3 = layers * (max(fwd_layer, gather) + max(bwd_layer, gather + scatter))
+        zero3_extra = zero3 - compute
+        if detail:
+            terms.append(
+                SpeedTerm(
+                    name="ZeRO-3 gathers",
+                    seconds=m * zero3_extra,
+                    formula=f"per layer max(compute, all-gather {format_duration(gather)}) forward + max(compute, "
+                    f"all-gather + reduce-scatter {format_duration(gather + scatter)}) backward, "
+                    f"{format_bytes(layer_bytes)} per layer over dp {par.data} on {link_name(fabric, dp_group)}",
+                )
+            )
+    # Tensor parallelism: with sequence parallelism two all-gather/reduce-scatter pairs per layer in
+    # forward and two in backward (Korthikanti et al. 2022), each the volume of one all-reduce of the
+    # layer's activations; recomputation repeats the forward ones.
+    tp_time = 0.0
+    if par.tensor > 1 and fabric is not None:
+        act = tokens_mb * model.hidden_size * profile.activation_bytes
+        per_layer = 6 if req.grad_checkpointing else 4
+        tp_time = layers * per_layer * all_reduce_s(fabric, tp_group, act)
+        if detail:
+            terms.append(
+                SpeedTerm(
+                    name="tensor-parallel all-reduces",
+                    seconds=m * tp_time,
+                    formula=f"{m} x {layers:g} layers x {per_layer} x all-reduce of b s h x {profile.activation_bytes} B "
+                    f"= {format_bytes(act)}: 2 (t - 1) / t x bytes / busbw over tp {par.tensor} on "
+                    f"{link_name(fabric, tp_group)}",
+                )
+            )
+    gpu_mb = max(compute + zero3_extra, weights_read) + tp_time
+    host = layers * eff.host_overhead_per_layer_s
+    micro = gpu_mb + host if peaks.host_serial else max(gpu_mb, host)
+    if micro > gpu_mb and detail:
+        terms.append(
+            SpeedTerm(
+                name="host overhead",
+                seconds=m * (micro - gpu_mb),
+                formula=f"{layers:g} layers x {format_duration(eff.host_overhead_per_layer_s)} host time per "
+                f"layer exceeds the GPU's work [{eff.overhead_source}]",
+            )
+        )
+    if weights_read > compute + zero3_extra and detail:
+        terms.append(
+            SpeedTerm(
+                name="memory traffic",
+                seconds=m * (weights_read - compute - zero3_extra),
+                formula=f"3 x weights {format_bytes(basis.weights / shards)} / (bandwidth x {eff.bandwidth:.2f}) "
+                "exceeds compute",
+            )
+        )
+    step = m * micro
+    # Pipeline: interleaved 1F1B with v virtual stages per GPU; bubble (pp - 1) / v micro-batch times.
+    bubble = p2p = 0.0
+    if par.pipeline > 1:
+        v = max(1, math.ceil(layers / a.pipeline_layers_per_virtual_stage))
+        bubble = (par.pipeline - 1) / v * micro
+        if detail:
+            terms.append(
+                SpeedTerm(
+                    name="pipeline bubble",
+                    seconds=bubble,
+                    formula=f"(pp {par.pipeline} - 1) / (v {v} virtual stages) x one micro-batch "
+                    f"{format_duration(micro)}; {m} micro-batches: {format_pct(bubble / (step + bubble))} idle",
+                )
+            )
+        if fabric is not None:
+            act = tokens_mb * model.hidden_size * profile.activation_bytes / par.tensor
+            p2p = 2 * v * m * p2p_s(fabric, act, pp_cross)
+            if detail:
+                terms.append(
+                    SpeedTerm(
+                        name="pipeline sends",
+                        seconds=p2p,
+                        formula=f"2 x v {v} x {m} micro-batches x {format_bytes(act)} between stages "
+                        f"({'across nodes' if pp_cross else 'inside the node'})",
+                    )
+                )
+    # Data parallelism: the gradients (all-reduce, or reduce-scatter + all-gather for ZeRO-1/2: the same
+    # volume) once per step, hidden behind the last micro-batch's backward as far as it goes.
+    dp_exposed = 0.0
+    if par.data > 1 and par.zero_stage < 3 and fabric is not None:
+        grad_bytes = basis.trainable * basis.grad_bytes / shards
+        dp_time = all_reduce_s(fabric, dp_group, grad_bytes)
+        hidden = a.dp_comm_overlap * 2 * micro / 3
+        dp_exposed = max(0.0, dp_time - hidden)
+        if detail:
+            terms.append(
+                SpeedTerm(
+                    name="data-parallel gradient reduction",
+                    seconds=dp_time,
+                    formula=f"2 (N - 1) / N x {format_bytes(grad_bytes)} / busbw over dp {par.data} on "
+                    f"{link_name(fabric, dp_group)} = {format_duration(dp_time)}, {a.dp_comm_overlap:.0%} of the "
+                    f"last backward ({format_duration(2 * micro / 3)}) hides it: {format_duration(dp_exposed)} exposed",
+                    exposed=dp_exposed > 0,
+                )
+            )
+    # The optimizer step reads and writes the gradients and the state of this GPU's parameters.
+    local = basis.trainable / shards / (par.data if par.zero_stage >= 1 else 1)
+    optimizer = 2 * local * (basis.grad_bytes + basis.opt_bytes) / bw
+    if detail:
+        terms.append(
+            SpeedTerm(
+                name="optimizer step",
+                seconds=optimizer,
+                formula=f"2 x {local:,.0f} params x {basis.grad_bytes + basis.opt_bytes:.3g} B / (bandwidth x "
+                f"{eff.bandwidth:.2f})",
+            )
+        )
+    step += bubble + p2p + dp_exposed + optimizer
+    comm = m * (tp_time + zero3_extra) + p2p + dp_exposed
+    memory_time = m * weights_read + optimizer
+    compute_time = m * compute
+    if comm >= compute_time and comm >= memory_time:
+        bound = "communication"
+    else:
+        bound = "memory" if memory_time > compute_time else "compute"
+    tokens_per_step = tokens_mb * m * par.data
     tok_s = tokens_per_step / step
+    mfu = tok_s * f_model / (par.gpus * peak)
+    hfu = tok_s * f_hw / (par.gpus * peak)
     ttt = gpu_hours = None
     if req.train_tokens:
         ttt = req.train_tokens / tok_s
         gpu_hours = ttt * par.gpus / 3600
     formula = (
-        f"step = b x s x {f_tok / req.model.active_params():.1f} P FLOPs / (peak x MFU {a.mfu:.2f}"
-        f" x TP speed-up {speed:.2f})"
+        ""
+        if not detail
+        else (
+            f"step = {m} micro-batch(es) x max(compute, memory, host) + communication + bubble + optimizer "
+            f"= {format_duration(step)}; MFU {mfu:.1%} of the peak on model FLOPs "
+            f"({f_model / model.active_params():.2f} P per token), HFU {hfu:.1%} with recomputation"
+        )
     )
+    if not detail:
+        return SpeedSummary("training", tok_s, time_to_train_s=ttt)  # type: ignore[return-value]
     return TrainingSpeed(
-        flops_per_token=f_tok,
+        flops_per_token=f_model,
+        hardware_flops_per_token=f_hw,
         tokens_per_step=tokens_per_step,
         step_time_s=step,
         tokens_per_s=tok_s,
@@ -87,49 +307,150 @@ def training_speed(req: PlanRequest, par: Parallelism, peaks: DevicePeaks) -> Tr
         gpu_hours=gpu_hours,
         bound=bound,
         formula=formula,
+        mfu=mfu,
+        hfu=hfu,
+        terms=tuple(terms),
+        efficiency_source=eff.mfu_source,
     )
 
 
 def decode_bytes_per_step(req: PlanRequest, concurrency: int) -> float:
     """Bytes read per decode step: the weights an active token set touches, plus every cached K/V."""
     model = req.model
-    wb = precision_profile(req.task, req.precision).weight_bytes
+    profile = request_profile(req)
     if model.is_moe:
         experts_touched = min(model.n_experts, concurrency * model.experts_per_token)
-        dense = model.total_params() - model.n_layers * model.n_experts * model.expert_params()
-        weights = (dense + model.n_layers * experts_touched * model.expert_params()) * wb
+        unused = model.n_layers * (model.n_experts - experts_touched) * model.expert_params()
+        weights = profile.weight_bytes_total(model.total_params() - unused, model.embedding_params())
     else:
-        weights = model.total_params() * wb
+        weights = profile.weight_bytes_total(model.total_params(), model.embedding_params())
     avg_context = req.prompt_tokens + req.output_tokens / 2
-    kv_per_token = kv_bytes_per_token(model, precision_profile(req.task, req.precision).kv_bytes)
-    return weights + concurrency * avg_context * kv_per_token
+    return weights + concurrency * avg_context * kv_bytes_per_token(model, profile.kv_bytes)
 
 
 def inference_speed(
-    req: PlanRequest, par: Parallelism, peaks: DevicePeaks, concurrency: int | None = None
+    req: PlanRequest,
+    par: Parallelism,
+    peaks: DevicePeaks,
+    concurrency: int | None = None,
+    detail: bool = True,
 ) -> InferenceSpeed:
-    """Prefill of one user's prompt, and decode per token with `concurrency` users per replica."""
-    a = req.assumptions
+    """Prefill of one user's prompt, and decode per token with `concurrency` users per replica
+    (`detail=False`: numbers only, no worded terms)."""
     model = req.model
+    eff = _efficiency(req, peaks)
+    fabric = peaks.fabric
+    profile = request_profile(req)
     c = concurrency if concurrency is not None else par.users_per_replica(req.users)
     p_active = model.active_params()
-    speed = tp_speedup(par.tensor, peaks, a.tp_efficiency)
+    tp = par.tensor
+    peak = peaks.flops_per_s * eff.peak_multiplier
+    bw = peaks.bandwidth_bytes_per_s * eff.bandwidth
+    tp_group, _, pp_cross = _groups(par, fabric)
+    act_b = profile.activation_bytes
+    host = model.n_layers * eff.host_overhead_per_layer_s  # every stage's layers, one after another
+    terms: list[SpeedTerm] = []
+    weights = profile.weight_bytes_total(model.total_params(), model.embedding_params())
+
+    def comm(tokens: int) -> float:
+        """Two all-reduces per layer of tokens x h (Megatron TP), and the sends between stages."""
+        if fabric is None:
+            return 0.0
+        t = 2 * model.n_layers * all_reduce_s(fabric, tp_group, tokens * model.hidden_size * act_b)
+        if par.pipeline > 1:
+            t += (par.pipeline - 1) * p2p_s(fabric, tokens * model.hidden_size * act_b / tp, pp_cross)
+        return t
+
+    # Prefill: one user's prompt; the stages of a pipeline run one after another.
     n = req.prompt_tokens
     prefill_flops = 2 * p_active * n + 2 * model.n_layers * n * n * model.n_heads * model.d_head
-    prefill_compute = prefill_flops / (peaks.flops_per_s * a.prefill_efficiency * speed)
-    weights_read = model.total_params() * precision_profile(req.task, req.precision).weight_bytes
-    prefill_memory = weights_read / (peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency * speed)
-    prefill = max(prefill_compute, prefill_memory)
-    decode_compute = 2 * p_active * c / (peaks.flops_per_s * a.prefill_efficiency * speed)
+    prefill_compute = prefill_flops / tp / (peak * eff.prefill)
+    prefill_memory = weights / tp / bw
+    prefill_comm = comm(n)
+    prefill_gpu = max(prefill_compute, prefill_memory) + prefill_comm
+    prefill = (prefill_gpu + host if peaks.host_serial else max(prefill_gpu, host)) + eff.step_overhead_s
+    prefill_formula = (
+        ""
+        if not detail
+        else (
+            f"max(2 P x {n} + 2 L n^2 a d FLOPs / tp {tp} / (peak x {eff.prefill:.2f}), weights / bandwidth)"
+            + (f" + TP all-reduces {format_duration(prefill_comm)}" if prefill_comm else "")
+            + f" + step overhead [{eff.prefill_source}]"
+        )
+    )
+    # Decode: every step reads the weights (MoE: the experts the batch touches) and every cached K/V.
     decode_bytes = decode_bytes_per_step(req, c)
-    decode_memory = decode_bytes / (peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency * speed)
-    decode = max(decode_compute, decode_memory)
-    bound = "memory" if decode_memory >= decode_compute else "compute"
+    avg_context = req.prompt_tokens + req.output_tokens / 2
+    kv_part = c * avg_context * kv_bytes_per_token(model, profile.kv_bytes)
+    per_gpu_bytes = (decode_bytes - kv_part) / tp + kv_part / min(tp, model.kv_heads)
+    decode_memory = per_gpu_bytes / bw
+    attn_flops = 4 * model.n_layers * c * avg_context * model.n_heads * model.d_head
+    decode_compute = (2 * p_active * c + attn_flops) / tp / (peak * eff.prefill)
+    decode_comm = comm(c)
+    gpu_step = max(decode_memory, decode_compute) + decode_comm
+    decode = (gpu_step + host if peaks.host_serial else max(gpu_step, host)) + eff.step_overhead_s
+    if detail:
+        terms += [
+            SpeedTerm(
+                name="weights and KV read",
+                seconds=decode_memory,
+                formula=f"{format_bytes(per_gpu_bytes)} per GPU / (bandwidth x {eff.bandwidth:.2f}) "
+                f"[{eff.bandwidth_source}]",
+            ),
+            SpeedTerm(
+                name="decode compute",
+                seconds=decode_compute,
+                formula=f"(2 P x {c} users + attention) / tp {tp} / (peak x {eff.prefill:.2f})",
+                exposed=decode_compute > decode_memory,
+            ),
+        ]
+    if decode_comm and detail:
+        terms.append(
+            SpeedTerm(
+                name="tensor-parallel all-reduces",
+                seconds=decode_comm,
+                formula=f"2 x L {model.n_layers} all-reduces of {c} x h x {act_b} B over tp {tp} on "
+                f"{link_name(fabric, tp_group)}"
+                + (f", {par.pipeline - 1} stage sends" if par.pipeline > 1 else ""),
+            )
+        )
+    host_extra = decode - eff.step_overhead_s - gpu_step
+    if host_extra > 0 and detail:
+        terms.append(
+            SpeedTerm(
+                name="host overhead",
+                seconds=host_extra,
+                formula=f"L {model.n_layers} x {format_duration(eff.host_overhead_per_layer_s)} of host time "
+                f"per layer exceeds the GPU's work [{eff.overhead_source}]",
+            )
+        )
+    if eff.step_overhead_s and detail:
+        terms.append(
+            SpeedTerm(
+                name="step overhead",
+                seconds=eff.step_overhead_s,
+                formula=f"{format_duration(eff.step_overhead_s)} per step [{eff.overhead_source}]",
+            )
+        )
+    if decode_comm >= max(decode_memory, decode_compute, host_extra):
+        bound = "communication"
+    else:
+        bound = "memory" if decode_memory >= decode_compute else "compute"
     per_user = 1.0 / decode
     formula = (
-        f"decode = max(bytes read {format_bytes(decode_bytes)} / (bandwidth x "
-        f"{a.bandwidth_efficiency:.2f}), 2 P x {c} users / (peak x {a.prefill_efficiency:.2f})) / TP speed-up"
+        ""
+        if not detail
+        else (
+            f"decode = max(bytes read {format_bytes(per_gpu_bytes)} / (bandwidth x {eff.bandwidth:.2f}), "
+            f"2 P x {c} users / (peak x {eff.prefill:.2f}))"
+            + (f" + TP {format_duration(decode_comm)}" if decode_comm else "")
+            + f" + overhead {format_duration(decode - gpu_step)} = {format_duration(decode)}"
+        )
     )
+    if not detail:
+        return SpeedSummary(  # type: ignore[return-value]
+            "inference", per_user * c * par.data, tokens_per_s_per_user=per_user, prefill_s=prefill
+        )
     return InferenceSpeed(
         flops_per_token=2.0 * p_active,
         prefill_s=prefill,
@@ -138,4 +459,7 @@ def inference_speed(
         tokens_per_s=per_user * c * par.data,
         bound=bound,
         formula=formula,
+        prefill_formula=prefill_formula,
+        terms=tuple(terms),
+        efficiency_source=eff.bandwidth_source,
     )

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from gpu_advisor.core.estimates import OWNERSHIP_MONTHS, CostEstimate
-from gpu_advisor.core.precision import Task, Tier
+from gpu_advisor.core.precision import Engine, LossImpl, Task, Tier
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import (
     NA,
@@ -21,6 +21,7 @@ from gpu_advisor.core.units import (
     format_count,
     format_duration,
     format_months,
+    format_pct,
     format_rate,
     format_usd,
 )
@@ -33,6 +34,16 @@ COMPONENT_LABELS = {
     "activations": "Activations",
     "kv_cache": "KV cache",
     "overhead": "CUDA context + fragmentation",
+}
+ENGINE_LABELS = {
+    Engine.VLLM: "vLLM",
+    Engine.TENSORRT_LLM: "TensorRT-LLM",
+    Engine.LLAMA_CPP: "llama.cpp",
+    Engine.HF_GENERATE: "Hugging Face generate()",
+}
+LOSS_LABELS = {
+    LossImpl.FULL: "full (fp32 over the vocabulary)",
+    LossImpl.CHUNKED: "chunked (torchtune, Liger)",
 }
 TASK_LABELS = {
     Task.PRETRAIN: "pre-training",
@@ -92,6 +103,8 @@ def speed_text(option: Option) -> str:
     speed = option.speed
     if speed.kind == "training":
         text = f"{format_rate(speed.tokens_per_s, 'tokens/s')}, {format_duration(speed.step_time_s)} per step"
+        if speed.mfu:
+            text += f", MFU {format_pct(speed.mfu)}"
         if speed.time_to_train_s is not None:
             text += f", {format_duration(speed.time_to_train_s)} to train"
         return text

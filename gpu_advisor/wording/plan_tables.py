@@ -7,19 +7,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gpu_advisor.core.estimates import COMPONENTS, MemoryEstimate
+from gpu_advisor.core.estimates import COMPONENTS, MemoryEstimate, SpeedTerm
 from gpu_advisor.core.request import Assumptions, Purchase
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import (
     format_bytes,
     format_count,
     format_duration,
+    format_pct,
     format_rate,
     format_si,
     format_usd,
 )
 from gpu_advisor.wording.plan import (
     COMPONENT_LABELS,
+    ENGINE_LABELS,
+    LOSS_LABELS,
     PRICE_UNKNOWN,
     SHORT_TIER_LABELS,
     TASK_LABELS,
@@ -150,7 +153,20 @@ def option_columns(training: bool) -> tuple[Column, ...]:
             lambda o: format_duration(o.speed.prefill_s),
             "Prefill of one user's prompt",
         )
+    efficiency: tuple[Column, ...] = ()
+    if training:
+        efficiency = (
+            Column(
+                "mfu",
+                "MFU",
+                lambda o: _training(o, "mfu"),
+                lambda o: format_pct(_training(o, "mfu")),
+                "Model FLOPs utilisation at the predicted speed (HFU, with recomputation, in the formulas)",
+                "mfu",
+            ),
+        )
     details = (
+        *efficiency,
         Column(
             "memory",
             "Memory per GPU",
@@ -177,13 +193,7 @@ def option_columns(training: bool) -> tuple[Column, ...]:
             "tensor_parallel",
             numeric=False,
         ),
-        Column(
-            "tier",
-            "Tier",
-            lambda o: o.tier.label,
-            lambda o: SHORT_TIER_LABELS[o.tier],
-            numeric=False,
-        ),
+        Column("tier", "Tier", lambda o: o.tier.label, lambda o: SHORT_TIER_LABELS[o.tier], numeric=False),
     )
     return head + speed + money + details
 
@@ -202,7 +212,13 @@ def input_rows(plan: Plan) -> list[tuple[str, str]]:
     if req.task.is_training:
         rows += [
             ("Optimizer", str(req.optimizer)),
+            (
+                "Weights and optimizer state",
+                "fp32 master + fp32 state (mixed precision)" if req.mixed_precision else "16-bit (pure)",
+            ),
             ("Sequence length × micro-batch", f"{req.seq_len:,} tokens × {req.batch_size}"),
+            ("Micro-batches per step", f"{req.grad_accumulation_steps:,} (gradient accumulation)"),
+            ("Loss", LOSS_LABELS[req.loss]),
             ("Gradient checkpointing", "on" if req.grad_checkpointing else "off"),
             ("ZeRO stage", "chosen by the planner" if req.zero_stage is None else str(req.zero_stage)),
             ("Training tokens", "not set" if req.train_tokens is None else format_count(req.train_tokens)),
@@ -211,6 +227,7 @@ def input_rows(plan: Plan) -> list[tuple[str, str]]:
     else:
         target = req.tokens_per_s_per_user
         rows += [
+            ("Serving engine", ENGINE_LABELS[req.engine]),
             ("Concurrent users", f"{req.users:,}"),
             ("Prompt / output tokens", f"{req.prompt_tokens:,} / {req.output_tokens:,}"),
             ("Target per user", "not set" if target is None else format_rate(target, "tokens/s")),
@@ -220,6 +237,8 @@ def input_rows(plan: Plan) -> list[tuple[str, str]]:
         f"GPU {req.gpu}" if req.gpu else "",
         f"tier {req.tier.label}" if req.tier else "",
         f"{req.gpus} GPUs" if req.gpus else "",
+        f"tensor parallel {req.tensor_parallel}" if req.tensor_parallel else "",
+        f"pipeline parallel {req.pipeline_parallel}" if req.pipeline_parallel else "",
     ]
     rows.append(("Restricted to", ", ".join(r for r in restrict if r) or "every GPU in the catalogue"))
     rows += [
@@ -248,7 +267,8 @@ def memory_rows(
 
 COMPUTE_LABELS = {
     "flops_per_token": "FLOPs per token",
-    "tokens_per_step": "Tokens per step (per replica)",
+    "hardware_flops_per_token": "FLOPs per token with recomputation",
+    "tokens_per_step": "Tokens per step (per replica, all micro-batches)",
     "flops_per_step": "FLOPs per step (per replica)",
     "prefill_flops": "FLOPs per prompt",
     "kv_tokens": "Tokens in the KV cache",
@@ -270,12 +290,18 @@ def speed_rows(plan: Plan, limit: int = 5) -> list[tuple[str, str, str]]:
 
 
 def formula_rows(option: Option | None) -> list[tuple[str, str]]:
-    """How an option's speed and cost were computed: the working it carries."""
+    """How an option's speed and cost were computed: the working it carries, term by term."""
     if option is None:
         return []
     speed = option.speed.formula + (f" ({option.note})" if option.note else "")
+    rows = [("Speed", speed)]
+    if option.speed.kind == "inference" and option.speed.prefill_formula:
+        rows.append(
+            ("First token", f"{format_duration(option.speed.prefill_s)}: {option.speed.prefill_formula}")
+        )
+    rows += [(term_label(term), term_text(term)) for term in option.speed.terms]
     return [
-        ("Speed", speed),
+        *rows,
         ("Cost", option.cost.formula),
         (
             "Break-even",
@@ -284,13 +310,26 @@ def formula_rows(option: Option | None) -> list[tuple[str, str]]:
     ]
 
 
+def term_label(term: SpeedTerm) -> str:
+    """'Tensor-parallel all-reduces' (capitalised); hidden terms say so."""
+    label = term.name[:1].upper() + term.name[1:]
+    return label if term.exposed else f"{label} (hidden)"
+
+
+def term_text(term: SpeedTerm) -> str:
+    """'1.20 s per step: formula'."""
+    return f"{format_duration(term.seconds)} per step: {term.formula}"
+
+
 def assumption_rows(plan: Plan) -> list[tuple[str, str, str]]:
     """(name, value, meaning) for every constant the plan used."""
     fields = Assumptions.model_fields
     rows = []
     for key, value in plan.assumptions.items():
         meaning = fields[key].description if key in fields else ""
-        if key.endswith("_bytes") and isinstance(value, int):
+        if value is None:
+            text = "per GPU (published tables)"
+        elif key.endswith("_bytes") and isinstance(value, int):
             text = f"{value:,} bytes ({format_bytes(value)})"
         elif isinstance(value, float):
             text = f"{value:g}"

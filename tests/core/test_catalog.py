@@ -38,19 +38,41 @@ def test_cloud_prices_carry_their_date(catalog):
     assert priced and all(g.cloud_price_date for g in priced)
 
 
-def test_memory_is_in_decimal_bytes(catalog):
-    assert catalog.get("nvidia-h100-sxm").memory_bytes == 80 * 10**9
+def test_memory_is_what_the_driver_reports_not_the_decimal_label(catalog):
+    # An "80 GB" H100 exposes 79.21 GiB to CUDA (PyTorch's out-of-memory message: "total capacity of
+    # 79.21 GiB"; vLLM's profile: 79.22 GiB), not 80 x 10^9 bytes (74.5 GiB).
+    h100 = catalog.get("nvidia-h100-sxm")
+    assert h100.memory_label_bytes == 80 * 10**9
+    assert h100.memory_bytes / 2**30 == pytest.approx(79.21, abs=0.01)
+    assert "79.21" in h100.memory_source or "OOM" in h100.memory_source
+    # GDDR with ECC gives up 1/16: an L40S "48 GB" shows 44.52 GiB (vLLM's log).
+    assert catalog.get("nvidia-l40s").memory_bytes / 2**30 == pytest.approx(44.52, abs=0.01)
+
+
+def test_every_gpu_has_a_usable_capacity_with_its_source(catalog):
+    for gpu in catalog.gpus:
+        gib, source = gpu.usable_memory()
+        assert 0.9 * gpu.memory_gb < gib <= gpu.memory_gb and source
 
 
 def test_user_file_adds_and_overrides_gpus(tmp_path):
     base = load_catalog(user_file=tmp_path / "none.json")
     h100 = base.get("nvidia-h100-sxm").model_dump(mode="json")
-    custom = {**h100, "id": "my-card", "name": "My Card 96GB", "memory_gb": 96, "sources": "my own test"}
+    custom = {
+        **h100,
+        "id": "my-card",
+        "name": "My Card 96GB",
+        "memory_gb": 96,
+        "memory_usable_gib": None,
+        "sources": "my own test",
+    }
     cheaper = {**h100, "cloud_usd_per_hour": 1.0, "sources": "our negotiated price"}
     path = tmp_path / "gpus.json"
     path.write_text(json.dumps({"gpus": [custom, cheaper]}))
     cat = load_catalog(user_file=path)
-    assert cat.get("my-card").memory_bytes == 96 * 10**9 and cat.get("my-card").user_defined
+    mine = cat.get("my-card")
+    assert mine.memory_label_bytes == 96 * 10**9 and mine.user_defined
+    assert mine.memory_bytes == round(96 * 0.9906 * 2**30)  # the HBM rule: no measured capacity given
     assert cat.get("nvidia-h100-sxm").cloud_usd_per_hour == 1.0
     assert len(cat.gpus) == len(base.gpus) + 1 and not cat.warnings
 

@@ -21,6 +21,59 @@ def test_plan_json_is_one_object_with_the_schema(capsys):
     assert all("per_gpu_components" in o for o in data["options"])
 
 
+def test_tp_and_pp_fix_the_layout_and_training_options_carry_mfu_and_hfu(capsys):
+    argv = [
+        "plan",
+        "--model",
+        "llama-3-70b",
+        "--task",
+        "pretrain",
+        "--gpu",
+        "nvidia-h100-sxm",
+        "--gpus",
+        "32",
+    ]
+    argv += [
+        "--tp",
+        "8",
+        "--pp",
+        "2",
+        "--grad-accum",
+        "8",
+        "--grad-checkpointing",
+        "--loss",
+        "chunked",
+        "--json",
+    ]
+    assert run_cli(argv) == 0
+    option = json.loads(capsys.readouterr().out)["options"][0]
+    assert option["parallelism"] == {
+        "tensor": 8,
+        "pipeline": 2,
+        "data": 2,
+        "zero_stage": option["parallelism"]["zero_stage"],
+    }
+    assert 0 < option["mfu"] < option["hfu"] < 1
+
+
+def test_engine_flag_changes_the_decode_speed(capsys):
+    speeds = {}
+    for engine in ("tensorrt-llm", "hf-generate"):
+        argv = [
+            "plan",
+            "--model",
+            "llama-3-8b",
+            "--gpu",
+            "nvidia-a100-sxm-80gb",
+            "--engine",
+            engine,
+            "--json",
+        ]
+        assert run_cli(argv) == 0
+        speeds[engine] = json.loads(capsys.readouterr().out)["options"][0]["tokens_per_s_per_user"]
+    assert speeds["tensorrt-llm"] > 2 * speeds["hf-generate"]
+
+
 def test_all_contract_flags_are_accepted(capsys, tmp_path):
     args = [
         "plan",
@@ -95,6 +148,10 @@ def test_inference_flags_and_gpu_restriction(capsys):
         (["--model", "llama-3-8b", "--task", "pretrain", "--precision", "int4"], "precision"),
         (["--model", "llama-3-8b", "--mfu", "1.5"], "--mfu"),
         (["--config", "/nonexistent/config.json"], "config.json"),
+        (["--model", "llama-3-8b", "--tp", "3"], "--tp"),
+        (["--model", "llama-3-8b", "--gpus", "6", "--tp", "4"], "--gpus"),
+        (["--model", "llama-3-8b", "--engine", "llama.cpp", "--precision", "fp8"], "--precision"),
+        (["--model", "llama-3-8b", "--grad-accum", "0"], "--grad-accum"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_naming_the_field(capsys, args, field):

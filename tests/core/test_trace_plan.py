@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from gpu_advisor.core.efficiency import process_overhead_bytes
 from gpu_advisor.core.layout import Parallelism
 from gpu_advisor.core.memory import Device, estimate_memory
 from gpu_advisor.core.presets import get_preset
@@ -78,7 +79,9 @@ def test_the_planner_adds_cuda_context_and_fragmentation_on_top_of_the_trace():
     req = _request(trace)
     cuda = estimate_memory(req, device=Device.CUDA)
     a = req.assumptions
-    assert cuda.components.overhead == round(a.cuda_context_bytes + a.fragmentation * trace.peak_bytes)
+    # The process overhead of a PyTorch training process on one GPU (efficiencies.json, "training").
+    context, _ = process_overhead_bytes(None, distributed=False)
+    assert cuda.components.overhead == round(context + a.fragmentation * trace.peak_bytes)
 
 
 def test_plan_shows_formulas_beside_the_trace_and_flags_big_differences():

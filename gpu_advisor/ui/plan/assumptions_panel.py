@@ -16,8 +16,12 @@ ASSUMPTION_LABELS: dict[str, tuple[str, int]] = {
     "mfu": ("Training MFU (0-1):", 1),
     "prefill_efficiency": ("Prefill efficiency (0-1):", 1),
     "bandwidth_efficiency": ("Memory bandwidth efficiency (0-1):", 1),
-    "tp_efficiency": ("Tensor-parallel efficiency (0-1):", 1),
+    "step_overhead_s": ("Decode step overhead (s):", 1),
+    "host_overhead_per_layer_s": ("Host time per layer (s):", 1),
+    "dp_comm_overlap": ("Gradient reduction hidden (0-1):", 1),
+    "pipeline_layers_per_virtual_stage": ("Layers per virtual pipeline stage:", 1),
     "cuda_context_bytes": ("CUDA context per GPU (MiB):", 2**20),
+    "loss_chunks": ("Chunked loss: chunks:", 1),
     "fragmentation": ("Allocator fragmentation (fraction):", 1),
     "max_prefill_tokens": ("Prefill budget (tokens per step):", 1),
     "lora_rank": ("LoRA rank r:", 1),
@@ -28,8 +32,29 @@ ASSUMPTION_LABELS: dict[str, tuple[str, int]] = {
     "utilisation_of_tdp": ("Average GPU draw (fraction of TDP):", 1),
 }
 GROUPS = (
-    ("Speed", ("mfu", "prefill_efficiency", "bandwidth_efficiency", "tp_efficiency")),
-    ("Memory", ("cuda_context_bytes", "fragmentation", "max_prefill_tokens", "lora_rank", "lora_all_linear")),
+    (
+        "Speed",
+        (
+            "mfu",
+            "prefill_efficiency",
+            "bandwidth_efficiency",
+            "step_overhead_s",
+            "host_overhead_per_layer_s",
+            "dp_comm_overlap",
+            "pipeline_layers_per_virtual_stage",
+        ),
+    ),
+    (
+        "Memory",
+        (
+            "cuda_context_bytes",
+            "fragmentation",
+            "max_prefill_tokens",
+            "loss_chunks",
+            "lora_rank",
+            "lora_all_linear",
+        ),
+    ),
     ("Cost and power", ("server_overhead", "pue", "system_power_fraction", "utilisation_of_tdp")),
 )
 
@@ -98,7 +123,11 @@ class AssumptionsPanel(FormPage):
             editor: QWidget = QCheckBox()
             self.binder.check(editor, f"assumptions.{name}")  # type: ignore[arg-type]
         else:
-            editor = NumberEdit(integer=field.annotation is int, scale=scale, placeholder=str(field.default))
+            # None defaults: the per-GPU tables apply until the user types a value for every GPU.
+            optional = field.default is None
+            integer = field.annotation in (int, int | None)
+            placeholder = "per GPU" if optional else str(field.default)
+            editor = NumberEdit(integer=integer, optional=optional, scale=scale, placeholder=placeholder)
             self.binder.number(editor, f"assumptions.{name}")  # type: ignore[arg-type]
         self.editors[name] = editor
         self.add_field(layout, label, editor, f"assumptions.{name}", tooltip)

@@ -10,6 +10,7 @@ from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.plan.binding import FieldBinder
 from gpu_advisor.ui.plan.fields import FormPage, NumberEdit, make_combo
 from gpu_advisor.ui.plan.form import PlanForm
+from gpu_advisor.wording.plan import ENGINE_LABELS, LOSS_LABELS
 
 TASK_LABELS = {
     Task.INFERENCE: "Inference (serving users)",
@@ -24,6 +25,7 @@ PRECISION_LABELS = {
     Precision.FP8: "fp8 (1 byte/param)",
     Precision.INT8: "int8 (about 1 byte/param)",
     Precision.INT4: "int4 (about 0.5 byte/param)",
+    Precision.NF4: "NF4 (bitsandbytes 4-bit)",
     Precision.FP32: "fp32 (4 bytes/param)",
 }
 OPTIMIZER_LABELS = {
@@ -82,6 +84,30 @@ class WorkloadPage(FormPage):
         self._batch_label = self.add_field(
             layout, "&Batch per GPU (sequences):", self.batch_size, "batch_size", tip("batch_size")
         )
+        self.grad_accum = NumberEdit(integer=True, placeholder="1")
+        self._accum_label = self.add_field(
+            layout,
+            "Mi&cro-batches per step:",
+            self.grad_accum,
+            "grad_accumulation_steps",
+            "Gradient accumulation: above 1 the gradients stay allocated through every backward pass.",
+        )
+        self.loss = make_combo((label, loss) for loss, label in LOSS_LABELS.items())
+        self._loss_label = self.add_field(
+            layout,
+            "&Loss:",
+            self.loss,
+            "loss",
+            "Chunked cross-entropy keeps only one fp32 chunk of the logits.",
+        )
+        self.mixed = QCheckBox("fp32 master weights and optimizer state")
+        self._mixed_label = self.add_field(
+            layout,
+            "&Mixed precision:",
+            self.mixed,
+            "mixed_precision",
+            "Off: pure 16-bit weights and AdamW state (torchtune's full fine-tune recipes).",
+        )
         self.checkpointing = QCheckBox("Recompute activations in the backward pass")
         self._ckpt_label = self.add_field(
             layout,
@@ -111,6 +137,9 @@ class WorkloadPage(FormPage):
         b.combo(self.optimizer, "optimizer")
         b.number(self.seq_len, "seq_len")
         b.number(self.batch_size, "batch_size")
+        b.number(self.grad_accum, "grad_accumulation_steps")
+        b.combo(self.loss, "loss")
+        b.check(self.mixed, "mixed_precision")
         b.check(self.checkpointing, "grad_checkpointing")
         b.combo(self.attention, "attention")
         b.combo(self.zero, "zero_stage")
@@ -124,6 +153,9 @@ class WorkloadPage(FormPage):
             self._optimizer_label,
             self._seq_label,
             self._batch_label,
+            self._accum_label,
+            self._loss_label,
+            self._mixed_label,
             self._ckpt_label,
             self._zero_label,
         ):
@@ -146,6 +178,15 @@ class TrafficPage(FormPage):
         self.inference_box = QGroupBox("Serving traffic")
         inference = self.new_form_layout()
         self.inference_box.setLayout(inference)
+        self.engine = make_combo((label, engine) for engine, label in ENGINE_LABELS.items())
+        self.add_field(
+            inference,
+            "Serving &engine:",
+            self.engine,
+            "engine",
+            "The serving stack sets the kernels' efficiencies, the per-step overhead and how the KV "
+            "cache is reserved.",
+        )
         self.users = NumberEdit(integer=True, placeholder="1")
         self.add_field(inference, "Concurrent &users:", self.users, "users", tip("users"))
         self.prompt_tokens = NumberEdit(integer=True, placeholder="512")
@@ -189,6 +230,7 @@ class TrafficPage(FormPage):
         self.outer_layout.addStretch(1)
 
         b = self.binder
+        b.combo(self.engine, "engine")
         for editor, field in (
             (self.users, "users"),
             (self.prompt_tokens, "prompt_tokens"),

@@ -1,0 +1,151 @@
+"""Which ways of splitting a job over GPUs to consider, and which one serves the request best.
+
+A layout is data: (tensor, pipeline, data, ZeRO stage) on one catalogue GPU. `candidates` lists, for a
+GPU count, the least-sharded layout that fits for each tensor-parallel degree (more pipeline stages or a
+higher ZeRO stage only cost time once a layout fits); `score` orders them by what the request is for:
+training by tokens per second, serving by the speed each user sees, then the first token, then the
+simpler layout. A fixed tp or pp from the request restricts the candidates.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .catalog import GpuSpec
+from .estimates import InferenceSpeed, SpeedSummary, TrainingSpeed
+from .layout import Parallelism
+from .memory import Device, MemoryBasis, memory_basis
+from .precision import Task
+from .request import PlanRequest
+from .speed import DevicePeaks, inference_speed, training_speed
+
+Speed = TrainingSpeed | InferenceSpeed | SpeedSummary
+# Two serving layouts whose per-user speeds differ by less than this serve users alike; the first
+# token, then the simpler layout, decide.
+SAME_SPEED = 0.01
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One layout on one GPU with its speed (a summary while layouts are compared; None for a layout
+    that does not fit, until someone asks), and whether it fits in memory."""
+
+    layout: Parallelism
+    speed: Speed | None
+    fits: bool
+
+
+def tp_options(req: PlanRequest, count: int, node_gpus: int) -> list[int]:
+    """Tensor-parallel degrees: the request's, else powers of two that stay inside a node and divide
+    the count and the attention heads."""
+    if req.tensor_parallel is not None:
+        return [req.tensor_parallel] if count % req.tensor_parallel == 0 else []
+    return list(_tp_powers(count, node_gpus, req.model.n_heads))
+
+
+@lru_cache(maxsize=1024)
+def _tp_powers(count: int, node_gpus: int, heads: int) -> tuple[int, ...]:
+    options = tuple(
+        t
+        for t in (1, 2, 4, 8, 16, 32, 64)
+        if t <= min(count, node_gpus) and count % t == 0 and heads % t == 0
+    )
+    return options or (1,)
+
+
+@lru_cache(maxsize=4096)
+def layout(tp: int, pp: int, dp: int, zero: int) -> Parallelism:
+    """One Parallelism per degree combination, built once (the recommender asks for the same ones for
+    every GPU and every plan)."""
+    return Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero)
+
+
+def pp_options(req: PlanRequest, count: int, tp: int, node_gpus: int) -> list[int]:
+    """Pipeline depths: the request's, else powers of two once tensor parallelism fills a node (or
+    when all GPUs are one replica), up to one layer per stage."""
+    if req.pipeline_parallel is not None:
+        return [req.pipeline_parallel] if count % (tp * req.pipeline_parallel) == 0 else []
+    if not (tp >= node_gpus or count == tp):
+        return [1]
+    limit = min(count // tp, req.model.n_layers)
+    return [p for p in (2**i for i in range(limit.bit_length())) if p <= limit and count % (tp * p) == 0]
+
+
+def zero_options(req: PlanRequest, dp: int) -> list[int]:
+    if req.task is Task.INFERENCE:
+        return [0]
+    if req.zero_stage is not None:
+        return [req.zero_stage]
+    return [0, 1, 2, 3] if dp > 1 else [0]
+
+
+def speed_of(
+    req: PlanRequest,
+    par: Parallelism,
+    peaks: DevicePeaks,
+    detail: bool = True,
+    basis: MemoryBasis | None = None,
+) -> Speed:
+    """The layout's speed; `detail=False` for comparing layouts (numbers only, no worded terms)."""
+    if req.task.is_training:
+        return training_speed(req, par, peaks, detail=detail, basis=basis)
+    return inference_speed(req, par, peaks, detail=detail)
+
+
+def candidates(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePeaks) -> Iterator[Candidate]:
+    """For each tensor-parallel degree, the least-sharded layout of `count` GPUs that fits (or, when
+    none fits, the most sharded one tried, marked as not fitting)."""
+    basis = memory_basis(req, Device.CUDA)
+    capacity = gpu.memory_bytes
+    node = gpu.node().node_gpus
+    for tp in tp_options(req, count, node):
+        attempt = None
+        found = False
+        for pp in pp_options(req, count, tp, node):
+            dp = count // (tp * pp)
+            zeros = zero_options(req, dp)
+            # Memory falls from ZeRO 0 to 2; ZeRO 3 adds two gathered layers. If neither of the two
+            # most sharded stages fits, none does.
+            if len(zeros) > 2 and not any(basis.fits(layout(tp, pp, dp, z), capacity) for z in zeros[-2:]):
+                attempt = layout(tp, pp, dp, zeros[-1])
+                continue
+            for zero in zeros:
+                attempt = layout(tp, pp, dp, zero)
+                if basis.fits(attempt, capacity):
+                    found = True
+                    break
+            if found:
+                break
+        if attempt is not None:
+            speed = speed_of(req, attempt, peaks, detail=False, basis=basis) if found else None
+            yield Candidate(attempt, speed, found)
+
+
+def score(req: PlanRequest, cand: Candidate) -> tuple:
+    """Larger is better: fitting first; then tokens/s (training) or per-user speed (serving, within
+    1% counted equal), a faster first token, and fewer GPUs per replica."""
+    speed = cand.speed
+    assert speed is not None  # only fitting layouts are scored
+    if speed.kind == "training":
+        return (cand.fits, speed.tokens_per_s, -cand.layout.model_parallel)
+    per_user = speed.tokens_per_s_per_user
+    bucket = round(math.log(per_user) / math.log(1 + SAME_SPEED)) if per_user > 0 else 0
+    return (cand.fits, bucket, -speed.prefill_s, -cand.layout.model_parallel)
+
+
+def best(req: PlanRequest, found: list[Candidate]) -> Candidate | None:
+    return max(found, key=lambda c: score(req, c)) if found else None
+
+
+def meets(req: PlanRequest, speed: Speed) -> bool:
+    """Whether a speed meets the request's deadline or tokens/s target (no target: always)."""
+    if speed.kind == "training":
+        if req.max_hours is None or speed.time_to_train_s is None:
+            return True
+        return speed.time_to_train_s <= req.max_hours * 3600
+    if req.tokens_per_s_per_user is None:
+        return True
+    return speed.tokens_per_s_per_user >= req.tokens_per_s_per_user

@@ -1,0 +1,581 @@
+"""Published measurements the engine is held against, and the engine's figure for each.
+
+Every entry names its source (paper and table, or repository and file) and the published setup (model,
+GPUs, layout, batch, recipe), which becomes a plan request with the default assumptions; the engine's
+figure is read off the plan. `sets_default` marks the measurements a default efficiency was taken from:
+they are shown beside the others but do not count as independent checks.
+tests/core/test_published.py asserts each within its tolerance; scripts/method_table.py prints them
+in the README's table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .architecture import ModelSpec
+from .catalog import Catalog
+from .layout import Parallelism
+from .memory import Device, OptimizerImpl, estimate_memory
+from .presets import get_preset
+from .recommend import plan
+from .request import PlanRequest
+from .result import Option
+
+SPEED_TOLERANCE = 0.25
+MEMORY_TOLERANCE = 0.10
+GIB = 2**30
+
+FOUNDRY = "mosaicml/llm-foundry scripts/train/benchmarking/README.md"
+TRTLLM = "NVIDIA/TensorRT-LLM docs/source/performance.md"
+
+
+def _gpt(
+    name: str, hidden: int, layers: int, heads: int, vocab: int = 50368, untied: bool = False
+) -> ModelSpec:
+    """A GPT-style model without dropout (MPT, GPT-3, GPT-J shapes): GELU MLP of 4h, learned positions."""
+    return ModelSpec(
+        name=name,
+        family="gpt2",
+        n_layers=layers,
+        hidden_size=hidden,
+        n_heads=heads,
+        ffn_size=4 * hidden,
+        vocab_size=vocab,
+        max_positions=2048,
+        dropout=False,
+        tied_embeddings=not untied,
+        source="published shape",
+    )
+
+
+MPT_3B = _gpt("MPT-3B", 2560, 32, 32)
+MPT_7B = _gpt("MPT-7B", 4096, 32, 32)
+MPT_30B = _gpt("MPT-30B", 7168, 48, 64)
+GPT3_175B = _gpt("GPT-3 175B", 12288, 96, 96, vocab=51200)
+GPTJ_6B = _gpt("GPT-J 6B", 4096, 28, 16, vocab=50400, untied=True)
+LLAMA_32_3B = ModelSpec(
+    name="Llama 3.2 3B",
+    family="llama",
+    n_layers=28,
+    hidden_size=3072,
+    n_heads=24,
+    n_kv_heads=8,
+    ffn_size=8192,
+    vocab_size=128256,
+    max_positions=131072,
+    tied_embeddings=True,
+    source="meta-llama/Llama-3.2-3B config.json",
+)
+
+
+@dataclass(frozen=True)
+class Published:
+    """One published measurement and how to ask the engine for the same figure."""
+
+    key: str
+    kind: str  # "training throughput", "training at scale", "GPU-hours", "fine-tuning memory", ...
+    what: str
+    published: float
+    unit: str
+    source: str
+    engine_figure: Callable[[Catalog], float]
+    tolerance: float = SPEED_TOLERANCE
+    sets_default: bool = False
+
+
+def _best(req: PlanRequest, catalog: Catalog) -> Option:
+    return plan(req, catalog).options[0]
+
+
+def _train(model: ModelSpec, gpu: str, gpus: int, seq: int, micro: int, **kw) -> Callable[[Catalog], Option]:
+    def run(catalog: Catalog) -> Option:
+        req = PlanRequest(
+            model=model, task="pretrain", gpu=gpu, gpus=gpus, seq_len=seq, batch_size=micro, **kw
+        )
+        return _best(req, catalog)
+
+    return run
+
+
+def _tokens_per_gpu(run: Callable[[Catalog], Option]) -> Callable[[Catalog], float]:
+    return lambda catalog: (lambda o: o.speed.tokens_per_s / o.count)(run(catalog))
+
+
+def _model_tflops_per_gpu(run: Callable[[Catalog], Option]) -> Callable[[Catalog], float]:
+    return lambda catalog: (lambda o: o.speed.tokens_per_s / o.count * o.speed.flops_per_token / 1e12)(
+        run(catalog)
+    )
+
+
+def _hardware_tflops_per_gpu(run: Callable[[Catalog], Option]) -> Callable[[Catalog], float]:
+    return lambda catalog: (
+        lambda o: o.speed.tokens_per_s / o.count * o.speed.hardware_flops_per_token / 1e12
+    )(run(catalog))
+
+
+def _gpu_hours(run: Callable[[Catalog], Option]) -> Callable[[Catalog], float]:
+    return lambda catalog: run(catalog).speed.gpu_hours
+
+
+def _serve(
+    model: ModelSpec, gpu: str, tp: int, users: int, prompt: int, output: int, precision: str, engine: str
+):
+    def run(catalog: Catalog) -> Option:
+        req = PlanRequest(
+            model=model,
+            task="inference",
+            precision=precision,
+            gpu=gpu,
+            gpus=tp,
+            tensor_parallel=tp,
+            users=users,
+            prompt_tokens=prompt,
+            output_tokens=output,
+            engine=engine,
+        )
+        return _best(req, catalog)
+
+    return run
+
+
+def _first_token_ms(run) -> Callable[[Catalog], float]:
+    return lambda catalog: run(catalog).speed.prefill_s * 1e3
+
+
+def _static_batch_tokens_per_gpu(run, batch: int, output: int) -> Callable[[Catalog], float]:
+    """A static batch (TensorRT-LLM's gptSessionBenchmark): every prompt prefilled, then `output` decode
+    steps at the full batch; output tokens per second per GPU."""
+
+    def figure(catalog: Catalog) -> float:
+        o = run(catalog)
+        total_s = batch * o.speed.prefill_s + output * o.speed.decode_s_per_token
+        return batch * output / total_s / o.count
+
+    return figure
+
+
+def _batch_latency_ms(run, output: int) -> Callable[[Catalog], float]:
+    """One batch of requests from first prompt to last token (vLLM's latency benchmark)."""
+
+    def figure(catalog: Catalog) -> float:
+        o = run(catalog)
+        return (o.speed.prefill_s + output * o.speed.decode_s_per_token) * 1e3
+
+    return figure
+
+
+def _tokens_per_s_per_user(run) -> Callable[[Catalog], float]:
+    return lambda catalog: run(catalog).speed.tokens_per_s_per_user
+
+
+def _ms_per_token(run) -> Callable[[Catalog], float]:
+    return lambda catalog: run(catalog).speed.decode_s_per_token * 1e3
+
+
+def _torchtune_3b_gib(**recipe) -> Callable[[Catalog], float]:
+    """torchtune's Llama 3.2 3B full fine-tune table: batch 2, packed 4,096-token sequences, bf16 weights
+    and AdamW state (no fp32 master), fused AdamW, one A100. "Peak memory active" counts tensors only, so
+    the engine's figure is its live-tensor total (no CUDA context, no allocator slack)."""
+
+    def figure(_catalog: Catalog) -> float:
+        req = PlanRequest(
+            model=LLAMA_32_3B,
+            task="finetune",
+            precision="bf16",
+            seq_len=4096,
+            batch_size=2,
+            mixed_precision=False,
+            **recipe,
+        )
+        return (
+            estimate_memory(
+                req, Parallelism(), device=Device.CPU, optimizer_impl=OptimizerImpl.FUSED
+            ).total_bytes
+            / GIB
+        )
+
+    return figure
+
+
+def published() -> tuple[Published, ...]:
+    """Every published measurement the engine is checked against."""
+    l2_7b, l2_70b, l3_8b = get_preset("llama-2-7b"), get_preset("llama-2-70b"), get_preset("llama-3-8b")
+    l3_70b, l405, mixtral = (
+        get_preset("llama-3-70b"),
+        get_preset("llama-3.1-405b"),
+        get_preset("mixtral-8x7b"),
+    )
+    a100, h100, h200 = "nvidia-a100-sxm-80gb", "nvidia-h100-sxm", "nvidia-h200-sxm"
+    fsdp = {"zero_stage": 3, "tensor_parallel": 1}
+    return (
+        # ---- training throughput at 8 GPUs ---------------------------------------------------------
+        Published(
+            "foundry-mpt7b-a100",
+            "training throughput",
+            "MPT-7B, 8 x A100 80GB, FSDP, seq 2,048, micro-batch 6 x 2, bf16, no recomputation",
+            4641,
+            "tokens/s/GPU",
+            f"{FOUNDRY}, 'A100 80GB' table",
+            _tokens_per_gpu(_train(MPT_7B, a100, 8, 2048, 6, grad_accumulation_steps=2, **fsdp)),
+        ),
+        Published(
+            "foundry-mpt30b-a100",
+            "training throughput",
+            "MPT-30B, 8 x A100 80GB, FSDP, seq 2,048, micro-batch 3 x 21, bf16, recomputation",
+            916,
+            "tokens/s/GPU",
+            f"{FOUNDRY}, 'A100 80GB' table",
+            _tokens_per_gpu(
+                _train(MPT_30B, a100, 8, 2048, 3, grad_accumulation_steps=21, grad_checkpointing=True, **fsdp)
+            ),
+        ),
+        Published(
+            "foundry-mpt7b-h100",
+            "training throughput",
+            "MPT-7B, 8 x H100 80GB, FSDP, seq 2,048, micro-batch 6, bf16, no recomputation",
+            10643,
+            "tokens/s/GPU",
+            f"{FOUNDRY}, 'H100 80GB BF16' table",
+            _tokens_per_gpu(_train(MPT_7B, h100, 8, 2048, 6, **fsdp)),
+        ),
+        Published(
+            "foundry-mpt7b-h100-4k",
+            "training throughput",
+            "MPT-7B, 8 x H100 80GB, FSDP, seq 4,096, micro-batch 16 x 2, bf16, recomputation, fused loss",
+            8611,
+            "tokens/s/GPU",
+            f"{FOUNDRY}, 'H100 80GB BF16' table",
+            _tokens_per_gpu(
+                _train(
+                    MPT_7B,
+                    h100,
+                    8,
+                    4096,
+                    16,
+                    grad_accumulation_steps=2,
+                    grad_checkpointing=True,
+                    loss="chunked",
+                    **fsdp,
+                )
+            ),
+        ),
+        Published(
+            "foundry-mpt3b-h100-fp8",
+            "training throughput",
+            "MPT-3B, 8 x H100 80GB, FSDP, seq 2,048, micro-batch 10 x 6, FP8 (Transformer Engine)",
+            30586,
+            "tokens/s/GPU",
+            f"{FOUNDRY}, 'H100 80GB FP8' table",
+            _tokens_per_gpu(
+                _train(MPT_3B, h100, 8, 2048, 10, precision="fp8", grad_accumulation_steps=6, **fsdp)
+            ),
+        ),
+        Published(
+            "torchtitan-llama3-8b-a100",
+            "training throughput",
+            "Llama 3 8B, 64 x A100 80GB, FSDP2, seq 8,192, micro-batch 1, selective recomputation",
+            2904,
+            "tokens/s/GPU",
+            "pytorch/torchtitan docs/performance.md (2024), Llama 3 table",
+            _tokens_per_gpu(_train(l3_8b, a100, 64, 8192, 1, grad_checkpointing=True, **fsdp)),
+            sets_default=True,
+        ),
+        # ---- training at several hundred GPUs or more ---------------------------------------------
+        Published(
+            "megatron-gpt3-1536",
+            "training at scale",
+            "GPT-3 175B, 1,536 x A100 80GB, TP 8 x PP 16 x DP 12, batch 1,536, seq 2,048, full recomputation "
+            "(hardware FLOPs, recomputation counted)",
+            153,
+            "TFLOP/s/GPU",
+            "Narayanan et al. 2021, 'Efficient Large-Scale Language Model Training on GPU Clusters' "
+            "(arXiv 2104.04473), Table 1",
+            _hardware_tflops_per_gpu(
+                _train(
+                    GPT3_175B,
+                    a100,
+                    1536,
+                    2048,
+                    1,
+                    grad_accumulation_steps=128,
+                    grad_checkpointing=True,
+                    tensor_parallel=8,
+                    pipeline_parallel=16,
+                    zero_stage=0,
+                )
+            ),
+        ),
+        Published(
+            "llama3-405b-8k",
+            "training at scale",
+            "Llama 3 405B, 8,192 x H100, TP 8 x PP 16 x DP 64, seq 8,192, 16M tokens per batch (model FLOPs)",
+            430,
+            "TFLOP/s/GPU",
+            "Llama 3 paper (Dubey et al. 2024, arXiv 2407.21783), Table 4",
+            _model_tflops_per_gpu(
+                _train(
+                    l405,
+                    h100,
+                    8192,
+                    8192,
+                    1,
+                    grad_accumulation_steps=32,
+                    tensor_parallel=8,
+                    pipeline_parallel=16,
+                    zero_stage=1,
+                )
+            ),
+        ),
+        Published(
+            "llama3-405b-16k",
+            "training at scale",
+            "Llama 3 405B, 16,384 x H100, TP 8 x PP 16 x DP 128, seq 8,192, 16M tokens per batch (model FLOPs)",
+            400,
+            "TFLOP/s/GPU",
+            "Llama 3 paper (Dubey et al. 2024, arXiv 2407.21783), Table 4",
+            _model_tflops_per_gpu(
+                _train(
+                    l405,
+                    h100,
+                    16384,
+                    8192,
+                    1,
+                    grad_accumulation_steps=16,
+                    tensor_parallel=8,
+                    pipeline_parallel=16,
+                    zero_stage=1,
+                )
+            ),
+        ),
+        # ---- GPU-hours -----------------------------------------------------------------------------
+        Published(
+            "llama2-7b-hours",
+            "GPU-hours",
+            "Llama 2 7B, 2T tokens, seq 4,096, A100 80GB (2,048 GPUs, layout chosen by the planner)",
+            184320,
+            "GPU-hours",
+            "Llama 2 paper (Touvron et al. 2023, arXiv 2307.09288), Table 2",
+            _gpu_hours(_train(l2_7b, a100, 2048, 4096, 1, grad_checkpointing=True, train_tokens=2e12)),
+        ),
+        Published(
+            "llama2-70b-hours",
+            "GPU-hours",
+            "Llama 2 70B, 2T tokens, seq 4,096, A100 80GB (2,048 GPUs, layout chosen by the planner)",
+            1720320,
+            "GPU-hours",
+            "Llama 2 paper (Touvron et al. 2023, arXiv 2307.09288), Table 2",
+            _gpu_hours(_train(l2_70b, a100, 2048, 4096, 1, grad_checkpointing=True, train_tokens=2e12)),
+        ),
+        Published(
+            "llama31-405b-hours",
+            "GPU-hours",
+            "Llama 3.1 405B, 15.6T tokens, H100 80GB, the Table 4 layout at 16,384 GPUs",
+            30.84e6,
+            "GPU-hours",
+            "meta-llama Llama 3.1 model card, 'Training Factors'; tokens: Llama 3 paper section 3",
+            _gpu_hours(
+                _train(
+                    l405,
+                    h100,
+                    16384,
+                    8192,
+                    1,
+                    grad_accumulation_steps=16,
+                    tensor_parallel=8,
+                    pipeline_parallel=16,
+                    zero_stage=1,
+                    train_tokens=15.6e12,
+                )
+            ),
+        ),
+        # ---- peak fine-tuning memory ----------------------------------------------------------------
+        Published(
+            "torchtune-3b-chunked",
+            "fine-tuning memory",
+            "Llama 3.2 3B full fine-tune, bf16 weights and AdamW state, batch 2 x 4,096, chunked cross-entropy",
+            42.9,
+            "GiB",
+            "pytorch/torchtune README.md, 'Optimization flags' table (+ Chunked Cross Entropy)",
+            _torchtune_3b_gib(loss="chunked"),
+            MEMORY_TOLERANCE,
+        ),
+        Published(
+            "torchtune-3b-full-loss",
+            "fine-tuning memory",
+            "Llama 3.2 3B full fine-tune as above with the full cross-entropy (torch.compile)",
+            51.0,
+            "GiB",
+            "pytorch/torchtune README.md, 'Optimization flags' table (+ Compile)",
+            _torchtune_3b_gib(loss="full"),
+            MEMORY_TOLERANCE,
+        ),
+        Published(
+            "torchtune-3b-checkpointing",
+            "fine-tuning memory",
+            "Llama 3.2 3B full fine-tune as above, chunked cross-entropy and activation checkpointing",
+            24.9,
+            "GiB",
+            "pytorch/torchtune README.md, 'Optimization flags' table (+ Activation Checkpointing)",
+            _torchtune_3b_gib(loss="chunked", grad_checkpointing=True),
+            MEMORY_TOLERANCE,
+        ),
+        # ---- first-token latency -----------------------------------------------------------------------
+        Published(
+            "trt-llama7b-a100-ttft",
+            "first-token latency",
+            "LLaMA 7B, 1 x A100 80GB, FP16, batch 1, 2,048-token prompt",
+            133,
+            "ms",
+            f"{TRTLLM}, 'Low Latency' A100 table (v0.5)",
+            _first_token_ms(_serve(l2_7b, a100, 1, 1, 2048, 1, "fp16", "tensorrt-llm")),
+            sets_default=True,
+        ),
+        Published(
+            "trt-gptj-a100-ttft",
+            "first-token latency",
+            "GPT-J 6B, 1 x A100 80GB, FP16, batch 1, 2,048-token prompt",
+            129,
+            "ms",
+            f"{TRTLLM}, 'Low Latency' A100 table (v0.5)",
+            _first_token_ms(_serve(GPTJ_6B, a100, 1, 1, 2048, 1, "fp16", "tensorrt-llm")),
+        ),
+        Published(
+            "trt-gptj-h100-ttft",
+            "first-token latency",
+            "GPT-J 6B, 1 x H100, FP8, batch 1, 2,048-token prompt",
+            29,
+            "ms",
+            f"{TRTLLM}, 'Low Latency' H100 table (v0.5)",
+            _first_token_ms(_serve(GPTJ_6B, h100, 1, 1, 2048, 1, "fp8", "tensorrt-llm")),
+        ),
+        Published(
+            "trt-llama70b-a100-ttft",
+            "first-token latency",
+            "LLaMA 70B, 4 x A100 80GB (TP 4), FP16, batch 1, 2,048-token prompt",
+            377,
+            "ms",
+            f"{TRTLLM}, 'Low Latency' A100 table (v0.5)",
+            _first_token_ms(_serve(l2_70b, a100, 4, 1, 2048, 1, "fp16", "tensorrt-llm")),
+        ),
+        Published(
+            "trt-llama70b-h100-ttft",
+            "first-token latency",
+            "LLaMA 70B, 4 x H100 (TP 4), FP8, batch 1, 2,048-token prompt",
+            109,
+            "ms",
+            f"{TRTLLM}, 'Low Latency' H100 table (v0.5)",
+            _first_token_ms(_serve(l2_70b, h100, 4, 1, 2048, 1, "fp8", "tensorrt-llm")),
+        ),
+        # ---- serving throughput and decode speed --------------------------------------------------------
+        Published(
+            "trt-llama7b-a100-throughput",
+            "serving throughput",
+            "LLaMA 7B, 1 x A100 80GB, FP16, batch 60, 128 + 2,048 tokens",
+            1928,
+            "tokens/s/GPU",
+            f"{TRTLLM}, 'Peak Throughput' A100 table (v0.6.1)",
+            _static_batch_tokens_per_gpu(
+                _serve(l2_7b, a100, 1, 60, 128, 2048, "fp16", "tensorrt-llm"), 60, 2048
+            ),
+            sets_default=True,
+        ),
+        Published(
+            "trt-llama7b-h100-throughput",
+            "serving throughput",
+            "LLaMA 7B, 1 x H100, FP8 (weights and KV cache), batch 112, 128 + 2,048 tokens",
+            6818,
+            "tokens/s/GPU",
+            f"{TRTLLM}, 'Peak Throughput' H100 table (v0.6.1)",
+            _static_batch_tokens_per_gpu(
+                _serve(l2_7b, h100, 1, 112, 128, 2048, "fp8", "tensorrt-llm"), 112, 2048
+            ),
+        ),
+        Published(
+            "trt-gptj-h100-throughput",
+            "serving throughput",
+            "GPT-J 6B, 1 x H100, FP8, batch 120, 128 + 2,048 tokens",
+            8011,
+            "tokens/s/GPU",
+            f"{TRTLLM}, 'Peak Throughput' H100 table (v0.6.1)",
+            _static_batch_tokens_per_gpu(
+                _serve(GPTJ_6B, h100, 1, 120, 128, 2048, "fp8", "tensorrt-llm"), 120, 2048
+            ),
+        ),
+        Published(
+            "trt-llama7b-l40s-throughput",
+            "serving throughput",
+            "LLaMA 7B, 1 x L40S, FP8, batch 64, 128 + 2,048 tokens",
+            1622,
+            "tokens/s/GPU",
+            f"{TRTLLM}, 'Peak Throughput' L40S table (v0.5)",
+            _static_batch_tokens_per_gpu(
+                _serve(l2_7b, "nvidia-l40s", 1, 64, 128, 2048, "fp8", "tensorrt-llm"), 64, 2048
+            ),
+        ),
+        Published(
+            "vllm-llama3-70b-h200",
+            "serving latency",
+            "Llama 3 70B, 4 x H200 (TP 4), bf16, batch 8, 32 + 128 tokens, end to end",
+            2077.5,
+            "ms",
+            "vLLM performance benchmark, buildkite vllm/performance-benchmark build 9515, latency_llama70B_tp4",
+            _batch_latency_ms(_serve(l3_70b, h200, 4, 8, 32, 128, "bf16", "vllm"), 128),
+        ),
+        Published(
+            "vllm-mixtral-h200",
+            "serving latency",
+            "Mixtral 8x7B, 2 x H200 (TP 2), bf16, batch 8, 32 + 128 tokens, end to end",
+            1917.4,
+            "ms",
+            "vLLM performance benchmark, buildkite vllm/performance-benchmark build 9515, latency_mixtral8x7B_tp2",
+            _batch_latency_ms(_serve(mixtral, h200, 2, 8, 32, 128, "bf16", "vllm"), 128),
+        ),
+        Published(
+            "vllm-llama3-8b-h200",
+            "serving latency",
+            "Llama 3.1 8B, 1 x H200, bf16, batch 8, 32 + 128 tokens, end to end",
+            833.4,
+            "ms",
+            "vLLM performance benchmark, buildkite vllm/performance-benchmark build 9515, latency_llama8B_tp1",
+            _batch_latency_ms(_serve(l3_8b, h200, 1, 8, 32, 128, "bf16", "vllm"), 128),
+            sets_default=True,
+        ),
+        Published(
+            "llamacpp-3090-f16",
+            "decode speed",
+            "LLaMA 7B F16, 1 x RTX 3090, llama-bench tg128",
+            48.52,
+            "tokens/s",
+            "ggml-org/llama.cpp pull request #4766 (JohannesGaessler's RTX 3090 table)",
+            _tokens_per_s_per_user(_serve(l2_7b, "nvidia-rtx-3090", 1, 1, 1, 128, "fp16", "llama.cpp")),
+        ),
+        Published(
+            "llamacpp-4090-f16",
+            "decode speed",
+            "LLaMA 7B F16, 1 x RTX 4090, llama-bench tg128",
+            61.03,
+            "tokens/s",
+            "ggml-org/llama.cpp pull request #4766 (ggerganov's RTX 4090 run)",
+            _tokens_per_s_per_user(_serve(l2_7b, "nvidia-rtx-4090", 1, 1, 1, 128, "fp16", "llama.cpp")),
+            sets_default=True,
+        ),
+        Published(
+            "hf-llama2-7b-a10",
+            "decode speed",
+            "Llama-2-7B fp16, 1 x A10, Hugging Face generate(), batch 1",
+            34,
+            "ms/token",
+            "InternLM/lmdeploy issue #210 (HF transformers baseline on a single A10)",
+            _ms_per_token(_serve(l2_7b, "nvidia-a10", 1, 1, 20, 267, "fp16", "hf-generate")),
+        ),
+    )
+
+
+def engine_figure(entry: Published, catalog: Catalog) -> float:
+    return entry.engine_figure(catalog)
+
+
+def error(entry: Published, catalog: Catalog) -> float:
+    """(engine - published) / published."""
+    return (entry.engine_figure(catalog) - entry.published) / entry.published
