@@ -26,10 +26,8 @@ from gpu_advisor.bench.training import model_for, precision_for
 from gpu_advisor.bench.zoo import KVCache, build_model, last_token_logits
 from gpu_advisor.core.architecture import Family, ModelSpec
 from gpu_advisor.core.memory import Device
-from gpu_advisor.core.precision import Precision, Task
+from gpu_advisor.core.precision import Precision
 from gpu_advisor.core.predict import predict_inference
-from gpu_advisor.core.request import PlanRequest
-from gpu_advisor.core.speed import decode_bytes_per_step
 
 TORCH_DTYPE = {Precision.FP32: torch.float32, Precision.BF16: torch.bfloat16}
 
@@ -134,15 +132,7 @@ def _infer_attempt(
     timings["decode_step_s"] = spread(runner.decode_times)
     decode_s = timings["decode_step_s"].median
     prefill_s = timings["prefill_s"].median
-    req = PlanRequest(
-        model=spec,
-        task=Task.INFERENCE,
-        precision=precision,
-        users=batch,
-        prompt_tokens=prompt,
-        output_tokens=output,
-    )
-    bytes_per_decode = decode_bytes_per_step(req, batch)
+    bytes_per_decode = prediction.decode_bytes_per_step
     metrics: dict[str, float | int | str | None] = {
         "prefill_s": prefill_s,
         "prefill_tokens_per_s": batch * prompt / prefill_s,

@@ -23,6 +23,7 @@ from typing import Any
 
 import psutil
 
+from gpu_advisor import __version__
 from gpu_advisor.bench.context import Cancelled, Outcome, RunContext, now
 from gpu_advisor.bench.oom import free_memory
 from gpu_advisor.bench.options import BenchOptions, ProgressEvent, sizes_for
@@ -69,15 +70,6 @@ def default_workloads() -> dict[str, WorkloadFn]:
         "dataloader": training.dataloader,
         "transfer": kernels.transfer,
     }
-
-
-def _app_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("gpu-advisor")
-    except Exception:  # not installed (running from a checkout)
-        return "0+unknown"
 
 
 def resolve_device(spec: str) -> tuple[Any, DeviceInfo, Any]:
@@ -270,7 +262,7 @@ def run_benchmark(
     ]
     return BenchReport(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
-        app_version=_app_version(),
+        app_version=__version__,
         machine=machine,
         device=device_info,
         options=options.model_dump(mode="json") | {"memory_cap_bytes": cap},

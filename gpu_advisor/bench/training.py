@@ -28,10 +28,8 @@ from gpu_advisor.bench.timing import DeviceClock, run_steps
 from gpu_advisor.bench.zoo import build_model, count_parameters, training_loss
 from gpu_advisor.core.architecture import ModelSpec
 from gpu_advisor.core.memory import Device
-from gpu_advisor.core.precision import Precision, Task
+from gpu_advisor.core.precision import Precision
 from gpu_advisor.core.predict import predict_training_step
-from gpu_advisor.core.request import PlanRequest
-from gpu_advisor.core.speed import training_flops_per_token
 
 LEARNING_RATE = 1e-4
 # The optimizer state exists from the end of step 1; steps 1 and 2 are never measured.
@@ -198,8 +196,7 @@ def _train_attempt(
     finally:
         del batches  # stops loader workers
     timings = spreads(steps)
-    req = PlanRequest(model=spec, task=Task.PRETRAIN, precision=precision, seq_len=seq, batch_size=batch)
-    flops_per_step = training_flops_per_token(req) * batch * seq
+    flops_per_step = prediction.flops_per_token * batch * seq
     step_median = timings["step_time_s"].median
     achieved = flops_per_step / step_median
     waits = sum(s["input_wait_s"] for s in steps)

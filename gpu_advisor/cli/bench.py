@@ -9,7 +9,6 @@ Nothing here imports torch: `bench` loads it when the run starts.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import threading
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from gpu_advisor.cli import bench_distributed
 from gpu_advisor.core.errors import UserInputError
+from gpu_advisor.core.units import parse_bytes
 
 EXIT_INTERRUPTED = 130
 
@@ -31,15 +31,14 @@ _FLAGS = {
     "memory_cap_bytes": "--memory-cap",
     "precision": "--precision",
 }
-_SIZE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30}
 
 
 def parse_size(text: str) -> int:
     """'2GiB', '512MB', '1e9' -> bytes."""
-    match = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([kmg]i?b|b)?\s*", text.lower())
-    if not match:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size (examples: 2GiB, 512MB, 1e9)")
-    return int(float(match.group(1)) * _SIZE_UNITS[match.group(2) or ""])
+    try:
+        return parse_bytes(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:

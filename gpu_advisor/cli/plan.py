@@ -10,7 +10,8 @@ from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
 from gpu_advisor.core.precision import Optimizer, Precision, Task, Tier
 from gpu_advisor.core.request import Attention, Purchase, describe_validation_error
-from gpu_advisor.core.units import format_bytes, format_duration, format_usd
+from gpu_advisor.core.units import HOURS_PER_MONTH
+from gpu_advisor.wording.plan_tables import plan_text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -41,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gpu", default=None, metavar="NAME", help="consider only this GPU (id or name)")
     p.add_argument("--tier", choices=[t.value for t in Tier], default=None)
     p.add_argument("--buy", action="store_true", help="rank by purchase cost instead of rent")
-    p.add_argument("--hours-per-month", type=float, default=730.0)
+    p.add_argument("--hours-per-month", type=float, default=HOURS_PER_MONTH)
     p.add_argument("--electricity-usd-per-kwh", type=float, default=0.15)
     p.add_argument("--mfu", type=float, default=None, help="override the assumed training MFU (0-1)")
     p.add_argument("--json", action="store_true", help="print the gpu-advisor/plan@1 JSON object")
@@ -131,7 +132,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json_dict(), indent=1))
     else:
-        print(format_plan_table(result))
+        print(plan_text(result))
     return 0
 
 
@@ -140,51 +141,3 @@ def _write(writer, path: str) -> None:
         writer(Path(path))
     except OSError as exc:
         raise CliError(f"{path}: cannot write ({exc.strerror or exc})") from None
-
-
-def format_plan_table(result) -> str:
-    """The human-readable plan: recommendation, memory breakdown, the best options."""
-    req = result.request
-    lines = []
-    rec = result.recommendation
-    title = f"{req.model.name} ({req.model.total_params() / 1e9:.3g}B params), {req.task}, {req.precision}"
-    lines += [title, "=" * len(title)]
-    if rec.gpu:
-        lines.append(f"Recommendation: {rec.tier.label} tier, {rec.count} x {rec.gpu}")
-    else:
-        lines.append("Recommendation: none fits")
-    lines.append(rec.reason)
-    lines.append("")
-    lines.append("Memory on one device, unsharded (GB = 1e9 bytes):")
-    comps = result.memory.model_dump()
-    for key, value in comps.items():
-        if value:
-            lines.append(f"  {key:<12} {format_bytes(value):>12}   {result.memory_formulas.get(key, '')}")
-    lines.append(f"  {'total':<12} {format_bytes(result.memory.total):>12}")
-    for note in result.memory_notes:
-        lines.append(f"  note: {note}")
-    lines.append("")
-    training = req.task.is_training
-    speed_head = "step time" if training else "tok/s/user"
-    header = f"{'GPU':<34} {'count':>5} {'fits':>4} {'per GPU':>10} {speed_head:>10} {'bound':>7} {'$/hour':>9} {'buy':>10} {'break-even':>10}"
-    lines += ["Options (best first):", header, "-" * len(header)]
-    for o in result.options[:12]:
-        speed = (
-            format_duration(o.step_time_s)
-            if training
-            else (f"{o.tokens_per_s_per_user:,.1f}" if o.tokens_per_s_per_user else "n/a")
-        )
-        be = f"{o.breakeven_months:.1f} mo" if o.breakeven_months else "n/a"
-        fits = ("yes" if o.meets_target else "slow") if o.fits else "no"
-        lines.append(
-            f"{o.gpu[:34]:<34} {o.count:>5} {fits:>4} {format_bytes(o.per_gpu_bytes):>10} "
-            f"{speed:>10} {o.bound or '':>7} {format_usd(o.cloud_usd_per_hour):>9} "
-            f"{format_usd(o.purchase_usd):>10} {be:>10}"
-        )
-    if len(result.options) > 12:
-        lines.append(f"... {len(result.options) - 12} more (use --json for all)")
-    for w in result.warnings:
-        lines.append(f"warning: {w}")
-    for s in result.suggestions:
-        lines.append(f"suggestion: {s}")
-    return "\n".join(lines)

@@ -8,7 +8,6 @@ GPT-2 and BERT blocks have biases, a two-matrix GELU MLP, LayerNorm and learned 
 from __future__ import annotations
 
 import math
-import re
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
@@ -18,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .errors import UserInputError
 from .files import FileFormatError, read_json
+from .units import parse_count
 
 
 class Family(StrEnum):
@@ -267,21 +267,17 @@ def _first_error(exc: ValidationError) -> str:
 
 
 # ---- a bare parameter count -------------------------------------------------------------------------
-_COUNT_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:e[0-9]+)?)\s*([kmbt]?)\s*$", re.IGNORECASE)
-_SUFFIX = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}
-
-
 def parse_param_count(text: str) -> int:
     """'7B', '350M', '7e9', '1.5b' -> a parameter count. Raises ConfigError for anything else."""
-    match = _COUNT_RE.match(str(text))
-    if not match:
-        raise ConfigError(f"params: {text!r} is not a parameter count (examples: 7B, 350M, 7e9)")
-    value = float(match.group(1)) * _SUFFIX[match.group(2).lower()]
+    try:
+        value = parse_count(text)
+    except ValueError:
+        raise ConfigError(f"params: {text!r} is not a parameter count (examples: 7B, 350M, 7e9)") from None
     if not 5e7 <= value <= 1e13:
         raise ConfigError(
             f"params: {text!r} is outside 50M..10T parameters (for smaller models give a config.json)"
         )
-    return round(value)
+    return value
 
 
 # Standard (hidden size, heads) pairs of published decoder models, smallest first.

@@ -2,23 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
 from .catalog import GpuSpec
+from .estimates import CostEstimate
 from .request import Assumptions
-
-
-class CostEstimate(BaseModel):
-    """Costs for `count` GPUs used `hours_per_month` hours a month. None where a price is unknown."""
-
-    model_config = ConfigDict(frozen=True)
-    cloud_usd_per_hour: float | None
-    cloud_usd_per_month: float | None
-    purchase_usd: float | None
-    electricity_usd_per_month: float | None
-    breakeven_months: float | None
-    job_cloud_usd: float | None = None
-    formula: str
+from .units import format_usd
 
 
 def power_kw(gpu: GpuSpec, count: int, a: Assumptions) -> float | None:
@@ -52,11 +39,13 @@ def estimate_cost(
     job = None
     if job_gpu_hours is not None and gpu.cloud_usd_per_hour is not None:
         job = job_gpu_hours * gpu.cloud_usd_per_hour
+    unknown = "price unknown"
+    tdp = "TDP unknown" if gpu.tdp_w is None else f"{gpu.tdp_w:.0f} W"
     formula = (
-        f"rent = {count} x ${gpu.cloud_usd_per_hour or 0:.2f}/GPU-h x {hours_per_month:.0f} h/month; "
-        f"buy = {count} x ${gpu.purchase_usd or 0:,.0f} x (1 + {a.server_overhead:.0%} server); "
-        f"power = {count} x {gpu.tdp_w or 0:.0f} W x {a.utilisation_of_tdp:.0%} x "
-        f"(1 + {a.system_power_fraction:.0%} host) x PUE {a.pue:g} x ${electricity_usd_per_kwh:.2f}/kWh"
+        f"rent = {count} x {format_usd(gpu.cloud_usd_per_hour, unknown)}/GPU-h x {hours_per_month:g} h/month; "
+        f"buy = {count} x {format_usd(gpu.purchase_usd, unknown)} x (1 + {a.server_overhead:.0%} server); "
+        f"power = {count} x {tdp} x {a.utilisation_of_tdp:.0%} x "
+        f"(1 + {a.system_power_fraction:.0%} host) x PUE {a.pue:g} x {format_usd(electricity_usd_per_kwh)}/kWh"
     )
     return CostEstimate(
         cloud_usd_per_hour=hourly,
@@ -67,15 +56,3 @@ def estimate_cost(
         job_cloud_usd=job,
         formula=formula,
     )
-
-
-def cumulative_costs(cost: CostEstimate, months: int) -> tuple[list[float | None], list[float | None]]:
-    """Cumulative rent and buy (purchase + electricity) at the end of months 0..months, for charts."""
-    rent = [
-        None if cost.cloud_usd_per_month is None else cost.cloud_usd_per_month * m for m in range(months + 1)
-    ]
-    buy: list[float | None] = [
-        None if cost.purchase_usd is None else cost.purchase_usd + (cost.electricity_usd_per_month or 0.0) * m
-        for m in range(months + 1)
-    ]
-    return rent, buy

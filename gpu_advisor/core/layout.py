@@ -22,6 +22,10 @@ class Parallelism(BaseModel):
     def model_parallel(self) -> int:
         return self.tensor * self.pipeline
 
+    def users_per_replica(self, users: int) -> int:
+        """Concurrent users (sequences) each serving replica holds: users spread over `data` replicas."""
+        return -(-users // self.data)
+
     def describe(self) -> str:
         parts = []
         if self.tensor > 1:

@@ -11,29 +11,16 @@ The components are what is live at the moment of peak use, and they sum to the t
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
-from pydantic import BaseModel, ConfigDict
-
 from .architecture import ModelSpec
+from .estimates import MemoryComponents, MemoryEstimate
 from .layout import SINGLE, Parallelism
-from .precision import (
-    ACTIVATION_BYTES,
-    GRADIENT_BYTES,
-    KV_BYTES,
-    NF4_BYTES_PER_PARAM,
-    WEIGHT_BYTES,
-    Precision,
-    Task,
-    optimizer_bytes_per_param,
-)
+from .precision import PrecisionProfile, Task, optimizer_bytes_per_param, precision_profile
 from .request import Attention, PlanRequest
-from .units import GB
-
-COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+from .units import format_bytes
 
 # The fp32 cross-entropy keeps its log-softmax output, and the start of backward adds the gradient
 # with respect to it and the gradient of the logits: three b x s x V fp32 tensors (measured on CPU with
@@ -53,34 +40,6 @@ class OptimizerImpl(StrEnum):
     FOR_LOOP = "for-loop"  # PyTorch's default on CPU: about two copies of the largest tensor
 
 
-class MemoryComponents(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    weights: int = 0
-    gradients: int = 0
-    optimizer: int = 0
-    activations: int = 0
-    kv_cache: int = 0
-    overhead: int = 0
-
-    @property
-    def total(self) -> int:
-        return sum(getattr(self, c) for c in COMPONENTS)
-
-
-class MemoryEstimate(BaseModel):
-    """The footprint on one device, how each component was computed, and what was assumed."""
-
-    model_config = ConfigDict(frozen=True)
-    components: MemoryComponents
-    phase: str  # "backward" | "optimizer step" | "inference"
-    formulas: dict[str, str]
-    notes: tuple[str, ...] = ()
-
-    @property
-    def total_bytes(self) -> int:
-        return self.components.total
-
-
 def lora_params(model: ModelSpec, rank: int, all_linear: bool) -> int:
     """Adapter parameters: r (in + out) per adapted matrix (q, k, v, o, or every linear layer)."""
     shapes = model.linear_shapes()
@@ -90,22 +49,6 @@ def lora_params(model: ModelSpec, rank: int, all_linear: bool) -> int:
     mlp_names = [n for n in names if n not in ("q", "k", "v", "o")]
     per_layer += (experts - 1) * sum(rank * (shapes[n][0] + shapes[n][1]) for n in mlp_names)
     return model.n_layers * per_layer
-
-
-def weight_bytes_per_param(req: PlanRequest) -> float:
-    """Stored bytes per base weight. QLoRA stores NF4 with double quantisation."""
-    if req.task is Task.QLORA:
-        return NF4_BYTES_PER_PARAM
-    if req.task.is_training and req.task is not Task.LORA and req.precision is Precision.FP8:
-        return 2.0  # FP8 training keeps 16-bit weights and casts per GEMM (Transformer Engine)
-    return WEIGHT_BYTES[req.precision]
-
-
-def compute_precision(req: PlanRequest) -> Precision:
-    """The precision activations and gradients live in."""
-    if req.task is Task.QLORA or (req.task is Task.LORA and req.precision is Precision.INT8):
-        return Precision.BF16
-    return req.precision
 
 
 def activation_bytes_per_token_layer(
@@ -180,9 +123,14 @@ def _inference_activations(
     return round(total), formula
 
 
+def kv_bytes_per_token(model: ModelSpec, kv_elem_bytes: int) -> int:
+    """2 (K and V) x layers x KV heads x head dim x bytes: one token's cache (KV heads, never query heads)."""
+    return 2 * model.n_layers * model.kv_heads * model.d_head * kv_elem_bytes
+
+
 def kv_cache_bytes(model: ModelSpec, tokens: int, kv_elem_bytes: int) -> int:
-    """2 (K and V) x layers x KV heads x head dim x bytes x tokens (KV heads, never query heads)."""
-    return 2 * model.n_layers * model.kv_heads * model.d_head * kv_elem_bytes * tokens
+    """The KV cache of `tokens` cached tokens."""
+    return kv_bytes_per_token(model, kv_elem_bytes) * tokens
 
 
 def model_state_bytes(
@@ -214,6 +162,7 @@ class MemoryBasis:
 
     inference: bool
     device: Device
+    profile: PrecisionProfile
     weights: float  # base weights, unsharded
     adapter_weights: float
     trainable: int
@@ -238,7 +187,7 @@ class MemoryBasis:
         # Activations: sequence parallelism with tensor parallelism divides every one by t.
         if self.inference:
             kv_shards = min(par.tensor, self.kv_heads) * par.pipeline
-            sequences = math.ceil(self.users / par.data)
+            sequences = par.users_per_replica(self.users)
             comps = {
                 "weights": weights,
                 "kv_cache": sequences * self.kv_bytes_per_sequence / kv_shards,
@@ -287,7 +236,8 @@ def memory_basis(
 ) -> MemoryBasis:
     """The layout-independent part of a request's memory (cached: the recommender asks often)."""
     model = req.model
-    elem = ACTIVATION_BYTES[compute_precision(req)]
+    profile = precision_profile(req.task, req.precision)
+    elem = profile.activation_bytes
     a = req.assumptions
     trainable, grad_b, opt_b, transient, adapter, head_grad, gathered = 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
     if req.task is Task.INFERENCE:
@@ -303,10 +253,9 @@ def memory_basis(
             adapter = trainable * 4.0
         else:
             trainable = model.total_params()
-            grad_b = float(GRADIENT_BYTES[compute_precision(req)])
-            mixed = compute_precision(req) is not Precision.FP32
+            grad_b = float(profile.gradient_bytes)
             opt_b = optimizer_bytes_per_param(
-                req.optimizer, master_weights=mixed, hidden_size=model.hidden_size
+                req.optimizer, master_weights=profile.master_weights, hidden_size=model.hidden_size
             )
             head_grad = model.vocab_size * model.hidden_size * grad_b
         if optimizer_impl is OptimizerImpl.FOREACH:
@@ -314,14 +263,14 @@ def memory_basis(
         elif optimizer_impl is OptimizerImpl.FOR_LOOP:
             largest = min(trainable, model.largest_tensor_params())
             transient = 2 * largest * 4.0
-        gathered = 2 * model.layer_params() * weight_bytes_per_param(req)
-    kv_elem = KV_BYTES[req.precision]
+        gathered = 2 * model.layer_params() * profile.weight_bytes
     context = req.prompt_tokens + req.output_tokens
-    kv_seq = kv_cache_bytes(model, context, kv_elem) if model.is_decoder else 0
+    kv_seq = kv_cache_bytes(model, context, profile.kv_bytes) if model.is_decoder else 0
     return MemoryBasis(
         inference=req.task is Task.INFERENCE,
         device=device,
-        weights=model.total_params() * weight_bytes_per_param(req),
+        profile=profile,
+        weights=model.total_params() * profile.weight_bytes,
         adapter_weights=adapter,
         trainable=trainable,
         grad_bytes=grad_b,
@@ -367,18 +316,18 @@ def _explain(
     """The formula behind each component, in words and numbers, and a note on the peak phase."""
     model = req.model
     shards = par.tensor * par.pipeline
-    wbytes = weight_bytes_per_param(req)
+    profile = basis.profile
     f: dict[str, str] = {
-        "weights": f"P x {wbytes:.4g} B ({req.precision})"
+        "weights": f"P x {profile.weight_bytes:.4g} B ({profile.weight_format})"
         + (f" / (tp x pp = {shards})" if shards > 1 else "")
     }
     notes: list[str] = []
     if basis.inference:
         kv_shards = min(par.tensor, model.kv_heads) * par.pipeline
-        users = math.ceil(req.users / par.data)
+        users = par.users_per_replica(req.users)
         f["kv_cache"] = (
             f"2 x L {model.n_layers} x {model.kv_heads} KV heads x {model.d_head} x "
-            f"{KV_BYTES[req.precision]} B x {users} users x ({req.prompt_tokens} + "
+            f"{profile.kv_bytes} B x {users} users x ({req.prompt_tokens} + "
             f"{req.output_tokens}) tokens" + (f" / {kv_shards}" if kv_shards > 1 else "")
         )
     else:
@@ -398,7 +347,7 @@ def _explain(
         grads = basis.trainable * basis.grad_bytes / shards / (dp if zero >= 2 else 1)
         if phase == "backward":
             notes.append(
-                f"Peak at the start of backward: gradients ({grads / GB:.2f} GB) appear only as "
+                f"Peak at the start of backward: gradients ({format_bytes(grads)}) appear only as "
                 "activations are freed, so they are not counted at this moment."
             )
         else:
@@ -410,7 +359,7 @@ def _explain(
     if device is Device.CUDA:
         a = req.assumptions
         f["overhead"] = (
-            f"CUDA context {a.cuda_context_bytes / 2**20:.0f} MiB + {a.fragmentation:.0%} "
+            f"CUDA context {format_bytes(a.cuda_context_bytes, 'MiB')} + {a.fragmentation:.0%} "
             "allocator fragmentation of the rest"
         )
     else:

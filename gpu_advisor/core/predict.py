@@ -9,11 +9,18 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from .architecture import ModelSpec
+from .estimates import MemoryComponents
 from .layout import SINGLE
-from .memory import Device, MemoryComponents, OptimizerImpl, estimate_memory
+from .memory import Device, OptimizerImpl, estimate_memory
 from .precision import Optimizer, Precision, Task
 from .request import Assumptions, Attention, PlanRequest
-from .speed import DevicePeaks, inference_speed, training_speed
+from .speed import (
+    DevicePeaks,
+    decode_bytes_per_step,
+    inference_speed,
+    training_flops_per_token,
+    training_speed,
+)
 
 
 class WorkloadPrediction(BaseModel):
@@ -27,6 +34,8 @@ class WorkloadPrediction(BaseModel):
     formulas: dict[str, str]
     assumptions: dict[str, float | str]
     prefill_s: float | None = None
+    flops_per_token: float  # training: model FLOPs per trained token; inference: per generated token
+    decode_bytes_per_step: float | None = None  # inference: weights and KV cache read per decode step
 
 
 def predict_training_step(
@@ -75,6 +84,7 @@ def predict_training_step(
         phase=mem.phase,
         formulas=mem.formulas,
         assumptions={"mfu": a.mfu, "optimizer_impl": impl.value},
+        flops_per_token=training_flops_per_token(req),
     )
 
 
@@ -121,4 +131,6 @@ def predict_inference(
             "prefill_efficiency": a.prefill_efficiency,
             "bandwidth_efficiency": a.bandwidth_efficiency,
         },
+        flops_per_token=2.0 * model.active_params(),
+        decode_bytes_per_step=decode_bytes_per_step(req, batch_size),
     )

@@ -3,31 +3,26 @@ ranked by what meeting the target costs; the cheapest sets the recommended tier 
 
 from __future__ import annotations
 
+import re
+
 from .catalog import Catalog, GpuSpec, default_catalog
 from .cost import estimate_cost
+from .estimates import OWNERSHIP_MONTHS, InferenceSpeed, TrainingSpeed
 from .layout import Parallelism
-from .memory import Device, estimate_memory, memory_basis, weight_bytes_per_param
-from .precision import COMPUTE_DTYPE, Precision, Task
+from .memory import Device, estimate_memory, memory_basis
+from .precision import Precision, Task, precision_profile
 from .request import PlanRequest, Purchase
-from .result import INFERENCE_SPEED_KEYS, TRAINING_SPEED_KEYS, Option, Plan, Recommendation
-from .speed import (
-    DevicePeaks,
-    InferenceSpeed,
-    TrainingSpeed,
-    inference_speed,
-    training_flops_per_token,
-    training_speed,
-)
-from .units import format_bytes, format_count, format_duration, format_usd
+from .result import GpuSources, Option, Plan, Recommendation
+from .speed import DevicePeaks, inference_speed, training_flops_per_token, training_speed
+from .units import format_bytes, format_count, format_duration, format_rate, format_usd
 
 MAX_GPUS = 65536  # Llama 3.1 405B trained on 16k H100s; leave room above that
 NODE_GPUS = 8  # tensor parallelism stays inside one 8-GPU node
-OWNERSHIP_MONTHS = 36  # buying is ranked by purchase + 3 years of electricity
+_SOURCE_KEY = re.compile(r"\[(S[0-9A-Za-z-]+)\]")
 
 
-def gpu_peaks(gpu: GpuSpec, precision: Precision) -> tuple[DevicePeaks | None, str | None]:
-    """The peaks for a precision; FP8 on a GPU without FP8 falls back to 16-bit (with a warning)."""
-    dtype = COMPUTE_DTYPE[precision]
+def gpu_peaks(gpu: GpuSpec, dtype: str) -> tuple[DevicePeaks | None, str | None]:
+    """The peaks for a compute dtype; FP8 on a GPU without FP8 falls back to 16-bit (with a note)."""
     flops = gpu.peak_flops_per_s(dtype)
     note = None
     if flops is None and dtype in ("fp8", "bf16"):
@@ -192,15 +187,25 @@ def _next_count(req: PlanRequest, count: int, best_fit) -> int:
     return nxt
 
 
-def _option(req: PlanRequest, gpu: GpuSpec) -> tuple[Option | None, str | None]:
-    peaks, note = gpu_peaks(gpu, req.precision)
+def _sources(gpu: GpuSpec, catalog: Catalog) -> GpuSources:
+    cited = {
+        key: catalog.source_keys[key]
+        for key in dict.fromkeys(_SOURCE_KEY.findall(gpu.sources))
+        if key in catalog.source_keys
+    }
+    return GpuSources(
+        text=gpu.sources, cited=cited, cloud_price_date=gpu.cloud_price_date, user_defined=gpu.user_defined
+    )
+
+
+def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | None, str | None]:
+    peaks, note = gpu_peaks(gpu, precision_profile(req.task, req.precision).peak_column)
     if peaks is None:
         return None, f"{gpu.name}: skipped, {note}"
     found = _best_layout(req, gpu, peaks)
     if found is None:
         return None, None
     par, speed, fits, meets = found
-    mem = estimate_memory(req, par, device=Device.CUDA)
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
     cost = estimate_cost(
         gpu, par.gpus, req.hours_per_month, req.electricity_usd_per_kwh, req.assumptions, job_hours
@@ -215,7 +220,6 @@ def _option(req: PlanRequest, gpu: GpuSpec) -> tuple[Option | None, str | None]:
         rank = cost.job_cloud_usd
     else:
         rank = cost.cloud_usd_per_hour
-    speed_fields = speed.model_dump(include={*TRAINING_SPEED_KEYS, *INFERENCE_SPEED_KEYS})
     option = Option(
         gpu=gpu.name,
         gpu_id=gpu.id,
@@ -224,20 +228,13 @@ def _option(req: PlanRequest, gpu: GpuSpec) -> tuple[Option | None, str | None]:
         fits=fits,
         meets_target=meets,
         gpu_memory_bytes=gpu.memory_bytes,
-        per_gpu_bytes=mem.total_bytes,
-        per_gpu_components=mem.components,
-        parallelism=par.model_dump(),
-        parallelism_text=par.describe(),
-        bound=speed.bound,
-        cloud_usd_per_hour=cost.cloud_usd_per_hour,
-        cloud_usd_per_month=cost.cloud_usd_per_month,
-        purchase_usd=cost.purchase_usd,
-        electricity_usd_per_month=cost.electricity_usd_per_month,
-        breakeven_months=cost.breakeven_months,
-        job_cloud_usd=cost.job_cloud_usd,
+        per_gpu=estimate_memory(req, par, device=Device.CUDA),
+        layout=par,
+        speed=speed,
+        cost=cost,
         rank_usd=rank,
+        sources=_sources(gpu, catalog),
         note=note or "",
-        **speed_fields,
     )
     return option, None
 
@@ -255,22 +252,26 @@ def _rank_key(option: Option) -> tuple:
 
 def _reason(req: PlanRequest, best: Option) -> str:
     model = req.model
-    weights = model.total_params() * weight_bytes_per_param(req)
-    head = f"{format_count(model.total_params())} parameters at {req.precision} need {format_bytes(weights)} for weights"
+    profile = precision_profile(req.task, req.precision)
+    weights = model.total_params() * profile.weight_bytes
+    head = (
+        f"{format_count(model.total_params())} parameters at {profile.weight_format} need "
+        f"{format_bytes(weights)} for weights"
+    )
     if req.task is Task.INFERENCE:
         head += f" and the KV cache for {req.users} users takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
     what = f"{best.count} x {best.gpu}" if best.count > 1 else f"one {best.gpu}"
-    layout = f" with {best.parallelism_text}" if best.count > 1 else ""
+    layout = f" with {best.layout.describe()}" if best.count > 1 else ""
     speed = (
-        f"{best.tokens_per_s_per_user:.0f} tokens/s per user"
-        if req.task is Task.INFERENCE
-        else f"{format_duration(best.step_time_s)} per step"
+        f"{format_duration(best.speed.step_time_s)} per step"
+        if isinstance(best.speed, TrainingSpeed)
+        else f"{format_rate(best.speed.tokens_per_s_per_user, 'tokens/s per user')}"
     )
     money = ""
-    if req.purchase is Purchase.RENT and best.cloud_usd_per_hour:
-        money = f", {format_usd(best.cloud_usd_per_hour)}/h to rent"
-    elif req.purchase is Purchase.BUY and best.purchase_usd:
-        money = f", {format_usd(best.purchase_usd)} to buy"
+    if req.purchase is Purchase.RENT and best.cost.cloud_usd_per_hour:
+        money = f", {format_usd(best.cost.cloud_usd_per_hour)}/h to rent"
+    elif req.purchase is Purchase.BUY and best.cost.purchase_usd:
+        money = f", {format_usd(best.cost.purchase_usd)} to buy"
     return f"{head}; {what}{layout} fit{'s' if best.count == 1 else ''} it at {format_bytes(best.per_gpu_bytes)} per GPU, {speed}{money}."
 
 
@@ -307,7 +308,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     options: list[Option] = []
     not_considered: list[str] = []
     for gpu in gpus:
-        option, skipped = _option(req, gpu)
+        option, skipped = _option(req, gpu, catalog)
         if skipped:
             # A catalogue gap, not a problem with this plan: a warning only when the user asked for it.
             (warnings if req.gpu is not None else not_considered).append(skipped)
@@ -344,7 +345,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
             gpu=best.gpu,
             gpu_id=best.gpu_id,
             count=best.count,
-            parallelism=best.parallelism,
+            parallelism=best.layout,
             reason=_reason(req, best),
         )
         if best.rank_usd is None:
@@ -372,14 +373,12 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         "max_gpus_searched": MAX_GPUS,
         "tensor_parallel_within_node": NODE_GPUS,
         "ownership_months_for_buy_ranking": OWNERSHIP_MONTHS,
-        "compute_dtype": COMPUTE_DTYPE[req.precision],
+        "compute_dtype": precision_profile(req.task, req.precision).peak_column,
         "gpus_not_considered": not_considered,
     }
     return Plan(
         request=req,
-        memory=unsharded.components,
-        memory_formulas=unsharded.formulas,
-        memory_notes=unsharded.notes,
+        memory=unsharded,
         compute=compute,
         recommendation=recommendation,
         options=tuple(options),

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .architecture import ModelSpec
 from .calibration import Calibration
 from .precision import LORA_BASE_PRECISIONS, TRAINABLE_PRECISIONS, Optimizer, Precision, Task, Tier
+from .units import HOURS_PER_MONTH
 
 
 class Attention(StrEnum):
@@ -117,7 +118,9 @@ class PlanRequest(BaseModel):
     tier: Tier | None = None
     # budget
     purchase: Purchase = Purchase.RENT
-    hours_per_month: float = Field(default=730.0, gt=0, le=744, description="Hours of use per month")
+    hours_per_month: float = Field(
+        default=HOURS_PER_MONTH, gt=0, le=744, description="Hours of use per month"
+    )
     electricity_usd_per_kwh: float = Field(default=0.15, ge=0, le=10)
     assumptions: Assumptions = Field(default_factory=Assumptions)
     calibration: Calibration | None = Field(

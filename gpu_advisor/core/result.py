@@ -1,22 +1,45 @@
-"""The planner's answer (`gpu-advisor/plan@1`): what the CLI prints, the GUI shows and the PDF renders."""
+"""The planner's answer: a Plan whose options carry their own working (memory, speed, cost, layout,
+sources), so the CLI, the GUI and the reports render it without estimating anything again.
+
+Only `Plan.to_json_dict` flattens the working into the `gpu-advisor/plan@1` JSON contract.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from .memory import MemoryComponents
+from .estimates import CostEstimate, MemoryComponents, MemoryEstimate, Speed, TrainingSpeed
+from .layout import Parallelism
 from .precision import Tier
 from .request import PlanRequest
 
 PLAN_SCHEMA = "gpu-advisor/plan@1"
 TRAINING_SPEED_KEYS = ("step_time_s", "tokens_per_s", "time_to_train_s", "gpu_hours")
 INFERENCE_SPEED_KEYS = ("prefill_s", "decode_s_per_token", "tokens_per_s_per_user", "tokens_per_s")
+COST_KEYS = (
+    "cloud_usd_per_hour",
+    "cloud_usd_per_month",
+    "purchase_usd",
+    "electricity_usd_per_month",
+    "breakeven_months",
+    "job_cloud_usd",
+)
+
+
+class GpuSources(BaseModel):
+    """Where a GPU's catalogue figures come from: its row's note and each source key it cites."""
+
+    model_config = ConfigDict(frozen=True)
+    text: str
+    cited: dict[str, str] = Field(default_factory=dict)  # source key -> the source it names
+    cloud_price_date: str | None = None
+    user_defined: bool = False  # from the user's own gpus.json
 
 
 class Option(BaseModel):
-    """One catalogue GPU: the smallest layout that fits and meets the target, with speed and cost."""
+    """One catalogue GPU: the smallest layout that fits and meets the target, with its working."""
 
     model_config = ConfigDict(frozen=True)
     gpu: str
@@ -26,28 +49,55 @@ class Option(BaseModel):
     fits: bool
     meets_target: bool
     gpu_memory_bytes: int
-    per_gpu_bytes: int
-    per_gpu_components: MemoryComponents
-    parallelism: dict[str, int]
-    parallelism_text: str
-    bound: str | None
-    cloud_usd_per_hour: float | None
-    cloud_usd_per_month: float | None
-    purchase_usd: float | None
-    electricity_usd_per_month: float | None
-    breakeven_months: float | None
-    job_cloud_usd: float | None = None
-    rank_usd: float | None = None
-    # training
-    step_time_s: float | None = None
-    tokens_per_s: float | None = None
-    time_to_train_s: float | None = None
-    gpu_hours: float | None = None
-    # inference
-    prefill_s: float | None = None
-    decode_s_per_token: float | None = None
-    tokens_per_s_per_user: float | None = None
+    per_gpu: MemoryEstimate  # memory on each GPU of this layout
+    layout: Parallelism
+    speed: Speed
+    cost: CostEstimate
+    rank_usd: float | None = None  # what the options are ranked by (see the plan's assumptions)
+    sources: GpuSources
     note: str = ""
+
+    @property
+    def per_gpu_bytes(self) -> int:
+        return self.per_gpu.total_bytes
+
+    @property
+    def per_gpu_components(self) -> MemoryComponents:
+        return self.per_gpu.components
+
+    @property
+    def training(self) -> TrainingSpeed | None:
+        """The training speed, or None for an inference option."""
+        return self.speed if isinstance(self.speed, TrainingSpeed) else None
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The option as the flat object of the plan@1 contract (speed keys of its own task only)."""
+        speed_keys = TRAINING_SPEED_KEYS if self.training else INFERENCE_SPEED_KEYS
+        return {
+            "gpu": self.gpu,
+            "gpu_id": self.gpu_id,
+            "tier": self.tier.value,
+            "count": self.count,
+            "fits": self.fits,
+            "meets_target": self.meets_target,
+            "gpu_memory_bytes": self.gpu_memory_bytes,
+            "per_gpu_bytes": self.per_gpu_bytes,
+            "per_gpu_components": self.per_gpu_components.model_dump(),
+            "memory_phase": self.per_gpu.phase,
+            "parallelism": self.layout.model_dump(),
+            "parallelism_text": self.layout.describe(),
+            "bound": self.speed.bound,
+            **{key: getattr(self.cost, key) for key in COST_KEYS},
+            "rank_usd": self.rank_usd,
+            **{key: getattr(self.speed, key) for key in speed_keys},
+            "formulas": {
+                "memory": self.per_gpu.formulas,
+                "speed": self.speed.formula,
+                "cost": self.cost.formula,
+            },
+            "sources": self.sources.model_dump(),
+            "note": self.note,
+        }
 
 
 class Recommendation(BaseModel):
@@ -56,7 +106,7 @@ class Recommendation(BaseModel):
     gpu: str | None
     gpu_id: str | None
     count: int | None
-    parallelism: dict[str, int] | None
+    parallelism: Parallelism | None
     reason: str
 
 
@@ -65,9 +115,7 @@ class Plan(BaseModel):
 
     model_config = ConfigDict(frozen=True)
     request: PlanRequest
-    memory: MemoryComponents
-    memory_formulas: dict[str, str]
-    memory_notes: tuple[str, ...]
+    memory: MemoryEstimate  # the footprint on one device, unsharded
     compute: dict[str, float | int]
     recommendation: Recommendation
     options: tuple[Option, ...]
@@ -83,26 +131,18 @@ class Plan(BaseModel):
 
     def to_json_dict(self) -> dict[str, Any]:
         """The `gpu-advisor plan --json` object (DESIGN.md, "Data contracts")."""
-        # Each option carries the other task's speed fields as None: leave them out (tokens_per_s is
-        # in both).
-        other = INFERENCE_SPEED_KEYS if self.request.task.is_training else TRAINING_SPEED_KEYS
-        drop = set(other) - {"tokens_per_s"}
-        options = [
-            {k: v for k, v in option.model_dump(mode="json").items() if k not in drop}
-            for option in self.options
-        ]
         return {
             "schema": PLAN_SCHEMA,
             "inputs": self.request.model_dump(mode="json"),
             "memory": {
-                "total_bytes": self.memory.total,
-                "components": self.memory.model_dump(mode="json"),
-                "formulas": self.memory_formulas,
-                "notes": list(self.memory_notes),
+                "total_bytes": self.memory.total_bytes,
+                "components": self.memory.components.model_dump(mode="json"),
+                "formulas": self.memory.formulas,
+                "notes": list(self.memory.notes),
             },
             "compute": self.compute,
             "recommendation": self.recommendation.model_dump(mode="json"),
-            "options": options,
+            "options": [option.to_json_dict() for option in self.options],
             "assumptions": self.assumptions,
             "warnings": list(self.warnings),
             "suggestions": list(self.suggestions),

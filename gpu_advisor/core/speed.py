@@ -10,9 +10,10 @@ import math
 
 from pydantic import BaseModel, ConfigDict
 
+from .estimates import InferenceSpeed, TrainingSpeed
 from .layout import Parallelism
-from .memory import weight_bytes_per_param
-from .precision import KV_BYTES
+from .memory import Device, kv_bytes_per_token, memory_basis
+from .precision import precision_profile
 from .request import PlanRequest
 
 PIPELINE_MICROBATCHES = 8  # micro-batches per step assumed for the 1F1B bubble (p - 1) / (m + p - 1)
@@ -27,29 +28,6 @@ class DevicePeaks(BaseModel):
     link_bytes_per_s: float = 0.0
     nvlink: bool = False
     name: str = ""
-
-
-class TrainingSpeed(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    flops_per_token: float
-    tokens_per_step: int
-    step_time_s: float
-    tokens_per_s: float
-    time_to_train_s: float | None
-    gpu_hours: float | None
-    bound: str
-    formula: str
-
-
-class InferenceSpeed(BaseModel):
-    model_config = ConfigDict(frozen=True)
-    flops_per_token: float
-    prefill_s: float
-    decode_s_per_token: float
-    tokens_per_s_per_user: float
-    tokens_per_s: float
-    bound: str
-    formula: str
 
 
 def tp_speedup(tp: int, peaks: DevicePeaks, efficiency: float) -> float:
@@ -80,11 +58,12 @@ def training_speed(req: PlanRequest, par: Parallelism, peaks: DevicePeaks) -> Tr
     speed = tp_speedup(par.tensor, peaks, a.tp_efficiency) * par.pipeline
     bubble = (par.pipeline - 1) / (PIPELINE_MICROBATCHES + par.pipeline - 1)
     compute_s = tokens_replica * f_tok / (peaks.flops_per_s * a.mfu * speed) / (1 - bubble)
-    # Memory traffic: weights read in forward and twice in backward, grads and optimizer state
-    # read and written once at the step.
-    p = req.model.total_params() / par.model_parallel
-    wb = weight_bytes_per_param(req)
-    traffic = p * (3 * wb + 2 * (2 + 12)) if not req.task.is_adapter else p * 3 * wb
+    # Memory traffic: weights read in forward and twice in backward; the trainable parameters'
+    # gradients and optimizer state (whatever the optimizer keeps) read and written once at the step.
+    basis = memory_basis(req, Device.CUDA)
+    weights_read = 3 * basis.weights / par.model_parallel
+    state_traffic = 2 * basis.trainable * (basis.grad_bytes + basis.opt_bytes) / par.model_parallel
+    traffic = weights_read + state_traffic
     memory_s = traffic / (peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency)
     step = max(compute_s, memory_s)
     bound = "compute" if compute_s >= memory_s else "memory"
@@ -113,7 +92,7 @@ def training_speed(req: PlanRequest, par: Parallelism, peaks: DevicePeaks) -> Tr
 def decode_bytes_per_step(req: PlanRequest, concurrency: int) -> float:
     """Bytes read per decode step: the weights an active token set touches, plus every cached K/V."""
     model = req.model
-    wb = weight_bytes_per_param(req)
+    wb = precision_profile(req.task, req.precision).weight_bytes
     if model.is_moe:
         experts_touched = min(model.n_experts, concurrency * model.experts_per_token)
         dense = model.total_params() - model.n_layers * model.n_experts * model.expert_params()
@@ -121,7 +100,7 @@ def decode_bytes_per_step(req: PlanRequest, concurrency: int) -> float:
     else:
         weights = model.total_params() * wb
     avg_context = req.prompt_tokens + req.output_tokens / 2
-    kv_per_token = 2 * model.n_layers * model.kv_heads * model.d_head * KV_BYTES[req.precision]
+    kv_per_token = kv_bytes_per_token(model, precision_profile(req.task, req.precision).kv_bytes)
     return weights + concurrency * avg_context * kv_per_token
 
 
@@ -131,13 +110,13 @@ def inference_speed(
     """Prefill of one user's prompt, and decode per token with `concurrency` users per replica."""
     a = req.assumptions
     model = req.model
-    c = concurrency if concurrency is not None else math.ceil(req.users / par.data)
+    c = concurrency if concurrency is not None else par.users_per_replica(req.users)
     p_active = model.active_params()
     speed = tp_speedup(par.tensor, peaks, a.tp_efficiency)
     n = req.prompt_tokens
     prefill_flops = 2 * p_active * n + 2 * model.n_layers * n * n * model.n_heads * model.d_head
     prefill_compute = prefill_flops / (peaks.flops_per_s * a.prefill_efficiency * speed)
-    weights_read = model.total_params() * weight_bytes_per_param(req)
+    weights_read = model.total_params() * precision_profile(req.task, req.precision).weight_bytes
     prefill_memory = weights_read / (peaks.bandwidth_bytes_per_s * a.bandwidth_efficiency * speed)
     prefill = max(prefill_compute, prefill_memory)
     decode_compute = 2 * p_active * c / (peaks.flops_per_s * a.prefill_efficiency * speed)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPainterPath, QPen
 
+from gpu_advisor.core.units import short_number
 from gpu_advisor.report.qtapp import ensure_gui_app, report_font_family
 
 PRINT_DPI = 300  # crisp on paper; a half-page chart is about 2,000 x 900 pixels
@@ -85,18 +86,6 @@ def nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
     if ticks[-1] < hi:
         ticks.append(round(value, 12))
     return ticks
-
-
-def short_number(value: float) -> str:
-    """Tick labels: 0, 250, 1.5k, 20k, 1.2M."""
-    a = abs(value)
-    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if a >= scale:
-            text = f"{value / scale:.1f}".rstrip("0").rstrip(".")
-            return f"{text}{suffix}"
-    if a >= 10 or value == int(value):
-        return f"{value:.0f}"
-    return f"{value:.2g}"
 
 
 @dataclass

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen
 
-from gpu_advisor.core.cost import cumulative_costs
-from gpu_advisor.core.memory import COMPONENTS
+from gpu_advisor.core.estimates import COMPONENTS, OWNERSHIP_MONTHS
 from gpu_advisor.core.result import Option, Plan
-from gpu_advisor.core.units import GB, format_bytes
+from gpu_advisor.core.units import GIB, format_months, format_usd_short
 from gpu_advisor.report.chartkit import (
     GRID,
     INK,
@@ -32,15 +31,13 @@ from gpu_advisor.report.chartkit import (
     nice_ticks,
     plot_area,
     render_image,
-    short_number,
 )
 from gpu_advisor.report.results import AttachedResults
-from gpu_advisor.report.summary import COMPONENT_LABELS, HORIZON_MONTHS, cost_estimate, gpu_line
+from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_chart_months, gpu_line, memory_text
 
 COMPONENT_COLORS = dict(zip(COMPONENTS, PALETTE, strict=False))
 OVER = QColor("#C62828")  # a footprint beyond the GPU's memory
 MEMORY_CHART_ROWS = 6
-MAX_COST_MONTHS = 120
 
 
 # ---- memory -----------------------------------------------------------------------------------------
@@ -78,13 +75,13 @@ def paint_memory_chart(p: QPainter, rect: QRectF, plan: Plan) -> None:
     fm = QFontMetricsF(p.font())
     labels = [gpu_line(o) for o in options]
     label_w = min(max(fm.horizontalAdvance(t) for t in labels) + 8, rect.width() * 0.38)
-    value_w = max(fm.horizontalAdvance(_bar_value(o)) for o in options) + 8
-    hi = max(max(o.per_gpu_bytes, o.gpu_memory_bytes) for o in options) / GB
+    value_w = max(fm.horizontalAdvance(memory_text(o)) for o in options) + 8
+    hi = max(max(o.per_gpu_bytes, o.gpu_memory_bytes) for o in options) / GIB
     ticks = nice_ticks(0, hi * 1.02)
     area = QRectF(rect.left() + label_w, top + 4, rect.width() - label_w - value_w, 0)
     area.setBottom(rect.bottom() - 2 * fm.height() - 8)
     axes = Axes(area, ticks, [0.0, 1.0])
-    axes.draw_frame(p, "GB per GPU (1 GB = 10^9 bytes)", "", y_format=lambda _: "")
+    axes.draw_frame(p, "GiB per GPU (1 GiB = 2^30 bytes)", "", y_format=lambda _: "")
     row_h = area.height() / len(options)
     for i, (option, label) in enumerate(zip(options, labels, strict=True)):
         y0 = area.top() + i * row_h
@@ -95,26 +92,21 @@ def paint_memory_chart(p: QPainter, rect: QRectF, plan: Plan) -> None:
         p.drawText(QRectF(rect.left(), y0, label_w - 6, row_h), Qt.AlignmentFlag.AlignVCenter, text)
         x = 0.0
         for c in COMPONENTS:
-            size = getattr(option.per_gpu_components, c) / GB
+            size = getattr(option.per_gpu_components, c) / GIB
             if size <= 0:
                 continue
             left, right = axes.px(x), axes.px(min(x + size, ticks[-1]))
             p.fillRect(QRectF(left, bar.top(), max(right - left, 0.4), bar.height()), COMPONENT_COLORS[c])
             x += size
-        cap_x = axes.px(option.gpu_memory_bytes / GB)
+        cap_x = axes.px(option.gpu_memory_bytes / GIB)
         over = option.per_gpu_bytes > option.gpu_memory_bytes
         p.setPen(QPen(OVER if over else INK, 1.6))
         p.drawLine(QLineF(cap_x, bar.top() - 3, cap_x, bar.bottom() + 3))
         p.setPen(OVER if over else INK)
         p.setFont(font(7.5))
         p.drawText(
-            QRectF(area.right() + 6, y0, value_w, row_h), Qt.AlignmentFlag.AlignVCenter, _bar_value(option)
+            QRectF(area.right() + 6, y0, value_w, row_h), Qt.AlignmentFlag.AlignVCenter, memory_text(option)
         )
-
-
-def _bar_value(option: Option) -> str:
-    used = format_bytes(option.per_gpu_bytes).removesuffix(" GB")
-    return f"{used} / {format_bytes(option.gpu_memory_bytes)}"
 
 
 def memory_chart_image(plan: Plan, width_pt: float = 480, dpi: int = PRINT_DPI) -> QImage:
@@ -124,18 +116,11 @@ def memory_chart_image(plan: Plan, width_pt: float = 480, dpi: int = PRINT_DPI) 
 
 
 # ---- cost -------------------------------------------------------------------------------------------
-def cost_months(option: Option) -> int:
-    """Months shown: the ownership horizon, or past the break-even point when that is later."""
-    months = HORIZON_MONTHS
-    if option.breakeven_months is not None and option.breakeven_months * 1.25 > months:
-        months = min(MAX_COST_MONTHS, math.ceil(option.breakeven_months * 1.25 / 12) * 12)
-    return months
-
-
 def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option) -> None:
     """Cumulative cost of renting against buying (purchase + electricity), break-even marked."""
-    months = cost_months(option)
-    rent, buy = cumulative_costs(cost_estimate(option), months)
+    cost = option.cost
+    months = cost_chart_months(cost)
+    rent, buy = cost.cumulative(months)
     hours = plan.request.hours_per_month
     top = rect.top() + draw_title(
         p, rect, f"Cumulative cost: rent or buy {gpu_line(option)} at {hours:g} h/month"
@@ -145,7 +130,7 @@ def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option) -> N
         legend.append(("Rent (cloud price)", PALETTE[0], "line"))
     if buy[0] is not None:
         legend.append(("Buy (GPUs + server + electricity)", PALETTE[1], "line"))
-    if option.breakeven_months is not None and option.breakeven_months <= months:
+    if cost.breakeven_months is not None and cost.breakeven_months <= months:
         legend.append(("Break-even", PALETTE[5], "dash"))
     top += draw_legend(p, rect.left(), top, legend, max_width=rect.width())
     values = [v for v in (*rent, *buy) if v is not None]
@@ -160,17 +145,17 @@ def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option) -> N
     if x_ticks[-1] < months:
         x_ticks.append(x_ticks[-1] + step)
     body = rect.adjusted(0, top - rect.top(), 0, 0)
-    area = plot_area(body, y_ticks, _usd_tick)
+    area = plot_area(body, y_ticks, format_usd_short)
     axes = Axes(area, x_ticks, y_ticks)
-    axes.draw_frame(p, "months of use", "cumulative cost (USD)", y_format=_usd_tick)
+    axes.draw_frame(p, "months of use", "cumulative cost (USD)", y_format=format_usd_short)
     xs = list(range(months + 1))
     if rent[0] is not None:
         draw_series(p, axes, xs, rent, PALETTE[0], 1.6)
     if buy[0] is not None:
         draw_series(p, axes, xs, buy, PALETTE[1], 1.6)
-    be = option.breakeven_months
-    if be is not None and be <= x_ticks[-1] and option.cloud_usd_per_month is not None:
-        y = option.cloud_usd_per_month * be
+    be = cost.breakeven_months
+    if be is not None and be <= x_ticks[-1] and cost.cloud_usd_per_month is not None:
+        y = cost.cloud_usd_per_month * be
         pen = QPen(PALETTE[5], 1.0)
         pen.setStyle(Qt.PenStyle.DashLine)
         p.setPen(pen)
@@ -180,21 +165,17 @@ def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option) -> N
         p.setFont(font(7.5, bold=True))
         p.setPen(PALETTE[5])
         # The label sits at the top of the marker line, clear of both cost lines (which start low).
-        text = f"break-even after {be:.1f} months ({_usd_tick(y)})"
+        text = f"break-even after {format_months(be)} ({format_usd_short(y)})"
         fm = QFontMetricsF(p.font())
         tx = axes.px(be) + 4
         if tx + fm.horizontalAdvance(text) > area.right():
             tx = axes.px(be) - 4 - fm.horizontalAdvance(text)
         p.drawText(QPointF(tx, area.top() + fm.ascent() + 2), text)
-    if months > HORIZON_MONTHS:
+    if months > OWNERSHIP_MONTHS:
         pen = QPen(MUTED, 0.8)
         pen.setStyle(Qt.PenStyle.DotLine)
         p.setPen(pen)
-        p.drawLine(QLineF(axes.px(HORIZON_MONTHS), area.top(), axes.px(HORIZON_MONTHS), area.bottom()))
-
-
-def _usd_tick(value: float) -> str:
-    return "$" + short_number(value)
+        p.drawLine(QLineF(axes.px(OWNERSHIP_MONTHS), area.top(), axes.px(OWNERSHIP_MONTHS), area.bottom()))
 
 
 def cost_chart_image(
@@ -202,7 +183,7 @@ def cost_chart_image(
 ) -> QImage | None:
     """The rent-against-buy chart for an option (the recommended one by default); None without prices."""
     option = option or plan.best
-    if option is None or (option.cloud_usd_per_month is None and option.purchase_usd is None):
+    if option is None or (option.cost.cloud_usd_per_month is None and option.cost.purchase_usd is None):
         return None
     return render_image(lambda p, r: paint_cost_chart(p, r, plan, option), width_pt, width_pt * 0.42, dpi)
 
@@ -258,11 +239,11 @@ def telemetry_panels(att: AttachedResults) -> list[Panel]:
         ),
         Panel(
             "Memory used",
-            "GB",
+            "GiB",
             (
-                *_gpu_series(att, "", lambda g: g.memory_used_bytes, GB),
-                *_host_series(att, "host RAM", lambda h: h.ram_used_bytes, GB),
-                *_host_series(att, "process RSS", lambda h: h.process_rss_bytes, GB),
+                *_gpu_series(att, "", lambda g: g.memory_used_bytes, GIB),
+                *_host_series(att, "host RAM", lambda h: h.ram_used_bytes, GIB),
+                *_host_series(att, "process RSS", lambda h: h.process_rss_bytes, GIB),
             ),
         ),
         Panel(

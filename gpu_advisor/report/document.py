@@ -7,19 +7,28 @@ follows it. Tables use relative column widths and wrap text, so they never run o
 from __future__ import annotations
 
 import datetime as dt
-import importlib.metadata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from html import escape
 
 from PySide6.QtGui import QImage
 
+from gpu_advisor import __version__
 from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import format_bytes, format_usd
-from gpu_advisor.report import charts, content
+from gpu_advisor.report import charts
 from gpu_advisor.report import results as res
 from gpu_advisor.report.results import AttachedResults
-from gpu_advisor.report.summary import Summary, breakeven_text, build_summary, speed_text
+from gpu_advisor.wording import plan_tables as tables
+from gpu_advisor.wording.plan import (
+    Summary,
+    breakeven_text,
+    build_summary,
+    buy_text,
+    gpu_line,
+    rent_text,
+    speed_text,
+)
 
 CSS_PX_PER_PT = 96 / 72  # QTextDocument sizes images in 96-dpi pixels, whatever the paint device
 
@@ -162,13 +171,6 @@ class ReportDocument:
         return f"<html><head><style>{STYLE}</style></head><body>{body}</body></html>"
 
 
-def app_version() -> str:
-    try:
-        return importlib.metadata.version("gpu-advisor")
-    except importlib.metadata.PackageNotFoundError:
-        return "development version"
-
-
 def _image(doc: ReportDocument, name: str, image: QImage | None, dpi: int) -> str:
     if image is None:
         return ""
@@ -195,15 +197,15 @@ def build_document(
     now = now or dt.datetime.now().astimezone()
     _page_one(doc, plan, summary, results, now, width_pt, dpi, step)
     doc.heading(2, "Inputs", new_page=True)
-    doc.kv(content.input_rows(plan), 32)
+    doc.kv(tables.input_rows(plan), 32)
     step("memory chart")
     _memory(doc, plan, width_pt, dpi)
     doc.heading(2, "Options")
     doc.add(
         "<p>Every GPU the planner considered, best first: the smallest layout that fits and meets the "
-        "target. Fits: yes; slow = fits but misses the target; no = does not fit. "
-        f"Rent per month at {plan.request.hours_per_month:g} h; Buy = the GPUs plus "
-        f"{plan.request.assumptions.server_overhead:.0%} for the rest of the server.</p>"
+        "target; “fits, too slow” fits in memory but misses the target. Rent is per hour for all "
+        f"the GPUs; Purchase = the GPUs plus {plan.request.assumptions.server_overhead:.0%} for the rest "
+        "of the server.</p>"
     )
     _options_table(doc, plan)
     _speed(doc, plan)
@@ -220,7 +222,7 @@ def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
     doc.heading(1, summary.title)
     doc.add(
         f"<p class='muted'>{escape(summary.subtitle)}<br>"
-        f"Prepared {now:%d %B %Y, %H:%M} by GPU Advisor {escape(app_version())}</p>"
+        f"Prepared {now:%d %B %Y, %H:%M} by GPU Advisor {escape(__version__)}</p>"
     )
     doc.heading(2, "Executive summary")
     doc.add(f"<p class='headline'>{escape(summary.headline)}</p>")
@@ -259,20 +261,11 @@ def _runners_up(doc: ReportDocument, plan: Plan, limit: int = 3) -> None:
     if not others:
         return
     doc.heading(3, "Next best options")
-    rows = []
-    for option in others:
-        row = content.option_row(plan, option)
-        rows.append(
-            [
-                escape(f"{option.count} x {option.gpu}"),
-                escape(speed_text(plan, option).split(";")[0]),
-                escape(row["rent_month"]),
-                escape(row["purchase"]),
-            ]
-        )
-    doc.table(
-        [("GPUs", 32, False), ("Speed", 42, False), ("Rent per month", 14, True), ("Buy", 12, True)], rows, 8
-    )
+    rows = [
+        [escape(gpu_line(o)), escape(speed_text(o)), escape(rent_text(o.cost)), escape(buy_text(o.cost))]
+        for o in others
+    ]
+    doc.table([("GPUs", 26, False), ("Speed", 40, False), ("Rent", 17, True), ("Buy", 17, True)], rows, 8)
 
 
 def _memory(doc: ReportDocument, plan: Plan, width_pt: float, dpi: int) -> None:
@@ -287,58 +280,57 @@ def _memory(doc: ReportDocument, plan: Plan, width_pt: float, dpi: int) -> None:
         [("Component", 20, False), ("Size", 13, True), ("How it was computed", 67, False)],
         [
             [f"<b>{escape(c)}</b>" if c == "Total" else escape(c), escape(v), escape(f)]
-            for c, v, f in content.memory_rows(plan)
+            for c, v, f in tables.memory_rows(plan.memory, "sum of the above, one device, no sharding")
         ],
         7.5,
     )
-    for note in plan.memory_notes:
+    for note in plan.memory.notes:
         doc.add(f"<p class='small muted'>{escape(note)}</p>")
 
 
+# The PDF's options table: the columns that fit a page (key, width in %); the GPU cell also names the
+# tier and layout, so those columns are not repeated.
+PDF_OPTION_COLUMNS = {
+    True: (
+        ("count", 5),
+        ("fits", 7),
+        ("memory", 10),
+        ("step_time", 8),
+        ("tokens_per_s", 8),
+        ("time_to_train", 9),
+    ),
+    False: (("count", 5), ("fits", 7), ("memory", 10), ("prefill", 8), ("per_user", 8), ("aggregate", 9)),
+}
+PDF_TAIL_COLUMNS = (("bound", 9), ("rent", 8), ("purchase", 9), ("breakeven", 9))
+
+
 def _options_table(doc: ReportDocument, plan: Plan) -> None:
-    training = plan.request.task.is_training
-    speed_heads = (
-        [("Step time", 8), ("Tokens/s", 8), ("Time to train", 9)]
-        if training
-        else [("First token", 8), ("Tok/s per user", 8), ("Tok/s total", 9)]
-    )
-    speed_keys = (
-        ["step_time", "tokens_per_s", "time_to_train"] if training else ["prefill", "per_user", "aggregate"]
-    )
-    columns = [("GPU", 20, False), ("GPUs", 5, True), ("Fits", 5, False), ("Memory per GPU", 10, True)]
-    columns += [(h, w, True) for h, w in speed_heads]
-    columns += [("Bound", 8, False), ("Rent per month", 9, True), ("Buy", 9, True), ("Break-even", 9, True)]
-    rows = []
-    for option in plan.options:
-        row = content.option_row(plan, option)
-        gpu = (
-            f"<b>{escape(row['gpu'])}</b><br><span style='color:#616e7c;'>{escape(row['tier'])}"
-            f" · {escape(row['layout'])}</span>"
-        )
-        mem = f"{escape(row['per_gpu'])}<br><span style='color:#616e7c;'>of {escape(row['capacity'])}</span>"
-        cells = [gpu, escape(row["count"]), escape(row["fits"]), mem]
-        cells += [escape(row[k]) for k in speed_keys]
-        cells += [
-            escape(row["bound"]),
-            escape(row["rent_month"]),
-            escape(row["purchase"]),
-            escape(row["breakeven"]),
-        ]
-        rows.append(cells)
-    if not rows:
+    if not plan.options:
         doc.add("<p>No GPU in the catalogue could be sized for this job.</p>")
         return
+    training = plan.request.task.is_training
+    by_key = {c.key: c for c in tables.option_columns(training)}
+    chosen = [(by_key[k], w) for k, w in (*PDF_OPTION_COLUMNS[training], *PDF_TAIL_COLUMNS)]
+    columns = [("GPU", 100 - sum(w for _, w in chosen), False)]
+    columns += [(c.header, w, c.numeric) for c, w in chosen]
+    rows = []
+    for option in plan.options:
+        gpu = (
+            f"<b>{escape(option.gpu)}</b><br><span style='color:#616e7c;'>"
+            f"{escape(by_key['tier'].text(option))} · {escape(option.layout.describe())}</span>"
+        )
+        rows.append([gpu, *(escape(c.text(option)) for c, _ in chosen)])
     doc.table(columns, rows, 7, [o is plan.best for o in plan.options])
 
 
 def _speed(doc: ReportDocument, plan: Plan) -> None:
     doc.heading(2, "Speed")
-    doc.kv(content.compute_rows(plan), 32)
-    speed_rows = content.speed_rows(plan)
+    doc.kv(tables.compute_rows(plan), 32)
+    speed_rows = tables.speed_rows(plan)
     if speed_rows:
         doc.heading(3, "The cheapest options that fit")
         doc.table(
-            [("GPUs", 27, False), ("Expected speed", 63, False), ("Bound by", 10, False)],
+            [("GPUs", 27, False), ("Expected speed", 58, False), ("Bound by", 15, False)],
             [[escape(a), escape(b), escape(c)] for a, b, c in speed_rows],
             8,
             [i == 0 and plan.best is not None for i in range(len(speed_rows))],
@@ -347,52 +339,36 @@ def _speed(doc: ReportDocument, plan: Plan) -> None:
 
 def _cost(doc: ReportDocument, plan: Plan, summary: Summary) -> None:
     doc.heading(2, "Cost: rent or buy")
-    cost = summary.cost
-    if cost is None:
+    summed = summary.cost
+    if summed is None or summary.best is None:
         doc.add("<p>No option fits, so there is nothing to price.</p>")
         return
-    doc.add(f"<p>For {escape(summary.headline.split(': ', 1)[-1])}; the chart is on page 1.</p>")
-    none = "no price in the catalogue"
-    rows = [
-        (
-            "Rent",
-            none
-            if cost.rent_usd_per_hour is None
-            else f"{format_usd(cost.rent_usd_per_hour)} per hour, {format_usd(cost.rent_usd_per_month)} per month",
-        ),
-        ("Buy", none if cost.purchase_usd is None else f"{format_usd(cost.purchase_usd)} up front"),
-    ]
-    if cost.purchase_usd is not None:
-        rows += [
-            ("Electricity (owned)", f"{format_usd(cost.electricity_usd_per_month)} per month"),
-            (
-                "Break-even",
-                breakeven_text(cost.breakeven_months, cost.rent_usd_per_hour, cost.purchase_usd),
-            ),
-        ]
-    if cost.rent_total_usd is not None:
-        rows.append((f"Rent for {cost.horizon_months} months", format_usd(cost.rent_total_usd)))
-    if cost.buy_total_usd is not None:
-        rows.append((f"Buy and run for {cost.horizon_months} months", format_usd(cost.buy_total_usd)))
-    if cost.job_rent_usd is not None:
-        rows.append(("This training job, rented", format_usd(cost.job_rent_usd)))
+    cost = summed.cost
+    doc.add(f"<p>For {escape(gpu_line(summary.best))}; the chart is on page 1.</p>")
+    rows = [("Rent", rent_text(cost)), ("Buy", buy_text(cost)), ("Break-even", breakeven_text(cost))]
+    if summed.rent_total_usd is not None:
+        rows.append((f"Rent for {summed.horizon_months} months", format_usd(summed.rent_total_usd)))
+    if summed.buy_total_usd is not None:
+        rows.append((f"Buy and run for {summed.horizon_months} months", format_usd(summed.buy_total_usd)))
+    if cost.job_cloud_usd is not None:
+        rows.append(("This training job, rented", format_usd(cost.job_cloud_usd)))
     doc.kv(rows, 32)
-    doc.add(f"<p class='advice'>{escape(cost.advice)}</p>")
+    doc.add(f"<p class='advice'>{escape(summed.advice)}</p>")
 
 
 def _working(doc: ReportDocument, plan: Plan) -> None:
     doc.heading(2, "How the numbers were computed")
-    formulas = content.formula_rows(plan)
+    formulas = tables.formula_rows(plan.best)
     if formulas:
         doc.heading(3, "Formulas for the recommended option")
         doc.kv(formulas, 16, 8)
     doc.heading(3, "Assumptions")
     doc.table(
         [("Constant", 31, False), ("Value", 15, False), ("Meaning and source", 54, False)],
-        [[escape(k), escape(v), escape(m)] for k, v, m in content.assumption_rows(plan)],
+        [[escape(k), escape(v), escape(m)] for k, v, m in tables.assumption_rows(plan)],
         7.5,
     )
-    sources = content.source_rows(plan)
+    sources = tables.source_rows(plan.best)
     if sources:
         doc.heading(3, "Catalogue sources for the recommended GPU")
         doc.kv(sources, 16, 7.5)

@@ -10,7 +10,7 @@ from typing import Any
 from gpu_advisor.core.files import write_json_atomic
 from gpu_advisor.core.result import Plan
 from gpu_advisor.report.results import AttachedResults
-from gpu_advisor.report.summary import build_summary, summary_dict
+from gpu_advisor.wording.plan import build_summary, summary_dict
 
 REPORT_SCHEMA = "gpu-advisor/report@1"
 
@@ -23,7 +23,7 @@ def render_json(
     return {
         "schema": REPORT_SCHEMA,
         "created": now.isoformat(timespec="seconds"),
-        "summary": summary_dict(build_summary(plan)),
+        "summary": summary_dict(build_summary(plan), plan),
         "plan": plan.to_json_dict(),
         "results": [{"file": att.name, **att.data} for att in results],
     }

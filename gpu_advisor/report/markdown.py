@@ -6,14 +6,13 @@ import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 
-from gpu_advisor.core.cost import cumulative_costs
 from gpu_advisor.core.files import write_bytes_atomic
-from gpu_advisor.core.result import Plan
+from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import format_usd
-from gpu_advisor.report import content
 from gpu_advisor.report import results as res
 from gpu_advisor.report.results import AttachedResults
-from gpu_advisor.report.summary import CostSummary, breakeven_text, build_summary, cost_estimate, gpu_line
+from gpu_advisor.wording import plan_tables as tables
+from gpu_advisor.wording.plan import CostSummary, breakeven_text, build_summary, buy_text, gpu_line, rent_text
 
 
 def _cell(text: str) -> str:
@@ -43,10 +42,11 @@ def render_markdown(
     lines += _kv(summary.facts, ("", "Answer"))
     if not summary.has_recommendation and plan.suggestions:
         lines += ["What would make it fit:", "", *[f"- {s}" for s in plan.suggestions], ""]
-    lines += ["## Inputs", "", *_kv(content.input_rows(plan), ("Input", "Value"))]
-    lines += ["## Memory", "", "One device, no sharding (GB = 10^9 bytes):", ""]
-    lines += _table(("Component", "Size", "How it was computed"), content.memory_rows(plan), (False, True))
-    lines += [f"> {note}" for note in plan.memory_notes]
+    lines += ["## Inputs", "", *_kv(tables.input_rows(plan), ("Input", "Value"))]
+    lines += ["## Memory", "", "One device, no sharding (GiB = 2^30 bytes):", ""]
+    memory_rows = tables.memory_rows(plan.memory, "sum of the above, one device, no sharding")
+    lines += _table(("Component", "Size", "How it was computed"), memory_rows, (False, True))
+    lines += [f"> {note}" for note in plan.memory.notes]
     lines += [
         "",
         "Per GPU for each option, after sharding, against the GPU's memory: see the options table.",
@@ -55,30 +55,30 @@ def render_markdown(
     lines += [
         "## Options",
         "",
-        "Best first. Fits: yes; slow = fits but misses the target; no = does not fit.",
+        "Best first; “fits, too slow” fits in memory but misses the target.",
         "",
     ]
-    columns = content.option_columns(plan.request.task.is_training)
-    rows = [[row[c.key] for c in columns] for row in content.option_rows(plan)]
-    lines += _table([c.header for c in columns], rows, [c.align == "right" for c in columns])
-    lines += ["## Speed", "", *_kv(content.compute_rows(plan), ("Work", "Amount"))]
-    if content.speed_rows(plan):
-        lines += _table(("GPUs", "Expected speed", "Bound by"), content.speed_rows(plan))
+    columns = tables.option_columns(plan.request.task.is_training)
+    rows = [[c.text(o) for c in columns] for o in plan.options]
+    lines += _table([c.header for c in columns], rows, [c.numeric for c in columns])
+    lines += ["## Speed", "", *_kv(tables.compute_rows(plan), ("Work", "Amount"))]
+    if tables.speed_rows(plan):
+        lines += _table(("GPUs", "Expected speed", "Bound by"), tables.speed_rows(plan))
     lines += ["## Cost: rent or buy", ""]
     best = plan.best
     if best is None or summary.cost is None:
         lines += ["No option fits, so there is nothing to price.", ""]
     else:
-        lines += _cost_lines(plan, summary.cost)
+        lines += _cost_lines(plan, best, summary.cost)
     lines += ["## How the numbers were computed", ""]
-    if content.formula_rows(plan):
-        lines += _kv(content.formula_rows(plan), ("Quantity", "Formula"))
-    lines += _table(("Constant", "Value", "Meaning and source"), content.assumption_rows(plan))
-    if content.source_rows(plan):
+    if tables.formula_rows(best):
+        lines += _kv(tables.formula_rows(best), ("Quantity", "Formula"))
+    lines += _table(("Constant", "Value", "Meaning and source"), tables.assumption_rows(plan))
+    if tables.source_rows(best):
         lines += [
             "### Catalogue sources for the recommended GPU",
             "",
-            *_kv(content.source_rows(plan), ("Key", "Source")),
+            *_kv(tables.source_rows(best), ("Key", "Source")),
         ]
     if plan.warnings or plan.suggestions:
         lines += ["### Notes from the planner", ""]
@@ -88,26 +88,23 @@ def render_markdown(
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _cost_lines(plan: Plan, cost: CostSummary) -> list[str]:
-    best = plan.best
-    assert best is not None
+def _cost_lines(plan: Plan, best: Option, summed: CostSummary) -> list[str]:
+    cost = summed.cost
     lines = [f"For {gpu_line(best)} at {plan.request.hours_per_month:g} h/month.", ""]
     lines += _kv(
         [
-            ("Rent per hour", format_usd(cost.rent_usd_per_hour)),
-            ("Rent per month", format_usd(cost.rent_usd_per_month)),
-            ("Buy (GPUs + server)", format_usd(cost.purchase_usd)),
-            ("Electricity per month (owned)", format_usd(cost.electricity_usd_per_month)),
-            ("Break-even", breakeven_text(cost.breakeven_months, cost.rent_usd_per_hour, cost.purchase_usd)),
-            (f"Rent for {cost.horizon_months} months", format_usd(cost.rent_total_usd)),
-            (f"Buy and run for {cost.horizon_months} months", format_usd(cost.buy_total_usd)),
-            ("This training job, rented", format_usd(cost.job_rent_usd)),
+            ("Rent", rent_text(cost)),
+            ("Buy (GPUs + server)", buy_text(cost)),
+            ("Break-even", breakeven_text(cost)),
+            (f"Rent for {summed.horizon_months} months", format_usd(summed.rent_total_usd)),
+            (f"Buy and run for {summed.horizon_months} months", format_usd(summed.buy_total_usd)),
+            ("This training job, rented", format_usd(cost.job_cloud_usd)),
         ],
         ("Cost", "USD"),
     )
-    lines += [f"**{cost.advice}**", ""]
-    months = [m for m in (6, 12, 24, 36) if m <= cost.horizon_months]
-    rent, buy = cumulative_costs(cost_estimate(best), cost.horizon_months)
+    lines += [f"**{summed.advice}**", ""]
+    months = [m for m in (6, 12, 24, 36) if m <= summed.horizon_months]
+    rent, buy = cost.cumulative(summed.horizon_months)
     lines += ["Cumulative cost (the PDF draws this as a chart):", ""]
     lines += _table(
         ("Months", "Rent", "Buy"),

@@ -30,7 +30,7 @@ from gpu_advisor.report.chartkit import INK, MUTED, PRINT_DPI
 from gpu_advisor.report.document import ReportDocument, build_document
 from gpu_advisor.report.qtapp import ensure_gui_app, report_font_family
 from gpu_advisor.report.results import AttachedResults
-from gpu_advisor.report.summary import plan_title
+from gpu_advisor.wording.plan import plan_title
 
 PAGE_SIZES = {"A4": QPageSize.PageSizeId.A4, "Letter": QPageSize.PageSizeId.Letter}
 MARGINS_MM = QMarginsF(18, 16, 18, 20)  # left, top, right, bottom; the footer sits in the bottom one

@@ -46,39 +46,15 @@ def _example_gpu_results(path: Path, cpu_report) -> None:
     cpu_report.model_copy(update={"device": device, "results": scaled}).save(path)
 
 
-def dark_palette():
-    """A dark palette like a desktop's dark theme, to check that nothing assumes a light one."""
-    from PySide6.QtGui import QColor, QPalette
-
-    pal = QPalette()
-    roles = {
-        QPalette.ColorRole.Window: "#2b2b2b",
-        QPalette.ColorRole.WindowText: "#e6e6e6",
-        QPalette.ColorRole.Base: "#1e1e1e",
-        QPalette.ColorRole.AlternateBase: "#262626",
-        QPalette.ColorRole.Text: "#e6e6e6",
-        QPalette.ColorRole.Button: "#353535",
-        QPalette.ColorRole.ButtonText: "#e6e6e6",
-        QPalette.ColorRole.Highlight: "#2f65ca",
-        QPalette.ColorRole.HighlightedText: "#ffffff",
-        QPalette.ColorRole.ToolTipBase: "#353535",
-        QPalette.ColorRole.ToolTipText: "#e6e6e6",
-    }
-    for role, color in roles.items():
-        pal.setColor(role, QColor(color))
-    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText, QColor("#8a8a8a"))
-    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor("#8a8a8a"))
-    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, QColor("#8a8a8a"))
-    return pal
-
-
 def take(outdir: Path, dark: bool = False) -> list[Path]:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(["gpu-advisor-screenshots"])
+    from gpu_advisor.ui import theme
+
     if dark:
         app.setStyle("Fusion")
-        app.setPalette(dark_palette())
+        app.setPalette(theme.dark_palette())
     from gpu_advisor.ui.main_window import MainWindow
     from gpu_advisor.ui.monitor.backend import BenchBackend
     from gpu_advisor.ui.plan.wizard import STEP_BUDGET, STEP_MODEL, STEP_RESULT, STEP_TRAFFIC, STEP_WORKLOAD

@@ -5,6 +5,8 @@ Kept as data so every view explains a term the same way and tests can check a to
 
 from __future__ import annotations
 
+from gpu_advisor.core.units import HOURS_PER_MONTH
+
 GLOSSARY: dict[str, str] = {
     "mfu": (
         "MFU (model FLOPs utilisation): the share of the GPU's peak arithmetic rate a training job "
@@ -73,7 +75,9 @@ GLOSSARY: dict[str, str] = {
     "output_tokens": "Tokens generated per reply; each needs one pass over the weights (decode).",
     "train_tokens": "Total tokens to train on (e.g. 1e9 or 10B). With a deadline, the planner adds GPUs.",
     "max_hours": "Deadline for the whole training run, in hours.",
-    "hours_per_month": "Hours a month the GPUs are in use (730 = around the clock). Renting scales with it.",
+    "hours_per_month": (
+        f"Hours a month the GPUs are in use ({HOURS_PER_MONTH:g} = around the clock). Renting scales with it."
+    ),
     "electricity": "What a kWh costs where the bought machine would run, in USD.",
     "gpus": "Fix the number of GPUs instead of letting the planner choose the smallest that works.",
     "throughput": "Tokens (or samples) processed per second, measured over the timed steps.",
@@ -91,3 +95,8 @@ GLOSSARY: dict[str, str] = {
 def tip(key: str) -> str:
     """The explanation for `key` (KeyError for an unknown term: a typo should fail in tests)."""
     return GLOSSARY[key]
+
+
+def bound_tip(bound: str | None) -> str:
+    """The explanation of what limits a speed ('' when unknown)."""
+    return {"memory": tip("memory_bound"), "compute": tip("compute_bound")}.get(bound or "", "")

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from gpu_advisor.core.files import FileFormatError, read_json, write_json_atomic
 from gpu_advisor.core.paths import config_dir
 from gpu_advisor.core.request import Purchase
+from gpu_advisor.core.units import HOURS_PER_MONTH
 
 SETTINGS_SCHEMA = "gpu-advisor/settings@1"
 SETTINGS_FILENAME = "settings.json"
@@ -39,7 +40,9 @@ class AppSettings(BaseModel):
         default=120.0, ge=10, le=3600, description="Seconds of history shown in the live plots."
     )
     default_purchase: Purchase = Field(default=Purchase.RENT, description="Rent or buy for new plans.")
-    default_hours_per_month: float = Field(default=730.0, gt=0, le=744, description="Hours of use per month.")
+    default_hours_per_month: float = Field(
+        default=HOURS_PER_MONTH, gt=0, le=744, description="Hours of use per month."
+    )
     default_electricity_usd_per_kwh: float = Field(
         default=0.15, ge=0, le=10, description="Electricity price for new plans, USD per kWh."
     )

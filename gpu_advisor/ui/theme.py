@@ -75,3 +75,27 @@ def style_plot(plot_widget) -> None:
     title = item.titleLabel.text
     if title:
         item.setTitle(title, color=fg.name())
+
+
+def dark_palette():
+    """A dark palette like a desktop's dark theme, to check that nothing assumes a light one."""
+    pal = QPalette()
+    roles = {
+        QPalette.ColorRole.Window: "#2b2b2b",
+        QPalette.ColorRole.WindowText: "#e6e6e6",
+        QPalette.ColorRole.Base: "#1e1e1e",
+        QPalette.ColorRole.AlternateBase: "#262626",
+        QPalette.ColorRole.Text: "#e6e6e6",
+        QPalette.ColorRole.Button: "#353535",
+        QPalette.ColorRole.ButtonText: "#e6e6e6",
+        QPalette.ColorRole.Highlight: "#2f65ca",
+        QPalette.ColorRole.HighlightedText: "#ffffff",
+        QPalette.ColorRole.ToolTipBase: "#353535",
+        QPalette.ColorRole.ToolTipText: "#e6e6e6",
+    }
+    for role, color in roles.items():
+        pal.setColor(role, QColor(color))
+    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText, QColor("#8a8a8a"))
+    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text, QColor("#8a8a8a"))
+    pal.setColor(QPalette.ColorGroup.Disabled, QPalette.ColorRole.ButtonText, QColor("#8a8a8a"))
+    return pal

@@ -114,10 +114,6 @@ class RunContext:
         self.report_progress = emit_progress
         self.report_result = emit_result
 
-    @property
-    def stop_requested(self) -> bool:
-        return self.stop.is_set()
-
 
 def lower_this_thread_priority(nice_increment: int) -> bool:
     """Raise the calling thread's nice value (Linux: nice is per thread, and threads it starts, such

@@ -5,9 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpu_advisor.core.architecture import ModelSpec
+from gpu_advisor.core.estimates import COMPONENTS
 from gpu_advisor.core.layout import Parallelism
 from gpu_advisor.core.memory import (
-    COMPONENTS,
     Device,
     activation_bytes_per_token_layer,
     estimate_memory,

@@ -3,7 +3,7 @@
 import pytest
 
 from gpu_advisor.core.catalog import load_catalog
-from gpu_advisor.core.memory import COMPONENTS
+from gpu_advisor.core.estimates import COMPONENTS
 from gpu_advisor.core.presets import get_preset
 from gpu_advisor.core.recommend import plan
 from gpu_advisor.core.request import PlanRequest
@@ -24,7 +24,7 @@ def test_70b_at_bf16_needs_two_80gb_gpus(catalog):
         catalog, model=get_preset("llama-3-70b"), task="inference", precision="bf16", gpu="nvidia-h100-sxm"
     )
     best = result.best
-    assert best.count == 2 and best.parallelism["tensor"] == 2
+    assert best.count == 2 and best.layout.tensor == 2
     assert "131.4 GiB" in result.recommendation.reason and "H100" in result.recommendation.reason
 
 
@@ -64,10 +64,10 @@ def test_training_deadline_adds_gpus_until_met(catalog):
     relaxed = _plan(catalog, **base, max_hours=24 * 365).best
     tight = _plan(catalog, **base, max_hours=24 * 7).best
     assert tight.count > relaxed.count
-    assert tight.time_to_train_s <= 24 * 7 * 3600
+    assert tight.speed.time_to_train_s <= 24 * 7 * 3600
     # 6PD check: 100e9 tokens of a 6.74B model at 8PD with recompute on count x 989 TFLOPS x MFU 0.4
     flops = 100e9 * (8 * 6.738e9 + 6 * 32 * 4096 * 4096)
-    assert tight.gpu_hours * 3600 == pytest.approx(flops / (989e12 * 0.4), rel=0.05)
+    assert tight.speed.gpu_hours * 3600 == pytest.approx(flops / (989e12 * 0.4), rel=0.05)
 
 
 def test_inference_target_adds_replicas(catalog):
@@ -76,15 +76,15 @@ def test_inference_target_adds_replicas(catalog):
     )
     slow = _plan(catalog, **base).best
     fast = _plan(catalog, **base, tokens_per_s_per_user=15).best
-    assert fast.count > slow.count and fast.tokens_per_s_per_user >= 15
+    assert fast.count > slow.count and fast.speed.tokens_per_s_per_user >= 15
 
 
 def test_decode_at_batch_one_is_memory_bound(catalog):
     result = _plan(catalog, model=get_preset("llama-3-8b"), task="inference", gpu="nvidia-a100-sxm-80gb")
     best = result.best
-    assert best.bound == "memory"
+    assert best.speed.bound == "memory"
     # time per token ~ weights / (bandwidth x efficiency 0.8): 16 GB / (2.039 TB/s x 0.8) ~ 10 ms
-    assert best.decode_s_per_token == pytest.approx(16.06e9 / (2039e9 * 0.8), rel=0.05)
+    assert best.speed.decode_s_per_token == pytest.approx(16.06e9 / (2039e9 * 0.8), rel=0.05)
 
 
 def test_nothing_fits_says_what_would(catalog):
@@ -100,11 +100,12 @@ def test_rent_and_buy_rank_differently_and_break_even_is_consistent(catalog):
     base = dict(model=get_preset("llama-3-8b"), task="inference", precision="bf16", users=8)
     rent = _plan(catalog, **base, purchase="rent")
     buy = _plan(catalog, **base, purchase="buy")
-    assert rent.best.cloud_usd_per_hour is not None and buy.best.purchase_usd is not None
+    assert rent.best.cost.cloud_usd_per_hour is not None and buy.best.cost.purchase_usd is not None
     for option in buy.options:
-        if option.breakeven_months:
-            monthly_saving = option.cloud_usd_per_month - (option.electricity_usd_per_month or 0)
-            assert option.breakeven_months * monthly_saving == pytest.approx(option.purchase_usd)
+        cost = option.cost
+        if cost.breakeven_months:
+            monthly_saving = cost.cloud_usd_per_month - (cost.electricity_usd_per_month or 0)
+            assert cost.breakeven_months * monthly_saving == pytest.approx(cost.purchase_usd)
 
 
 def test_plan_json_follows_the_contract(catalog):
@@ -148,7 +149,7 @@ def test_training_options_carry_training_speed_keys(catalog):
 
 def test_unsharded_memory_in_plan_is_the_one_device_footprint(catalog):
     result = _plan(catalog, model=get_preset("llama-3-70b"), task="inference", precision="bf16")
-    assert result.memory.weights / GB == pytest.approx(141.1, abs=0.1)
+    assert result.memory.components.weights / GB == pytest.approx(141.1, abs=0.1)
 
 
 def test_gpus_without_figures_are_listed_as_not_considered_not_warned_about(catalog):

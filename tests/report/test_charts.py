@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
+from gpu_advisor.core.units import short_number
 from gpu_advisor.report import charts
-from gpu_advisor.report.chartkit import nice_ticks, short_number
+from gpu_advisor.report.chartkit import nice_ticks
 from gpu_advisor.report.results import results_from_dict
+from gpu_advisor.wording.plan import cost_chart_months
 from tests.report.samples import bench_results, buy_plan, inference_plan, no_fit_plan
 
 
@@ -39,14 +41,15 @@ def test_memory_chart_for_a_plan_with_no_fit():
 def test_cost_chart_spans_past_break_even():
     plan = buy_plan()
     best = plan.best
-    assert best.breakeven_months is not None
-    assert charts.cost_months(best) >= max(36, best.breakeven_months)
+    assert best.cost.breakeven_months is not None
+    assert cost_chart_months(best.cost) >= max(36, best.cost.breakeven_months)
     assert charts.cost_chart_image(plan, dpi=72) is not None
 
 
 def test_cost_chart_needs_a_price():
     plan = inference_plan()
-    unpriced = plan.best.model_copy(update={"cloud_usd_per_month": None, "purchase_usd": None})
+    cost = plan.best.cost.model_copy(update={"cloud_usd_per_month": None, "purchase_usd": None})
+    unpriced = plan.best.model_copy(update={"cost": cost})
     assert charts.cost_chart_image(plan, unpriced, dpi=72) is None
 
 

@@ -22,8 +22,11 @@ def test_markdown_summary_options_and_assumptions(inference):
     best = inference.best
     text = render_markdown(inference)
     assert text.startswith("# GPU recommendation: Llama 3 70B inference, bf16\n")
-    assert f"**{best.tier.label} tier: {best.count} x {best.gpu}**" in text
-    assert f"| Monthly cost (rent) | {format_usd(best.cloud_usd_per_month)} per month" in text
+    assert f"**{best.tier.label} tier: {best.count} × {best.gpu}**" in text
+    assert (
+        f"| Rent | {format_usd(best.cost.cloud_usd_per_hour)}/h ({format_usd(best.cost.cloud_usd_per_month)}/month)"
+        in text
+    )
     options = text.split("## Options")[1].split("## Speed")[0]
     rows = [line for line in options.splitlines() if line.startswith("| ") and "---" not in line]
     assert len(rows) == len(inference.options) + 1  # + header
@@ -35,8 +38,8 @@ def test_markdown_summary_options_and_assumptions(inference):
 def test_markdown_training_has_cumulative_costs():
     plan = training_plan()
     text = render_markdown(plan)
-    assert "| 36 | " + format_usd(plan.best.cloud_usd_per_month * 36) in text
-    assert f"{format_usd(plan.best.job_cloud_usd)} to rent this job" in text
+    assert "| 36 | " + format_usd(plan.best.cost.cloud_usd_per_month * 36) in text
+    assert f"{format_usd(plan.best.cost.job_cloud_usd)} to rent this job" in text
 
 
 def test_markdown_no_fit_lists_suggestions():
@@ -64,8 +67,8 @@ def test_json_report_holds_the_plan_summary_and_results(inference):
     summary = report["summary"]
     best = inference.best
     assert (summary["gpu"], summary["count"], summary["tier"]) == (best.gpu, best.count, best.tier.label)
-    assert summary["cost"]["rent_usd_per_month"] == best.cloud_usd_per_month
-    assert summary["cost"]["rent_total_usd"] == pytest.approx(best.cloud_usd_per_month * 36)
+    assert summary["cost"]["rent_usd_per_month"] == best.cost.cloud_usd_per_month
+    assert summary["cost"]["rent_total_usd"] == pytest.approx(best.cost.cloud_usd_per_month * 36)
     assert report["results"][0]["file"] == "gpu.json"
     assert report["results"][0]["results"] == data["results"]
     json.dumps(report, allow_nan=False)  # valid JSON
@@ -93,9 +96,21 @@ def test_writers_replace_files_whole(tmp_path, inference, monkeypatch):
 
 def test_break_even_tells_never_from_unknown_price():
     """The PDF said 'never' when the cloud price was unknown; the Markdown said 'n/a' when renting won."""
-    from gpu_advisor.report.summary import breakeven_text
+    from gpu_advisor.core.estimates import CostEstimate
+    from gpu_advisor.wording.plan import breakeven_text
 
-    assert breakeven_text(5.04, 0.74, 2398.0) == "5.0 months"
-    assert breakeven_text(None, 0.74, 2398.0) == "never"  # renting stays cheaper than owning
-    assert breakeven_text(None, None, 2398.0) == "n/a (price unknown)"
-    assert breakeven_text(None, 2.59, None) == "n/a (price unknown)"
+    def cost(months, rent, buy):
+        monthly = None if rent is None else rent * 730
+        return CostEstimate(
+            cloud_usd_per_hour=rent,
+            cloud_usd_per_month=monthly,
+            purchase_usd=buy,
+            electricity_usd_per_month=None,
+            breakeven_months=months,
+            formula="",
+        )
+
+    assert breakeven_text(cost(5.04, 0.74, 2398.0)) == "5.0 months"
+    assert breakeven_text(cost(None, 0.74, 2398.0)) == "never"  # renting stays cheaper than owning
+    assert breakeven_text(cost(None, None, 2398.0)) == "n/a (price unknown)"
+    assert breakeven_text(cost(None, 2.59, None)) == "n/a (price unknown)"

@@ -46,7 +46,7 @@ def test_cli_plan_writes_a_pdf_naming_the_answer(tmp_path, capsys):
     pages = pdf_text(path)
     first = pages[0]
     assert squash("Enterprise data center tier") in first
-    assert squash(f"{rec['count']} x {rec['gpu']}") in first
+    assert squash(f"{rec['count']} × {rec['gpu']}") in first
     assert squash(format_usd(best["cloud_usd_per_month"])) in first
     assert squash(f"{format_usd(best['cloud_usd_per_month'] * 36)} to rent for 36 months") in first
     assert 3 <= len(pages) <= 10
@@ -59,7 +59,7 @@ def test_write_pdf_summary_footer_fonts_and_page_size(tmp_path, inference):
     reader = PdfReader(str(path))
     assert len(reader.pages) == pages
     text = pdf_text(path)
-    assert squash(f"{best.tier.label} tier: {best.count} x {best.gpu}") in text[0]
+    assert squash(f"{best.tier.label} tier: {best.count} × {best.gpu}") in text[0]
     for number, page in enumerate(text, start=1):
         assert f"Page{number}of{pages}" in page
     # Letter is 8.5 x 11 inches (612 x 792 points)
@@ -78,7 +78,7 @@ def test_training_pdf_states_the_job_cost_and_options(tmp_path):
     path = tmp_path / "train.pdf"
     write_pdf(plan, path)
     text = "".join(pdf_text(path))
-    assert squash(f"{format_usd(best.job_cloud_usd)} to rent this job") in text
+    assert squash(f"{format_usd(best.cost.job_cloud_usd)} to rent this job") in text
     # every option the planner considered is in the options table
     for option in plan.options:
         assert squash(option.gpu) in text
@@ -90,8 +90,8 @@ def test_buy_plan_marks_break_even(tmp_path):
     path = tmp_path / "buy.pdf"
     write_pdf(plan, path)
     first = pdf_text(path)[0]
-    assert squash(f"{best.breakeven_months:.1f} months") in first
-    assert squash(format_usd(best.purchase_usd)) in first
+    assert squash(f"{best.cost.breakeven_months:.1f} months") in first
+    assert squash(format_usd(best.cost.purchase_usd)) in first
     assert squash("Buy if the GPUs stay busy") in first
 
 

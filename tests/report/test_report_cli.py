@@ -42,7 +42,7 @@ def test_report_writes_pdf_markdown_and_json_with_results(tmp_path, saved_plan, 
     rec = saved["recommendation"]
     best = next(o for o in saved["options"] if o["gpu_id"] == rec["gpu_id"])
     first = pdf_text(out / "r.pdf")[0]
-    assert squash(f"{rec['count']} x {rec['gpu']}") in first
+    assert squash(f"{rec['count']} × {rec['gpu']}") in first
     assert squash(f"{format_usd(best['job_cloud_usd'])} to rent this job") in first
     assert "## Benchmark: bench.json" in (out / "r.md").read_text()
     report = json.loads((out / "r.json").read_text())

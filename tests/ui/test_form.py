@@ -10,8 +10,9 @@ from pydantic import ValidationError
 from gpu_advisor.core.presets import presets
 from gpu_advisor.core.recommend import plan
 from gpu_advisor.core.request import PlanRequest, describe_validation_error
+from gpu_advisor.core.units import format_number
 from gpu_advisor.ui.plan.form import PlanForm
-from gpu_advisor.ui.plan.numbers import Invalid, format_number, parse_number
+from gpu_advisor.ui.plan.numbers import Invalid, parse_number
 
 
 @pytest.fixture

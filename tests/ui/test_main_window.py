@@ -92,7 +92,7 @@ def test_pdf_export_runs_on_the_worker_thread_and_matches_the_plan(
     assert progress and progress[-1] == 100 and progress == sorted(progress)
     text = " ".join(" ".join(page.extract_text() for page in PdfReader(target).pages).split())
     best = plan(window.form.request).best
-    assert f"{best.count} x {best.gpu}" in text and best.tier.label in text
+    assert f"{best.count} × {best.gpu}" in text and best.tier.label in text
     assert not window.export_status.bar.isVisibleTo(window)
     assert window.export_status.open_button.isVisibleTo(window)
     opened = []
@@ -149,7 +149,7 @@ def test_settings_and_geometry_persist(qtbot, dialogs, backend):
 def test_plots_follow_a_dark_palette(window, qapp):
     from PySide6.QtGui import QPalette
 
-    from gpu_advisor.tools.screenshots import dark_palette
+    from gpu_advisor.ui.theme import dark_palette
 
     light = qapp.palette()
     try:

@@ -88,16 +88,14 @@ def test_wizard_end_to_end_shows_exactly_the_core_plan(wizard, qtbot):
     assert f"{rec.tier.label} tier" in card.tier_label.text()
     assert f"{rec.count} × {rec.gpu}" in card.gpu_label.text()
     assert card.reason_label.text() == rec.reason
-    assert (
-        card.figure("memory")
-        == f"{format_bytes(best.per_gpu_bytes)} of {format_bytes(best.gpu_memory_bytes)}"
-    )
-    assert card.figure("buy").startswith(format_usd(best.purchase_usd))
+    assert card.figure("memory").endswith(f" of {format_bytes(best.gpu_memory_bytes)}")
+    assert card.figure("buy").startswith(format_usd(best.cost.purchase_usd))
     table = wizard.result_view.options
     assert [table.cell_text(r, "GPU") for r in range(3)] == [o.gpu for o in expected.options[:3]]
     chart = wizard.result_view.memory_chart
-    assert dict(chart.shown_rows)["unsharded, one device"] == expected.memory.total
-    assert wizard.result_view.cost_chart.cost.breakeven_months == pytest.approx(best.breakeven_months)
+    assert dict(chart.shown_rows)["unsharded, one device"] == expected.memory.total_bytes
+    breakeven = best.cost.breakeven_months
+    assert f"after {breakeven:.1f} months" in wizard.result_view.cost_chart.message
 
 
 def test_invalid_input_shows_the_message_and_disables_next(wizard, qtbot):
@@ -129,7 +127,7 @@ def test_live_estimate_follows_the_inputs(wizard, qtbot):
     with qtbot.waitSignal(wizard.form.plan_ready, timeout=5000):
         _type(qtbot, wizard.traffic_page.users, "64")
     expected = plan(wizard.form.request)
-    assert wizard.estimate.value("kv_cache") == format_bytes(expected.memory.kv_cache)
+    assert wizard.estimate.value("kv_cache") == format_bytes(expected.memory.components.kv_cache)
     assert f"{expected.best.count} × {expected.best.gpu}" in wizard.estimate.value("recommended")
 
 
@@ -160,7 +158,7 @@ def test_options_table_sorts_by_price_with_unknown_last(wizard, qtbot):
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=centre)
     options = wizard.form.plan.options
     prices = [
-        options[table.proxy.mapToSource(table.proxy.index(r, 0)).row()].cloud_usd_per_hour
+        options[table.proxy.mapToSource(table.proxy.index(r, 0)).row()].cost.cloud_usd_per_hour
         for r in range(model.rowCount())
     ]
     known = [p for p in prices if p is not None]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gpu_advisor.core.request import Assumptions
+from gpu_advisor.core.units import HOURS_PER_MONTH
 from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.plan.binding import FieldBinder
 from gpu_advisor.ui.plan.fields import FormPage, NumberEdit
@@ -62,7 +63,7 @@ class AssumptionsPanel(FormPage):
             for name in names:
                 self._add(layout, name)
             if title == "Cost and power":
-                hours = NumberEdit(integer=False, placeholder="730")
+                hours = NumberEdit(integer=False, placeholder=f"{HOURS_PER_MONTH:g}")
                 self.add_field(
                     layout, "Hours of use per month (h):", hours, "hours_per_month", tip("hours_per_month")
                 )

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QButtonGroup, QGroupBox, QHBoxLayout, QRadioButton
 from gpu_advisor.core.catalog import default_catalog
 from gpu_advisor.core.precision import TIER_LABELS
 from gpu_advisor.core.request import Purchase
+from gpu_advisor.core.units import HOURS_PER_MONTH
 from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.plan.binding import FieldBinder
 from gpu_advisor.ui.plan.fields import FormPage, NumberEdit, make_combo
@@ -38,7 +39,7 @@ class BudgetPage(FormPage):
             row.addWidget(button)
         row.addStretch(1)
         self.add_field(money_form, "Rank by:", choice, "purchase", tip("breakeven"))
-        self.hours = NumberEdit(integer=False, placeholder="730")
+        self.hours = NumberEdit(integer=False, placeholder=f"{HOURS_PER_MONTH:g}")
         self.add_field(
             money_form, "&Hours of use per month (h):", self.hours, "hours_per_month", tip("hours_per_month")
         )

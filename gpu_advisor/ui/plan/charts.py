@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QWidget
 
-from gpu_advisor.core.catalog import default_catalog
-from gpu_advisor.core.cost import CostEstimate, cumulative_costs, estimate_cost
-from gpu_advisor.core.memory import MemoryComponents
+from gpu_advisor.core.estimates import MemoryComponents
 from gpu_advisor.core.result import Plan
-from gpu_advisor.core.units import GB, format_bytes
+from gpu_advisor.core.units import GIB, format_bytes, format_months
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import tip
-from gpu_advisor.ui.plan.format import COMPONENT_LABELS
+from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_chart_months, gpu_line
 
 BAR_WIDTH = 0.55
-MIN_COST_MONTHS = 24
-MAX_COST_MONTHS = 120
 
 
 class _ThemedPlot(pg.PlotWidget):
@@ -55,12 +49,12 @@ class MemoryChart(_ThemedPlot):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setToolTip(
-            "Memory on one device, by component (GB = 10^9 bytes). The dashed line is the recommended GPU's "
+            "Memory on one device, by component (GiB = 2^30 bytes). The dashed line is the recommended GPU's "
             "memory.\n\n" + tip("kv_cache")
         )
         item = self.getPlotItem()
         item.setTitle("Memory per device")
-        item.setLabel("left", "memory (GB)")
+        item.setLabel("left", "memory (GiB)")
         item.showGrid(x=False, y=True, alpha=0.25)
         self._plan: Plan | None = None
         self.shown_rows: list[tuple[str, int]] = []  # (column label, total bytes) for tests and exports
@@ -86,12 +80,12 @@ class MemoryChart(_ThemedPlot):
         columns: list[tuple[str, MemoryComponents]] = []
         best = plan.best
         if best is not None:
-            columns.append((f"per GPU ({best.count} × GPU)", best.per_gpu_components))
-        columns.append(("unsharded, one device", plan.memory))
+            columns.append((f"per GPU ({gpu_line(best)})", best.per_gpu_components))
+        columns.append(("unsharded, one device", plan.memory.components))
         starts = np.zeros(len(columns))
         x = np.arange(len(columns), dtype=float)
         for index, name in enumerate(COMPONENT_LABELS):
-            heights = np.array([getattr(comps, name) / GB for _, comps in columns])
+            heights = np.array([getattr(comps, name) / GIB for _, comps in columns])
             if not heights.any():
                 continue
             color = theme.series_color(index)
@@ -112,7 +106,7 @@ class MemoryChart(_ThemedPlot):
         item.getAxis("bottom").setTicks([ticks])
         top = float(starts.max())
         if best is not None:
-            limit_gb = best.gpu_memory_bytes / GB
+            limit_gb = best.gpu_memory_bytes / GIB
             fg = theme.plot_foreground()
             item.addItem(
                 pg.InfiniteLine(
@@ -137,7 +131,6 @@ class CostChart(_ThemedPlot):
         item.setLabel("left", "cumulative cost", units="USD")
         item.showGrid(x=True, y=True, alpha=0.25)
         self._plan: Plan | None = None
-        self.cost: CostEstimate | None = None
         self.message = ""
         self.legend_entries: list[tuple[str, str]] = []
 
@@ -151,33 +144,18 @@ class CostChart(_ThemedPlot):
             for color, text in self.legend_entries
         )
 
-    def cost_for(self, plan: Plan) -> CostEstimate | None:
-        """The rent/buy estimate of the recommended option (None when nothing is recommended)."""
-        best = plan.best
-        if best is None:
-            return None
-        gpu = default_catalog().find(best.gpu_id)
-        if gpu is None:
-            return None
-        req = plan.request
-        return estimate_cost(
-            gpu, best.count, req.hours_per_month, req.electricity_usd_per_kwh, req.assumptions
-        )
-
     def redraw(self) -> None:
         item = self.getPlotItem()
         item.clear()
         self.legend_entries = []
-        plan = self._plan
-        self.cost = cost = None if plan is None else self.cost_for(plan)
-        if cost is None:
+        best = None if self._plan is None else self._plan.best
+        if best is None:
             self.message = "No recommendation to price."
             return
+        cost = best.cost
         be = cost.breakeven_months
-        months = (
-            MIN_COST_MONTHS if be is None else min(MAX_COST_MONTHS, max(MIN_COST_MONTHS, math.ceil(be * 1.5)))
-        )
-        rent, buy = cumulative_costs(cost, months)
+        months = cost_chart_months(cost)
+        rent, buy = cost.cumulative(months)
         x = np.arange(months + 1, dtype=float)
         fg = theme.plot_foreground()
         for index, (values, text) in enumerate(((rent, "rent"), (buy, "buy (purchase + electricity)"))):
@@ -193,12 +171,12 @@ class CostChart(_ThemedPlot):
                     pos=be,
                     angle=90,
                     pen=pg.mkPen(fg, width=1, style=pg.QtCore.Qt.PenStyle.DashLine),
-                    label=f"break-even {be:.1f} months",
+                    label=f"break-even {format_months(be)}",
                     labelOpts={"position": 0.9, "color": fg, "anchors": [(0, 0), (0, 0)]},
                 )
             )
             item.plot([be], [y], pen=None, symbol="o", symbolSize=9, symbolBrush=fg)
-            self.message = f"Buying breaks even after {be:.1f} months of use."
+            self.message = f"Buying breaks even after {format_months(be)} of use."
         elif rent[0] is None or buy[0] is None:
             self.message = "Only one of the rent and purchase prices is known for this GPU."
         else:

@@ -6,10 +6,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
 
 from gpu_advisor.core.result import Plan
-from gpu_advisor.core.units import format_bytes, format_count, format_usd
-from gpu_advisor.ui.glossary import tip
+from gpu_advisor.core.units import format_bytes, format_count
+from gpu_advisor.ui.glossary import bound_tip, tip
 from gpu_advisor.ui.plan.form import PlanForm
-from gpu_advisor.ui.plan.format import bound_text, bound_tooltip, speed_text
+from gpu_advisor.wording.plan import bound_text, buy_text, gpu_line, rent_text, speed_text
 
 ROWS = (
     ("model", "Model"),
@@ -69,9 +69,10 @@ class EstimatePanel(QFrame):
         self.status.setText("Updated as you type.")
         model = plan.request.model
         self._values["model"].setText(f"{model.name}, {format_count(model.total_params())} parameters")
-        self._values["memory"].setText(format_bytes(plan.memory.total) + " without sharding")
+        comps = plan.memory.components
+        self._values["memory"].setText(format_bytes(comps.total) + " without sharding")
         self._values["kv_cache"].setText(
-            format_bytes(plan.memory.kv_cache) if plan.memory.kv_cache else "none (training)"
+            format_bytes(comps.kv_cache) if comps.kv_cache else "none (training)"
         )
         best = plan.best
         if best is None:
@@ -79,12 +80,8 @@ class EstimatePanel(QFrame):
             for key in ("speed", "bound", "cost"):
                 self._values[key].setText("—")
             return
-        training = plan.request.task.is_training
-        self._values["recommended"].setText(f"{best.count} × {best.gpu} ({best.tier.label})")
-        self._values["speed"].setText(speed_text(best, training))
-        self._values["bound"].setText(bound_text(best.bound))
-        self._values["bound"].setToolTip(bound_tooltip(best.bound))
-        rent = (
-            "n/a" if best.cloud_usd_per_hour is None else f"{format_usd(best.cloud_usd_per_hour)}/h to rent"
-        )
-        self._values["cost"].setText(f"{rent}; {format_usd(best.purchase_usd)} to buy")
+        self._values["recommended"].setText(f"{gpu_line(best)} ({best.tier.label})")
+        self._values["speed"].setText(speed_text(best))
+        self._values["bound"].setText(bound_text(best.speed.bound))
+        self._values["bound"].setToolTip(bound_tip(best.speed.bound))
+        self._values["cost"].setText(f"rent {rent_text(best.cost)}; buy {buy_text(best.cost)}")

@@ -17,8 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpu_advisor.core.units import format_number
 from gpu_advisor.ui import theme
-from gpu_advisor.ui.plan.numbers import Invalid, format_number, parse_number
+from gpu_advisor.ui.plan.numbers import Invalid, parse_number
 
 FIELD_WIDTH_PX = 260
 

@@ -9,7 +9,6 @@ the last change (the planner takes 1-20 ms, the debounce keeps typing smooth).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -119,11 +118,6 @@ class PlanForm(QObject):
     def assumption(self, name: str) -> Any:
         """The raw value of an assumption: the user's, or the default."""
         return self._assumptions.get(name, Assumptions.model_fields[name].default)
-
-    @property
-    def plan_pending(self) -> bool:
-        """True while a re-plan is scheduled but has not run yet."""
-        return self._timer.isActive()
 
     # ---- writing ----------------------------------------------------------------------------------
     def set_model_source(self, kind: str, value: Any) -> None:
@@ -243,9 +237,3 @@ class PlanForm(QObject):
         if errors != self._errors:
             self._errors = errors
             self.errors_changed.emit(dict(errors))
-
-
-def config_display_name(path: str | Path) -> str:
-    """How a chosen config.json is shown: its folder and name."""
-    path = Path(path)
-    return f"{path.parent.name}/{path.name}" if path.parent.name else path.name

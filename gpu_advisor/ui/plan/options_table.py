@@ -10,12 +10,12 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidge
 
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.ui import theme
-from gpu_advisor.ui.plan.format import Column, bound_tooltip, option_columns
+from gpu_advisor.ui.glossary import bound_tip, tip
+from gpu_advisor.wording.plan_tables import Column, option_columns
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_COLUMN_PX = 170
 MAX_GPU_COLUMN_PX = 240
-TEXT_COLUMNS = {"GPU", "Fits", "Bound", "Parallelism", "Tier"}  # left-aligned; numbers go right
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
 
@@ -30,7 +30,7 @@ def _sort_key(value: Any) -> Any:
 
 
 class OptionsModel(QAbstractTableModel):
-    """Plan options as rows; display text from format.py, raw values for sorting."""
+    """Plan options as rows; display text from the plan wording, raw values for sorting."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -66,7 +66,7 @@ class OptionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return column.header
         if role == Qt.ItemDataRole.ToolTipRole:
-            return column.tooltip or None
+            return _header_tip(column) or None
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -77,26 +77,32 @@ class OptionsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return column.text(option)
         if role == SORT_ROLE:
-            return _sort_key(column.value(option))
+            return _sort_key(column.sort_value(option))
         if role == Qt.ItemDataRole.FontRole and option.gpu_id == self._best_id:
             font = QFont()
             font.setBold(True)
             return font
-        if role == Qt.ItemDataRole.ForegroundRole and column.header == "Fits":
+        if role == Qt.ItemDataRole.ForegroundRole and column.key == "fits":
             if not option.fits:
                 return theme.error_color()
             return theme.ok_color() if option.meets_target else theme.warn_color()
         if role == Qt.ItemDataRole.ToolTipRole:
-            if column.header == "Bound":
-                return bound_tooltip(option.bound) or None
-            if column.header == "GPU" and option.note:
+            if column.key == "bound":
+                return bound_tip(option.speed.bound) or None
+            if column.key == "gpu" and option.note:
                 return option.note
-            if column.header in ("GPU", "Parallelism"):
+            if column.key in ("gpu", "layout", "memory"):
                 return column.text(option)
-            return column.tooltip or None
-        if role == Qt.ItemDataRole.TextAlignmentRole and column.header not in TEXT_COLUMNS:
+            return _header_tip(column) or None
+        if role == Qt.ItemDataRole.TextAlignmentRole and column.numeric:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+
+def _header_tip(column: Column) -> str:
+    """The column's meaning, and the glossary's explanation of its term where it has one."""
+    parts = [column.help, tip(column.glossary) if column.glossary else ""]
+    return "\n\n".join(p for p in parts if p)
 
 
 class _SortProxy(QSortFilterProxyModel):

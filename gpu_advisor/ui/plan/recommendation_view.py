@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QGridLayout,
@@ -14,14 +16,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpu_advisor.core.estimates import COMPONENTS
 from gpu_advisor.core.result import Plan
-from gpu_advisor.core.units import format_bytes
 from gpu_advisor.ui.plan.assumptions_panel import AssumptionsPanel
 from gpu_advisor.ui.plan.charts import CostChart, MemoryChart
 from gpu_advisor.ui.plan.form import PlanForm
-from gpu_advisor.ui.plan.format import COMPONENT_LABELS
 from gpu_advisor.ui.plan.options_table import OptionsTable
 from gpu_advisor.ui.plan.tier_card import TierCard
+from gpu_advisor.wording.plan_tables import compute_rows, formula_rows, memory_rows
 
 
 def _label(text: str = "") -> QLabel:
@@ -92,30 +94,27 @@ class RecommendationView(QWidget):
         self.memory_chart.show_plan(plan)
         self.cost_chart.show_plan(plan)
         self.memory_legend.setText(self.memory_chart.legend_html())
-        cost = self.cost_chart.cost
-        formula = f"<br><i>{cost.formula}</i>" if cost is not None else ""
+        best = plan.best
+        formula = f"<br><i>{escape(best.cost.formula)}</i>" if best is not None else ""
         self.cost_note.setText(f"{self.cost_chart.legend_html()}<br>{self.cost_chart.message}{formula}")
-        notes = [f"⚠ {w}" for w in plan.warnings] + [f"💡 {s}" for s in plan.suggestions]
+        notes = [f"⚠ {escape(w)}" for w in plan.warnings]
+        notes += [f"<b>Suggestion:</b> {escape(s)}" for s in plan.suggestions]
         self.warnings.setText("<br>".join(notes))
         self.warnings.setVisible(bool(notes))
         self.options.set_plan(plan)
         self._show_details(plan)
 
     def _show_details(self, plan: Plan) -> None:
-        rows = [
-            (COMPONENT_LABELS[k], getattr(plan.memory, k), plan.memory_formulas.get(k, ""))
-            for k in COMPONENT_LABELS
-        ]
-        rows = [r for r in rows if r[1]]
-        rows.append(("Total", plan.memory.total, "sum of the components"))
+        rows = memory_rows(plan.memory)
+        exact = [getattr(plan.memory.components, k) for k in COMPONENTS if getattr(plan.memory.components, k)]
+        exact.append(plan.memory.total_bytes)
         self.memory_table.setRowCount(len(rows))
-        for i, (name, value, formula) in enumerate(rows):
+        for i, ((name, size, formula), n_bytes) in enumerate(zip(rows, exact, strict=True)):
             self.memory_table.setItem(i, 0, QTableWidgetItem(name))
-            self.memory_table.setItem(i, 1, QTableWidgetItem(f"{format_bytes(value)}  ({value:,} bytes)"))
+            self.memory_table.setItem(i, 1, QTableWidgetItem(f"{size}  ({n_bytes:,} bytes)"))
             self.memory_table.setItem(i, 2, QTableWidgetItem(formula))
         self.memory_table.resizeColumnsToContents()
-        compute = ", ".join(
-            f"{k} = {v:,.4g}" if isinstance(v, float) else f"{k} = {v:,}" for k, v in plan.compute.items()
-        )
-        notes = [f"Compute: {compute}"] + [f"Note: {n}" for n in plan.memory_notes]
+        compute = ", ".join(f"{label} = {value}" for label, value in compute_rows(plan))
+        notes = [f"Compute: {escape(compute)}"] + [f"Note: {escape(n)}" for n in plan.memory.notes]
+        notes += [f"{escape(k)}: {escape(v)}" for k, v in formula_rows(plan.best)]
         self.details_notes.setText("<br>".join(notes))

@@ -6,9 +6,17 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from gpu_advisor.core.result import Plan
-from gpu_advisor.core.units import format_bytes, format_usd
-from gpu_advisor.ui.glossary import tip
-from gpu_advisor.ui.plan.format import bound_text, bound_tooltip, breakeven_text, model_title, speed_text
+from gpu_advisor.ui.glossary import bound_tip, tip
+from gpu_advisor.wording.plan import (
+    bound_text,
+    breakeven_text,
+    buy_text,
+    gpu_line,
+    memory_text,
+    plan_title,
+    rent_text,
+    speed_text,
+)
 
 FIGURES = (
     ("memory", "Memory per GPU"),
@@ -65,7 +73,7 @@ class TierCard(QFrame):
     def show_plan(self, plan: Plan) -> None:
         rec = plan.recommendation
         best = plan.best
-        self.model_label.setText(model_title(plan))
+        self.model_label.setText(plan_title(plan))
         if rec.tier is None or best is None:
             self.tier_label.setText("<h2>No GPU in the catalogue fits</h2>")
             self.gpu_label.setText("")
@@ -74,28 +82,20 @@ class TierCard(QFrame):
                 label.setText("—")
             return
         self.tier_label.setText(f"<h2>{rec.tier.label} tier</h2>")
-        self.gpu_label.setText(f"<h3>{rec.count} × {rec.gpu} — {best.parallelism_text}</h3>")
+        self.gpu_label.setText(f"<h3>{gpu_line(best)} — {best.layout.describe()}</h3>")
         self.gpu_label.setToolTip(f"{tip('tensor_parallel')}\n\n{tip('data_parallel')}\n\n{tip('zero')}")
         self.reason_label.setText(rec.reason)
-        training = plan.request.task.is_training
         figures = {
-            "memory": f"{format_bytes(best.per_gpu_bytes)} of {format_bytes(best.gpu_memory_bytes)}",
-            "speed": speed_text(best, training),
-            "bound": bound_text(best.bound),
-            "rent": "n/a"
-            if best.cloud_usd_per_hour is None
-            else f"{format_usd(best.cloud_usd_per_hour)}/h ({format_usd(best.cloud_usd_per_month)}/month)",
-            "buy": "n/a (no price in the catalogue)"
-            if best.purchase_usd is None
-            else format_usd(best.purchase_usd)
-            + (
-                ""
-                if best.electricity_usd_per_month is None
-                else f" + {format_usd(best.electricity_usd_per_month)}/month power"
-            ),
-            "breakeven": breakeven_text(best),
+            "memory": memory_text(best),
+            "speed": speed_text(best),
+            "bound": bound_text(best.speed.bound),
+            "rent": rent_text(best.cost),
+            "buy": buy_text(best.cost),
+            "breakeven": breakeven_text(best.cost),
         }
         for key, text in figures.items():
             self._figures[key].setText(text)
-        self._figures["bound"].setToolTip(bound_tooltip(best.bound))
-        self._figures["speed"].setToolTip(tip("mfu") if training else tip("memory_bound"))
+        self._figures["bound"].setToolTip(bound_tip(best.speed.bound))
+        self._figures["speed"].setToolTip(
+            tip("mfu") if plan.request.task.is_training else tip("memory_bound")
+        )

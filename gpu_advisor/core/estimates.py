@@ -1,0 +1,107 @@
+"""What an estimate is: the numbers and how they were obtained (formula, phase, notes).
+
+The estimators (`memory`, `speed`, `cost`) return these; a plan's options carry them; the faces read
+them and never call the estimators themselves. Pure data with trivial derived values, no formulas.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+# Buying is compared with renting over three years of ownership: the usual depreciation life of servers.
+OWNERSHIP_MONTHS = 36
+
+
+class MemoryComponents(BaseModel):
+    """Bytes on one device by component; they sum to `total`."""
+
+    model_config = ConfigDict(frozen=True)
+    weights: int = 0
+    gradients: int = 0
+    optimizer: int = 0
+    activations: int = 0
+    kv_cache: int = 0
+    overhead: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(getattr(self, c) for c in COMPONENTS)
+
+
+class MemoryEstimate(BaseModel):
+    """The footprint on one device, how each component was computed, and what was assumed."""
+
+    model_config = ConfigDict(frozen=True)
+    components: MemoryComponents
+    phase: str  # "backward" | "optimizer step" | "inference"
+    formulas: dict[str, str]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def total_bytes(self) -> int:
+        return self.components.total
+
+
+class TrainingSpeed(BaseModel):
+    """One training step of a layout, and the time to train a token budget."""
+
+    model_config = ConfigDict(frozen=True)
+    kind: Literal["training"] = "training"
+    flops_per_token: float
+    tokens_per_step: int
+    step_time_s: float
+    tokens_per_s: float
+    time_to_train_s: float | None
+    gpu_hours: float | None
+    bound: str
+    formula: str
+
+
+class InferenceSpeed(BaseModel):
+    """Prefill of one user's prompt and decode at the layout's concurrency."""
+
+    model_config = ConfigDict(frozen=True)
+    kind: Literal["inference"] = "inference"
+    flops_per_token: float
+    prefill_s: float
+    decode_s_per_token: float
+    tokens_per_s_per_user: float
+    tokens_per_s: float
+    bound: str
+    formula: str
+
+
+Speed = TrainingSpeed | InferenceSpeed
+
+
+class CostEstimate(BaseModel):
+    """Costs of `count` GPUs used `hours_per_month` hours a month. None where a price is unknown."""
+
+    model_config = ConfigDict(frozen=True)
+    cloud_usd_per_hour: float | None
+    cloud_usd_per_month: float | None
+    purchase_usd: float | None
+    electricity_usd_per_month: float | None
+    breakeven_months: float | None
+    job_cloud_usd: float | None = None
+    formula: str
+
+    def rent_total_usd(self, months: float) -> float | None:
+        """Renting for `months` months at the plan's hours per month."""
+        return None if self.cloud_usd_per_month is None else self.cloud_usd_per_month * months
+
+    def buy_total_usd(self, months: float) -> float | None:
+        """Buying, then paying the electricity for `months` months."""
+        if self.purchase_usd is None:
+            return None
+        return self.purchase_usd + (self.electricity_usd_per_month or 0.0) * months
+
+    def cumulative(self, months: int) -> tuple[list[float | None], list[float | None]]:
+        """Cumulative rent and buy at the end of months 0..months, for charts and tables."""
+        return (
+            [self.rent_total_usd(m) for m in range(months + 1)],
+            [self.buy_total_usd(m) for m in range(months + 1)],
+        )

@@ -1,0 +1,294 @@
+"""How a plan reads: labels, each figure's words, and the page-one summary with rent or buy.
+
+One wording for every face: the CLI table, the GUI (tier card, live estimate, options table, charts),
+the PDF, Markdown and the JSON report all call these functions, so the same figure never reads two ways.
+Numbers are formatted only through `core.units`; the working (formulas, reason) comes from the plan.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from gpu_advisor.core.estimates import OWNERSHIP_MONTHS, CostEstimate
+from gpu_advisor.core.precision import Task, Tier
+from gpu_advisor.core.result import Option, Plan
+from gpu_advisor.core.units import (
+    NA,
+    format_bytes,
+    format_bytes_of,
+    format_count,
+    format_duration,
+    format_months,
+    format_rate,
+    format_usd,
+)
+
+PRICE_UNKNOWN = "price unknown"
+COMPONENT_LABELS = {
+    "weights": "Weights",
+    "gradients": "Gradients",
+    "optimizer": "Optimizer state",
+    "activations": "Activations",
+    "kv_cache": "KV cache",
+    "overhead": "CUDA context + fragmentation",
+}
+TASK_LABELS = {
+    Task.PRETRAIN: "pre-training",
+    Task.FINETUNE: "full fine-tune",
+    Task.LORA: "LoRA fine-tune",
+    Task.QLORA: "QLoRA fine-tune",
+    Task.INFERENCE: "inference",
+}
+BOUND_LABELS = {"compute": "compute-bound", "memory": "memory-bound", "communication": "communication-bound"}
+SHORT_TIER_LABELS = {
+    Tier.DATACENTER: "Data center",
+    Tier.WORKSTATION: "Workstation",
+    Tier.CONSUMER: "Consumer",
+}
+MAX_COST_CHART_MONTHS = 120
+
+Choice = Literal["rent", "buy"]
+
+
+# ---- one figure, one wording ------------------------------------------------------------------------
+def plan_title(plan: Plan) -> str:
+    """'Llama 3 70B inference, bf16'."""
+    req = plan.request
+    return f"{req.model.name} {TASK_LABELS[req.task]}, {req.precision}"
+
+
+def plan_subtitle(plan: Plan) -> str:
+    """'70.6B parameters · llama: 80 layers, hidden 8192, ...'."""
+    model = plan.request.model
+    guessed = " (shape guessed from the parameter count)" if model.guessed else ""
+    return f"{format_count(model.total_params())} parameters · {model.describe()}{guessed}"
+
+
+def gpu_line(option: Option) -> str:
+    """'2 × NVIDIA H100 SXM'."""
+    return f"{option.count} × {option.gpu}"
+
+
+def fits_text(option: Option) -> str:
+    """'fits' (and meets the target), 'fits, too slow' (misses it), or 'does not fit'."""
+    if not option.fits:
+        return "does not fit"
+    return "fits" if option.meets_target else "fits, too slow"
+
+
+def bound_text(bound: str | None) -> str:
+    """'memory-bound'."""
+    return BOUND_LABELS.get(bound or "", bound or NA)
+
+
+def memory_text(option: Option) -> str:
+    """'62.3 of 80 GiB': per-GPU footprint against the GPU's memory."""
+    return format_bytes_of(option.per_gpu_bytes, option.gpu_memory_bytes)
+
+
+def speed_text(option: Option) -> str:
+    """The headline speed: tokens/s, step and time to train (training), per user and total (inference)."""
+    speed = option.speed
+    if speed.kind == "training":
+        text = f"{format_rate(speed.tokens_per_s, 'tokens/s')}, {format_duration(speed.step_time_s)} per step"
+        if speed.time_to_train_s is not None:
+            text += f", {format_duration(speed.time_to_train_s)} to train"
+        return text
+    return (
+        f"{format_rate(speed.tokens_per_s_per_user, 'tokens/s per user')} "
+        f"({format_rate(speed.tokens_per_s, 'tokens/s')} total), "
+        f"first token after {format_duration(speed.prefill_s)}"
+    )
+
+
+def rent_text(cost: CostEstimate) -> str:
+    """'$6.98/h ($5,095/month)' for all the option's GPUs, or 'price unknown'."""
+    if cost.cloud_usd_per_hour is None:
+        return PRICE_UNKNOWN
+    return f"{format_usd(cost.cloud_usd_per_hour)}/h ({format_usd(cost.cloud_usd_per_month)}/month)"
+
+
+def buy_text(cost: CostEstimate) -> str:
+    """'$51,000 + $181/month power', or 'price unknown'."""
+    if cost.purchase_usd is None:
+        return PRICE_UNKNOWN
+    power = cost.electricity_usd_per_month
+    return format_usd(cost.purchase_usd) + ("" if power is None else f" + {format_usd(power)}/month power")
+
+
+def breakeven_text(cost: CostEstimate, unit: str = "months") -> str:
+    """'15.0 months'; 'never' when renting stays cheaper; 'n/a (price unknown)' when a price is missing.
+
+    A missing break-even means two different things, and every face must say which.
+    """
+    if cost.cloud_usd_per_hour is None or cost.purchase_usd is None:
+        return f"{NA} ({PRICE_UNKNOWN})"
+    return "never" if cost.breakeven_months is None else format_months(cost.breakeven_months, unit)
+
+
+def cost_chart_months(cost: CostEstimate) -> int:
+    """The months a rent-against-buy chart spans, in whole years: the ownership life, or past the
+    break-even point when that comes later (so the crossing is visible), at most ten years."""
+    months = OWNERSHIP_MONTHS
+    if cost.breakeven_months is not None and cost.breakeven_months * 1.25 > months:
+        months = math.ceil(cost.breakeven_months * 1.25 / 12) * 12
+    return min(MAX_COST_CHART_MONTHS, months)
+
+
+# ---- rent or buy ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class CostSummary:
+    """Rent against buy for one option over `horizon_months`. None = price unknown."""
+
+    cost: CostEstimate
+    horizon_months: int
+    rent_total_usd: float | None
+    buy_total_usd: float | None
+    choice: Choice | None
+    advice: str
+
+
+def cost_summary(plan: Plan, option: Option) -> CostSummary:
+    """Rent against buy for one option, with a one-sentence verdict."""
+    cost, horizon = option.cost, OWNERSHIP_MONTHS
+    rent_total, buy_total = cost.rent_total_usd(horizon), cost.buy_total_usd(horizon)
+    hours = f"{plan.request.hours_per_month:g} h/month"
+    choice: Choice | None
+    if cost.cloud_usd_per_month is None and cost.purchase_usd is None:
+        choice, advice = None, "The catalogue has neither a cloud price nor a purchase price for this GPU."
+    elif cost.purchase_usd is None:
+        choice, advice = "rent", "Rent: the catalogue has no purchase price for this GPU."
+    elif cost.cloud_usd_per_month is None:
+        choice, advice = "buy", "Buy: the catalogue has no cloud price for this GPU."
+    elif cost.job_cloud_usd is not None:
+        job, purchase = format_usd(cost.job_cloud_usd), format_usd(cost.purchase_usd)
+        if cost.job_cloud_usd < cost.purchase_usd:
+            choice = "rent"
+            advice = (
+                f"Rent: this job costs {job} to rent, against {purchase} to buy the GPUs and their server."
+            )
+        else:
+            choice = "buy"
+            advice = f"Buy: renting this job costs {job}, more than the {purchase} purchase."
+    elif cost.breakeven_months is None:
+        choice, advice = "rent", "Rent: running owned GPUs (electricity) costs more than renting them."
+    elif cost.breakeven_months <= horizon:
+        assert rent_total is not None and buy_total is not None
+        choice = "buy"
+        advice = (
+            f"Buy if the GPUs stay busy {hours}: buying breaks even after "
+            f"{format_months(cost.breakeven_months)} and saves {format_usd(rent_total - buy_total)} over "
+            f"{horizon} months."
+        )
+    else:
+        choice = "rent"
+        advice = (
+            f"Rent: at {hours} buying breaks even only after {format_months(cost.breakeven_months)}, "
+            f"beyond the {horizon}-month life assumed."
+        )
+    return CostSummary(cost, horizon, rent_total, buy_total, choice, advice)
+
+
+# ---- the page-one summary ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Summary:
+    """The executive summary: the answer, its figures as (label, text) facts, rent or buy."""
+
+    title: str
+    subtitle: str
+    headline: str
+    reason: str
+    best: Option | None
+    cost: CostSummary | None
+    facts: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def has_recommendation(self) -> bool:
+        return self.best is not None
+
+
+def headline(plan: Plan) -> str:
+    """'Enterprise data center tier: 2 × NVIDIA H100 SXM', or why there is no answer."""
+    best = plan.best
+    if best is not None:
+        return f"{best.tier.label} tier: {gpu_line(best)}"
+    fits = any(o.fits for o in plan.options)
+    return "No recommendation: " + ("nothing meets the speed target" if fits else "nothing fits in memory")
+
+
+def build_summary(plan: Plan) -> Summary:
+    """The page-one summary: the answer, its cost, and rent or buy."""
+    best = plan.best
+    common = dict(
+        title=plan_title(plan),
+        subtitle=plan_subtitle(plan),
+        headline=headline(plan),
+        reason=plan.recommendation.reason,
+    )
+    if best is None:
+        facts = []
+        closest = plan.options[0] if plan.options else None
+        if closest is not None:
+            facts.append(
+                (
+                    "Closest option",
+                    f"{gpu_line(closest)}: {memory_text(closest)} per GPU"
+                    + ("" if closest.fits else " (does not fit)")
+                    + f"; {speed_text(closest)}",
+                )
+            )
+        facts.append(("Footprint on one device", format_bytes(plan.memory.total_bytes)))
+        return Summary(**common, best=None, cost=None, facts=facts)
+    cost = cost_summary(plan, best)
+    facts = [
+        ("Tier", best.tier.label),
+        ("GPU × count", gpu_line(best)),
+        ("Layout", best.layout.describe()),
+        ("Memory per GPU", memory_text(best)),
+        ("Speed", speed_text(best)),
+        ("Bound by", bound_text(best.speed.bound)),
+        ("Rent", rent_text(best.cost)),
+        ("Buy", buy_text(best.cost)),
+    ]
+    totals = []
+    if best.cost.job_cloud_usd is not None:
+        totals.append(f"{format_usd(best.cost.job_cloud_usd)} to rent this job")
+    if cost.rent_total_usd is not None:
+        totals.append(f"{format_usd(cost.rent_total_usd)} to rent for {cost.horizon_months} months")
+    if cost.buy_total_usd is not None:
+        totals.append(f"{format_usd(cost.buy_total_usd)} to buy and run for {cost.horizon_months} months")
+    facts.append(("Total cost", "; ".join(totals) or "no price in the catalogue"))
+    facts.append(("Break-even", breakeven_text(best.cost)))
+    facts.append(("Rent or buy", cost.advice))
+    return Summary(**common, best=best, cost=cost, facts=facts)
+
+
+def summary_dict(summary: Summary, plan: Plan) -> dict[str, Any]:
+    """The summary as JSON-friendly data (the JSON report's `summary`)."""
+    best, cost = summary.best, summary.cost
+    return {
+        "title": summary.title,
+        "headline": summary.headline,
+        "tier": None if best is None else best.tier.label,
+        "gpu": None if best is None else best.gpu,
+        "count": None if best is None else best.count,
+        "reason": summary.reason,
+        "budget": str(plan.request.purchase),
+        "cost": None
+        if cost is None
+        else {
+            "rent_usd_per_hour": cost.cost.cloud_usd_per_hour,
+            "rent_usd_per_month": cost.cost.cloud_usd_per_month,
+            "purchase_usd": cost.cost.purchase_usd,
+            "electricity_usd_per_month": cost.cost.electricity_usd_per_month,
+            "breakeven_months": cost.cost.breakeven_months,
+            "horizon_months": cost.horizon_months,
+            "rent_total_usd": cost.rent_total_usd,
+            "buy_total_usd": cost.buy_total_usd,
+            "job_rent_usd": cost.cost.job_cloud_usd,
+            "choice": cost.choice,
+            "advice": cost.advice,
+        },
+    }

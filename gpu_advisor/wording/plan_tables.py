@@ -1,0 +1,372 @@
+"""A plan's tables as words: the options table's columns, and the rows of inputs, memory, compute,
+formulas, assumptions and sources. Every face renders these (GUI table, PDF, Markdown, CLI text)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gpu_advisor.core.estimates import COMPONENTS, MemoryEstimate
+from gpu_advisor.core.request import Assumptions, Purchase
+from gpu_advisor.core.result import Option, Plan
+from gpu_advisor.core.units import (
+    format_bytes,
+    format_count,
+    format_duration,
+    format_rate,
+    format_si,
+    format_usd,
+)
+from gpu_advisor.wording.plan import (
+    COMPONENT_LABELS,
+    PRICE_UNKNOWN,
+    SHORT_TIER_LABELS,
+    TASK_LABELS,
+    bound_text,
+    breakeven_text,
+    build_summary,
+    fits_text,
+    gpu_line,
+    headline,
+    memory_text,
+    plan_title,
+    speed_text,
+)
+from gpu_advisor.wording.text import text_table
+
+
+@dataclass(frozen=True)
+class Column:
+    """One options-table column: its header, how a value sorts and reads, and what it means.
+
+    `glossary` names the GUI glossary entry that explains the term (the GUI's header tooltip).
+    """
+
+    key: str
+    header: str
+    sort_value: Callable[[Option], Any]
+    text: Callable[[Option], str]
+    help: str = ""
+    glossary: str | None = None
+    numeric: bool = True
+
+
+def _training(option: Option, key: str) -> Any:
+    return getattr(option.speed, key, None)
+
+
+def option_columns(training: bool) -> tuple[Column, ...]:
+    """The options table's columns for a training or an inference plan, in reading order.
+
+    What decides a purchase comes first (fits, speed, price, break-even), so it shows without
+    sideways scrolling; the details (memory, layout, bound, tier) follow.
+    """
+    head = (
+        Column("gpu", "GPU", lambda o: o.gpu, lambda o: o.gpu, numeric=False),
+        Column("count", "GPUs", lambda o: o.count, lambda o: str(o.count), "GPUs needed"),
+        Column(
+            "fits",
+            "Fits",
+            lambda o: (o.fits, o.meets_target),
+            fits_text,
+            "Fits in memory, and meets the speed target",
+            numeric=False,
+        ),
+    )
+    if training:
+        speed: tuple[Column, ...] = (
+            Column(
+                "tokens_per_s",
+                "Tokens/s",
+                lambda o: o.speed.tokens_per_s,
+                lambda o: format_rate(o.speed.tokens_per_s),
+                "Training tokens per second, all GPUs",
+                "mfu",
+            ),
+            Column(
+                "time_to_train",
+                "Time to train",
+                lambda o: _training(o, "time_to_train_s"),
+                lambda o: format_duration(_training(o, "time_to_train_s")),
+                "For the token budget of the request",
+            ),
+        )
+    else:
+        speed = (
+            Column(
+                "per_user",
+                "Tokens/s per user",
+                lambda o: o.speed.tokens_per_s_per_user,
+                lambda o: format_rate(o.speed.tokens_per_s_per_user),
+                "Generation speed one user sees",
+                "tokens_per_s_per_user",
+            ),
+            Column(
+                "aggregate",
+                "Tokens/s total",
+                lambda o: o.speed.tokens_per_s,
+                lambda o: format_rate(o.speed.tokens_per_s),
+                "Generated tokens per second, all users",
+            ),
+        )
+    money = (
+        Column(
+            "rent",
+            "Rent $/h",
+            lambda o: o.cost.cloud_usd_per_hour,
+            lambda o: format_usd(o.cost.cloud_usd_per_hour, PRICE_UNKNOWN),
+            "All the option's GPUs, per hour, on demand",
+        ),
+        Column(
+            "purchase",
+            "Purchase",
+            lambda o: o.cost.purchase_usd,
+            lambda o: format_usd(o.cost.purchase_usd, PRICE_UNKNOWN),
+            "GPUs plus the rest of the server (assumption: server overhead)",
+        ),
+        Column(
+            "breakeven",
+            "Break-even",
+            lambda o: o.cost.breakeven_months,
+            lambda o: breakeven_text(o.cost, "mo"),
+            "Months of use after which buying costs less than renting",
+            "breakeven",
+        ),
+    )
+    if training:
+        detail: Column = Column(
+            "step_time",
+            "Step time",
+            lambda o: _training(o, "step_time_s"),
+            lambda o: format_duration(_training(o, "step_time_s")),
+            "One optimizer step of every data-parallel replica",
+        )
+    else:
+        detail = Column(
+            "prefill",
+            "First token",
+            lambda o: o.speed.prefill_s,
+            lambda o: format_duration(o.speed.prefill_s),
+            "Prefill of one user's prompt",
+        )
+    details = (
+        Column(
+            "memory",
+            "Memory per GPU",
+            lambda o: o.per_gpu_bytes,
+            memory_text,
+            "Estimated peak memory on each GPU, against the GPU's memory",
+        ),
+        detail,
+        Column(
+            "bound",
+            "Bound",
+            lambda o: o.speed.bound,
+            lambda o: bound_text(o.speed.bound),
+            "What limits the speed",
+            "memory_bound",
+            numeric=False,
+        ),
+        Column(
+            "layout",
+            "Parallelism",
+            lambda o: o.layout.describe(),
+            lambda o: o.layout.describe(),
+            "How the GPUs share the work",
+            "tensor_parallel",
+            numeric=False,
+        ),
+        Column(
+            "tier",
+            "Tier",
+            lambda o: o.tier.label,
+            lambda o: SHORT_TIER_LABELS[o.tier],
+            numeric=False,
+        ),
+    )
+    return head + speed + money + details
+
+
+# ---- rows -------------------------------------------------------------------------------------------
+def input_rows(plan: Plan) -> list[tuple[str, str]]:
+    """The request as (label, value) rows."""
+    req = plan.request
+    model = req.model
+    rows = [
+        ("Model", f"{model.name} ({format_count(model.total_params())} parameters)"),
+        ("Architecture", model.describe() + (" (guessed from the parameter count)" if model.guessed else "")),
+        ("Task", TASK_LABELS[req.task]),
+        ("Precision", str(req.precision)),
+    ]
+    if req.task.is_training:
+        rows += [
+            ("Optimizer", str(req.optimizer)),
+            ("Sequence length × micro-batch", f"{req.seq_len:,} tokens × {req.batch_size}"),
+            ("Gradient checkpointing", "on" if req.grad_checkpointing else "off"),
+            ("ZeRO stage", "chosen by the planner" if req.zero_stage is None else str(req.zero_stage)),
+            ("Training tokens", "not set" if req.train_tokens is None else format_count(req.train_tokens)),
+            ("Deadline", "not set" if req.max_hours is None else f"{req.max_hours:g} h"),
+        ]
+    else:
+        target = req.tokens_per_s_per_user
+        rows += [
+            ("Concurrent users", f"{req.users:,}"),
+            ("Prompt / output tokens", f"{req.prompt_tokens:,} / {req.output_tokens:,}"),
+            ("Target per user", "not set" if target is None else format_rate(target, "tokens/s")),
+        ]
+    rows.append(("Attention", str(req.attention)))
+    restrict = [
+        f"GPU {req.gpu}" if req.gpu else "",
+        f"tier {req.tier.label}" if req.tier else "",
+        f"{req.gpus} GPUs" if req.gpus else "",
+    ]
+    rows.append(("Restricted to", ", ".join(r for r in restrict if r) or "every GPU in the catalogue"))
+    rows += [
+        ("Budget", "buy" if req.purchase is Purchase.BUY else "rent"),
+        ("Use per month", f"{req.hours_per_month:g} h"),
+        ("Electricity", f"{format_usd(req.electricity_usd_per_kwh)} per kWh"),
+    ]
+    if req.calibration is not None:
+        rows.append(("Calibrated from", req.calibration.source))
+    return rows
+
+
+def memory_rows(
+    memory: MemoryEstimate, total_note: str = "sum of the components"
+) -> list[tuple[str, str, str]]:
+    """(component, size, formula) for the non-zero components, then the total."""
+    comps = memory.components
+    rows = [
+        (COMPONENT_LABELS[key], format_bytes(getattr(comps, key)), memory.formulas.get(key, ""))
+        for key in COMPONENTS
+        if getattr(comps, key)
+    ]
+    rows.append(("Total", format_bytes(comps.total), total_note))
+    return rows
+
+
+COMPUTE_LABELS = {
+    "flops_per_token": "FLOPs per token",
+    "tokens_per_step": "Tokens per step (per replica)",
+    "flops_per_step": "FLOPs per step (per replica)",
+    "prefill_flops": "FLOPs per prompt",
+    "kv_tokens": "Tokens in the KV cache",
+}
+
+
+def compute_rows(plan: Plan) -> list[tuple[str, str]]:
+    """The work per step or per token."""
+    return [
+        (COMPUTE_LABELS.get(key, key), format_si(value, "FLOP") if "flops" in key else f"{value:,.0f}")
+        for key, value in plan.compute.items()
+    ]
+
+
+def speed_rows(plan: Plan, limit: int = 5) -> list[tuple[str, str, str]]:
+    """(GPUs, speed sentence, bound) for the best few options that fit."""
+    fitting = [o for o in plan.options if o.fits][:limit]
+    return [(gpu_line(o), speed_text(o), bound_text(o.speed.bound)) for o in fitting]
+
+
+def formula_rows(option: Option | None) -> list[tuple[str, str]]:
+    """How an option's speed and cost were computed: the working it carries."""
+    if option is None:
+        return []
+    speed = option.speed.formula + (f" ({option.note})" if option.note else "")
+    return [
+        ("Speed", speed),
+        ("Cost", option.cost.formula),
+        (
+            "Break-even",
+            "purchase / (rent per month - electricity per month); renting wins where it is never reached",
+        ),
+    ]
+
+
+def assumption_rows(plan: Plan) -> list[tuple[str, str, str]]:
+    """(name, value, meaning) for every constant the plan used."""
+    fields = Assumptions.model_fields
+    rows = []
+    for key, value in plan.assumptions.items():
+        meaning = fields[key].description if key in fields else ""
+        if key.endswith("_bytes") and isinstance(value, int):
+            text = f"{value:,} bytes ({format_bytes(value)})"
+        elif isinstance(value, float):
+            text = f"{value:g}"
+        elif isinstance(value, str) and len(value) > 24:  # a rule, not a number: say it in full
+            text, meaning = "see meaning", value
+        elif isinstance(value, list | tuple):  # e.g. the GPUs left out, each with its reason
+            text = f"{len(value)} listed" if value else "none"
+            meaning = "; ".join(str(v) for v in value) or meaning or ""
+        else:
+            text = str(value)
+        rows.append((key, text, meaning or ""))
+    return rows
+
+
+def source_rows(option: Option | None) -> list[tuple[str, str]]:
+    """An option's catalogue sources: its row's note, then each source key it cites."""
+    if option is None:
+        return []
+    sources = option.sources
+    rows = [(option.gpu, sources.text)]
+    if sources.cloud_price_date:
+        rows.append(("Cloud price date", sources.cloud_price_date))
+    rows += list(sources.cited.items())
+    if sources.user_defined:
+        rows.append(("Note", "this GPU comes from the user's own gpus.json"))
+    return rows
+
+
+# ---- the CLI's plan text -------------------------------------------------------------------------------
+CLI_COLUMNS = {
+    True: (
+        "gpu",
+        "count",
+        "fits",
+        "memory",
+        "step_time",
+        "tokens_per_s",
+        "bound",
+        "rent",
+        "purchase",
+        "breakeven",
+    ),
+    False: (
+        "gpu",
+        "count",
+        "fits",
+        "memory",
+        "per_user",
+        "aggregate",
+        "bound",
+        "rent",
+        "purchase",
+        "breakeven",
+    ),
+}
+CLI_OPTION_ROWS = 12
+
+
+def plan_text(plan: Plan) -> str:
+    """The plan as the CLI prints it: the answer, the memory breakdown, the best options."""
+    title = plan_title(plan)
+    lines = [title, "=" * len(title), f"Recommendation: {headline(plan)}", plan.recommendation.reason, ""]
+    lines.append("Memory on one device, unsharded:")
+    lines += [f"  {label:<28} {size:>10}   {formula}" for label, size, formula in memory_rows(plan.memory)]
+    lines += [f"  note: {note}" for note in plan.memory.notes]
+    summary = build_summary(plan)
+    if summary.cost is not None:
+        lines += ["", summary.cost.advice]
+    training = plan.request.task.is_training
+    columns = {c.key: c for c in option_columns(training)}
+    chosen = [columns[key] for key in CLI_COLUMNS[training]]
+    rows = [[c.text(o) for c in chosen] for o in plan.options[:CLI_OPTION_ROWS]]
+    lines += ["", "Options (best first):"]
+    lines += text_table([c.header for c in chosen], rows, [c.numeric for c in chosen])
+    if len(plan.options) > CLI_OPTION_ROWS:
+        lines.append(f"... {len(plan.options) - CLI_OPTION_ROWS} more (use --json for all)")
+    lines += [f"warning: {w}" for w in plan.warnings]
+    lines += [f"suggestion: {s}" for s in plan.suggestions]
+    return "\n".join(lines)
