@@ -62,7 +62,9 @@ def add_arguments(p: argparse.ArgumentParser, parse_size) -> None:
     )
     g.add_argument("--phases", default=None, metavar="LIST", help="subset of collectives,p2p,scaling")
     g.add_argument(
-        "--toy", action="store_true", help="tiny sizes and budgets: checks a setup in seconds, numbers mean little"
+        "--toy",
+        action="store_true",
+        help="tiny sizes and budgets: checks a setup in seconds, numbers mean little",
     )
 
 
@@ -105,7 +107,9 @@ def options_from_args(args: argparse.Namespace):
 def cmd_cluster(args: argparse.Namespace, *, progress_printer, check_output_path) -> int:
     """Run the cluster benchmark as a rank (--distributed) or as the launcher (--nproc)."""
     if args.distributed and args.nproc is not None:
-        raise UserInputError("--nproc starts torchrun, which runs --distributed on each rank: give one of them")
+        raise UserInputError(
+            "--nproc starts torchrun, which runs --distributed on each rank: give one of them"
+        )
     for flag, value in (("--workloads", args.workloads), ("--model", args.model)):
         if value is not None:
             raise UserInputError(f"{flag}: not used by a cluster run (it measures links and DDP scaling)")
@@ -157,7 +161,10 @@ def _rank(options, args: argparse.Namespace, show) -> int:
             env=env,
         )
     except DistributedRunFailed as exc:
-        survivors = sorted(set(range(env.world_size)) - set(exc.culprits))
+        # One line for the whole run: from the lowest rank not to blame (every rank when none could
+        # ask the others).
+        blamed = set(exc.culprits) if exc.culprits is not None else set(range(env.world_size))
+        survivors = sorted(set(range(env.world_size)) - blamed)
         if not launched_here and (not survivors or env.rank == survivors[0]):
             _clear_progress()
             print(f"gpu-advisor bench: error: {exc}", file=sys.stderr)

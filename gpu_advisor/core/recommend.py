@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from .calibration import assumption_entries
 from .catalog import Catalog, GpuSpec, default_catalog
 from .cost import estimate_cost
 from .estimates import OWNERSHIP_MONTHS, InferenceSpeed, TrainingSpeed
@@ -375,6 +376,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         "ownership_months_for_buy_ranking": OWNERSHIP_MONTHS,
         "compute_dtype": precision_profile(req.task, req.precision).peak_column,
         "gpus_not_considered": not_considered,
+        **assumption_entries(req.calibration),  # measured figures and their file, when calibrated
     }
     return Plan(
         request=req,

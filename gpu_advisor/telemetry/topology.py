@@ -9,6 +9,7 @@ None ("unknown"), never an exception.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 # nvmlGpuTopologyLevel_t -> (nvidia-smi's code, words)
@@ -65,7 +66,5 @@ def open_nvml() -> Any | None:
 
 def close_nvml(nvml: Any | None) -> None:
     if nvml is not None:
-        try:
+        with contextlib.suppress(Exception):
             nvml.nvmlShutdown()
-        except Exception:
-            pass

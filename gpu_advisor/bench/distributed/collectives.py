@@ -165,7 +165,10 @@ def sweep(
     stopping at the first size that would run past `budget_s`. Every group rank returns the same rows."""
     timer = Timer(device)
     sizes = message_sizes(max_bytes)
-    per_size_s = budget_s / len(sizes)
+    # Half the budget buys iterations, spread evenly over the sizes (small messages need many to
+    # give a stable median); the other half is kept for the largest messages, which need few but
+    # long ones and matter most (their bus bandwidth is what the planner uses).
+    per_size_s = 0.5 * budget_s / len(sizes)
     began = time.monotonic()
     rows: list[CollectiveRecord] = []
     for i, requested in enumerate(sizes):
@@ -183,8 +186,8 @@ def sweep(
         times = reduce_max(timer.times(run, iterations), group, device)
         rows.append(record(op, size, times, group))
         del run
-        # Stop when the next size (about twice as long per op) would not fit in what is left.
+        # Stop when the next size (about twice as long per op) would run past the budget.
         spent_s = elapsed_s + sum(times)
-        if spent_s + 2 * MIN_ITERATIONS * 2 * rows[-1].time_s > budget_s:
+        if spent_s + (WARMUP_ITERATIONS + MIN_ITERATIONS) * 2 * rows[-1].time_s > budget_s:
             break
     return rows

@@ -8,9 +8,10 @@ from gpu_advisor.core.errors import UserInputError
 class DistributedRunFailed(Exception):
     """The run ended early: a rank died or hung, the process group did not form, the launcher timed
     out. The message is one line naming the rank and host where it is known; `culprits` holds the
-    ranks it blames (empty when the rank that raised it is the one that failed, or nobody is known)."""
+    ranks it blames (empty: the rank that raised it failed itself, or no other rank is to blame; None:
+    the other ranks could not be asked, e.g. the store went with its node)."""
 
-    def __init__(self, message: str, culprits: tuple[int, ...] = ()) -> None:
+    def __init__(self, message: str, culprits: tuple[int, ...] | None = ()) -> None:
         super().__init__(message)
         self.culprits = culprits
 

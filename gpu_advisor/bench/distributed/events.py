@@ -73,7 +73,9 @@ class EventReader:
 
 
 def write_failure(run_dir: Path, rank: int, hostname: str, message: str) -> None:
-    write_json_atomic(run_dir / f"failure-rank-{rank}.json", {"rank": rank, "hostname": hostname, "message": message})
+    write_json_atomic(
+        run_dir / f"failure-rank-{rank}.json", {"rank": rank, "hostname": hostname, "message": message}
+    )
 
 
 def read_failures(run_dir: Path) -> dict[int, str]:

@@ -1,5 +1,4 @@
-"""Turning what went wrong into one line: a backend's exception text, torchrun's failure summary. No torch.
-"""
+"""Turning what went wrong into one line: a backend's exception text, torchrun's failure summary. No torch."""
 
 from __future__ import annotations
 

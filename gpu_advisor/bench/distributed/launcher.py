@@ -18,6 +18,7 @@ failure (its path is in the message).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -41,6 +42,7 @@ from gpu_advisor.bench.results import BenchReport, load_report
 LOG_FILE = "torchrun.log"
 RESULTS_FILE = "results.json"
 GRACE_S = 5.0  # torchrun's time to stop its workers after SIGTERM before SIGKILL
+FAILURE_GRACE_S = 2.0  # after a rank explained its failure, torchrun normally ends within a second
 _POLL_S = 0.1
 # Start-up (interpreters importing torch, the rendezvous) and the gathering at the end, on top of the
 # measurement budgets; generous on a loaded machine.
@@ -121,14 +123,22 @@ def run_local(
         )
     began = time.monotonic()
     why_stopped: str | None = None
+    failure_seen_s: float | None = None
     try:
         while proc.poll() is None:
             _deliver(reader, on_progress, on_ranks)
+            now = time.monotonic()
+            if failure_seen_s is None and read_failures(run_dir):
+                failure_seen_s = now
             if stop.is_set() and why_stopped is None:
                 why_stopped = "stopped by the user"
                 _terminate(proc)
-            elif time.monotonic() - began > deadline_s and why_stopped is None:
+            elif now - began > deadline_s and why_stopped is None:
                 why_stopped = f"the run did not finish within {deadline_s:,.0f} s"
+                _terminate(proc)
+            elif failure_seen_s is not None and now - failure_seen_s > FAILURE_GRACE_S:
+                # A rank failed and explained why, but torchrun is still waiting for another one
+                # (a frozen rank ignores SIGTERM for torchrun's 30 s grace): end them all now.
                 _terminate(proc)
             time.sleep(_POLL_S)
     except BaseException:  # KeyboardInterrupt in the CLI: never leave ranks behind
@@ -162,17 +172,31 @@ def _deliver(
 
 
 def _terminate(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the launcher's process group (torchrun stops its workers), SIGKILL after GRACE_S."""
+    """SIGTERM torchrun (it stops its workers), then SIGKILL whatever of its tree is left after
+    GRACE_S. torchrun starts each worker in a session of its own, so the workers are found by
+    walking the process tree rather than signalled through torchrun's process group."""
     if proc.poll() is not None:
         return
+    import psutil
+
+    try:
+        tree = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        tree = []
     try:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(GRACE_S)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        pass
     except ProcessLookupError:
-        proc.wait()
+        pass
+    for p in tree:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 def _explain(run_dir: Path, returncode: int | None, why_stopped: str | None) -> str:

@@ -165,7 +165,7 @@ class Liveness:
             if r in failures:
                 parts.append(failures[r])
             else:
-                parts.append(f"{self.label(r)} died or stopped responding (no heartbeat for {self.stale_s:g} s)")
+                parts.append(f"{self.label(r)} died or stopped responding (its heartbeat stopped)")
         return f"{'; '.join(parts)}; noticed by {self.label(self.rank)} during {during}"
 
 

@@ -91,7 +91,14 @@ class DistributedOptions(BaseModel):
 
     def to_argv(self) -> list[str]:
         """The `gpu-advisor bench --distributed` flags that reproduce these options."""
-        argv = ["--device", self.device, "--timeout", f"{self.timeout_s:g}", "--interval", f"{self.interval_s:g}"]
+        argv = [
+            "--device",
+            self.device,
+            "--timeout",
+            f"{self.timeout_s:g}",
+            "--interval",
+            f"{self.interval_s:g}",
+        ]
         if self.mode != "full":
             argv.append(f"--{self.mode}")
         if self.phases != PHASES:

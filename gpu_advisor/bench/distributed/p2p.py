@@ -51,11 +51,7 @@ def _receive_window(buf: torch.Tensor, ack: torch.Tensor, peer: int) -> None:
 def rank_pairs(ranks_by_node: dict[int, list[int]]) -> list[tuple[int, int, int]]:
     """(node, src, dst) for every ordered pair of ranks on the same node."""
     return [
-        (node, a, b)
-        for node, ranks in sorted(ranks_by_node.items())
-        for a in ranks
-        for b in ranks
-        if a != b
+        (node, a, b) for node, ranks in sorted(ranks_by_node.items()) for a in ranks for b in ranks if a != b
     ]
 
 

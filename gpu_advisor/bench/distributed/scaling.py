@@ -57,7 +57,9 @@ class Setup:
 
 def _batches(setup: Setup) -> list[tuple[torch.Tensor, torch.Tensor]]:
     s = setup.sizes
-    data = SyntheticTokens(s.train_model.vocab_size, s.train_seq, BATCHES_IN_MEMORY * s.train_batch, seed=setup.rank)
+    data = SyntheticTokens(
+        s.train_model.vocab_size, s.train_seq, BATCHES_IN_MEMORY * s.train_batch, seed=setup.rank
+    )
     out = []
     for b in range(BATCHES_IN_MEMORY):
         items = [data[b * s.train_batch + i] for i in range(s.train_batch)]
@@ -129,43 +131,22 @@ def run_scaling(
     tokens_per_step = s.train_batch * s.train_seq
     warmup = max(2, s.warmup_steps)
     # 1. World size 1, rank 0 alone.
-    single_s: float | None = None
-    if setup.rank == 0:
-        module = LossModule(build_model(spec, device=setup.device))
-        step = _stepper(module, setup)
-        clock = DeviceClock(setup.device)
-        step(0)
-        warm = clock.time(lambda: step(1))[1]
-        n = int(min(s.max_steps, max(s.min_steps, setup.budget_s / 3 / max(warm, 1e-6))))
-        single_s = spread(_time_steps(step, n, setup, warmup)).median
-        del module, step
+    single_s = _single_rank_step_s(setup, warmup) if setup.rank == 0 else None
     setup.barrier("the world-size-1 training baseline on rank 0")
     # 2. DDP at world size N, then the same without the all-reduce.
-    base = LossModule(build_model(spec, device=setup.device))
-    params = count_parameters(base)
-    grad_bytes = sum(p.numel() * p.element_size() for p in base.parameters() if p.requires_grad)
-    ddp = DistributedDataParallel(base, device_ids=[setup.device.index] if setup.cuda else None)
-    step = _stepper(ddp, setup)
-    clock = DeviceClock(setup.device)
-    step(0)
-    n = _agreed_steps(clock.time(lambda: step(1))[1], setup, group_max)
-    synced = group_max(_time_steps(step, n, setup, warmup))
-
-    def no_sync_step(i: int) -> None:
-        with ddp.no_sync():
-            step(i)
-
-    unsynced = group_max(_time_steps(no_sync_step, n, setup, warmup))
-    unsharded_state = _state_bytes(base, step.optimizer)  # type: ignore[attr-defined]
-    del ddp, base, step
+    ddp_run = _ddp(setup, group_max, warmup)
     if setup.cuda:
         torch.cuda.empty_cache()
-    fsdp_record = _run_fsdp(setup, group_max, n, unsharded_state) if fsdp and setup.world_size > 1 else None
+    fsdp_record = (
+        _run_fsdp(setup, group_max, ddp_run.steps, ddp_run.state_bytes)
+        if fsdp and setup.world_size > 1
+        else None
+    )
     if setup.rank != 0:
         return None, fsdp_record
     assert single_s is not None
-    t_sync = spread(synced).median
-    t_free = spread(unsynced).median
+    t_sync = spread(ddp_run.synced_s).median
+    t_free = spread(ddp_run.unsynced_s).median
     n_ranks = setup.world_size
     tps = [tokens_per_step / single_s, n_ranks * tokens_per_step / t_sync]
     record = ScalingRecord(
@@ -176,14 +157,58 @@ def run_scaling(
         no_sync_step_time_s=[None, t_free],
         exposed_comm_fraction=[None, max(0.0, (t_sync - t_free) / t_sync)],
         model=spec.name,
-        params=params,
+        params=ddp_run.params,
         batch_size_per_rank=s.train_batch,
         seq_len=s.train_seq,
         precision="bf16 autocast" if setup.cuda else "fp32",
-        gradient_bytes=grad_bytes,
-        steps=n,
+        gradient_bytes=ddp_run.gradient_bytes,
+        steps=ddp_run.steps,
     )
     return record, fsdp_record
+
+
+@dataclass(frozen=True, slots=True)
+class _DdpRun:
+    synced_s: list[float]  # per step, slowest rank
+    unsynced_s: list[float]  # the same steps inside no_sync()
+    steps: int
+    params: int
+    gradient_bytes: int
+    state_bytes: int  # parameters + gradients + optimizer state on one rank, unsharded
+
+
+def _ddp(setup: Setup, group_max: Callable[[list[float]], list[float]], warmup: int) -> _DdpRun:
+    base = LossModule(build_model(setup.sizes.train_model, device=setup.device))
+    ddp = DistributedDataParallel(base, device_ids=[setup.device.index] if setup.cuda else None)
+    step = _stepper(ddp, setup)
+    step(0)
+    n = _agreed_steps(DeviceClock(setup.device).time(lambda: step(1))[1], setup, group_max)
+    synced = group_max(_time_steps(step, n, setup, warmup))
+
+    def no_sync_step(i: int) -> None:
+        with ddp.no_sync():
+            step(i)
+
+    unsynced = group_max(_time_steps(no_sync_step, n, setup, warmup))
+    return _DdpRun(
+        synced_s=synced,
+        unsynced_s=unsynced,
+        steps=n,
+        params=count_parameters(base),
+        gradient_bytes=sum(p.numel() * p.element_size() for p in base.parameters() if p.requires_grad),
+        state_bytes=_state_bytes(base, step.optimizer),  # type: ignore[attr-defined]
+    )
+
+
+def _single_rank_step_s(setup: Setup, warmup: int) -> float:
+    """Median step time of the model trained by this rank alone, without DDP."""
+    s = setup.sizes
+    module = LossModule(build_model(s.train_model, device=setup.device))
+    step = _stepper(module, setup)
+    step(0)
+    warm = DeviceClock(setup.device).time(lambda: step(1))[1]
+    n = int(min(s.max_steps, max(s.min_steps, setup.budget_s / 3 / max(warm, 1e-6))))
+    return spread(_time_steps(step, n, setup, warmup)).median
 
 
 def _run_fsdp(

@@ -165,7 +165,9 @@ def _explain(
     except Exception:  # the store went with the node that hosted it
         return DistributedRunFailed(
             f"{env.label(liveness.nodes)}: {where} failed: {cause}; the rendezvous store at "
-            f"{env.master_addr}:{env.master_port} is gone too (its node ended)"
+            f"{env.master_addr}:{env.master_port} is gone too: the node hosting it ended, so the "
+            "failure began there",
+            culprits=None,
         )
     culprits = tuple(sorted(set(silent) | set(failed)))
     if culprits:
@@ -184,7 +186,9 @@ class _NodeTelemetry:
         self.machine = describe_machine(self.nvml)
         self.machine.update(torch_version=torch.__version__, torch_cuda_version=torch.version.cuda)
         # The launcher's process tree holds every rank of this node.
-        self.sampler = Sampler(interval_s, nvml=self.nvml if ok else None, host=HostSource(watch_pid=os.getppid()))
+        self.sampler = Sampler(
+            interval_s, nvml=self.nvml if ok else None, host=HostSource(watch_pid=os.getppid())
+        )
         self.sampler.start()
         self.interval_s = interval_s
 
@@ -315,7 +319,7 @@ def _collectives(
         group = next((g for g in groups if g.scope == scope), None)
         for op in options.ops if group is not None else ():
 
-            def at(size: int, op: str = op, done: float = done) -> None:
+            def at(size: int, op: str = op, scope: str = scope, done: float = done) -> None:
                 progress.at(f"{op} ({scope}, {format_bytes(size)})", "collectives", done)
 
             found = coll.sweep(op, group, device, max_bytes=max_bytes, budget_s=budget, on_size=at)
