@@ -111,7 +111,8 @@ def init_process_group(env: RankEnv, backend: str, device: Any, timeout_s: float
         raise DistributedRunFailed(
             f"{env.label()}: the process group did not form within {timeout_s:g} s ({text}); "
             f"check that every node was started with the same rendezvous endpoint "
-            f"{env.master_addr}:{env.master_port} and can reach it"
+            f"{env.master_addr}:{env.master_port} and can reach it",
+            culprits=None,  # no other rank to ask: every rank says it for itself
         ) from None
 
 

@@ -139,7 +139,7 @@ def run_local(
             elif failure_seen_s is not None and now - failure_seen_s > FAILURE_GRACE_S:
                 # A rank failed and explained why, but torchrun is still waiting for another one
                 # (a frozen rank ignores SIGTERM for torchrun's 30 s grace): end them all now.
-                _terminate(proc)
+                _terminate(proc, grace_s=0.5)
             time.sleep(_POLL_S)
     except BaseException:  # KeyboardInterrupt in the CLI: never leave ranks behind
         _terminate(proc)
@@ -171,9 +171,9 @@ def _deliver(
             on_ranks(list(event.get("ranks") or []))
 
 
-def _terminate(proc: subprocess.Popen[bytes]) -> None:
+def _terminate(proc: subprocess.Popen[bytes], grace_s: float = GRACE_S) -> None:
     """SIGTERM torchrun (it stops its workers), then SIGKILL whatever of its tree is left after
-    GRACE_S. torchrun starts each worker in a session of its own, so the workers are found by
+    `grace_s`. torchrun starts each worker in a session of its own, so the workers are found by
     walking the process tree rather than signalled through torchrun's process group."""
     if proc.poll() is not None:
         return
@@ -185,7 +185,7 @@ def _terminate(proc: subprocess.Popen[bytes]) -> None:
         tree = []
     try:
         os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(GRACE_S)
+        proc.wait(grace_s)
     except subprocess.TimeoutExpired:
         pass
     except ProcessLookupError:
