@@ -16,7 +16,7 @@ from gpu_advisor.bench import BenchOptions
 from gpu_advisor.bench.context import RunContext
 from gpu_advisor.bench.inference import inference
 from gpu_advisor.bench.options import SIZES, benchmark_spec
-from gpu_advisor.bench.runner import resolve_device
+from gpu_advisor.bench.device import resolve_device
 from gpu_advisor.bench.training import train
 from gpu_advisor.core.architecture import Family
 

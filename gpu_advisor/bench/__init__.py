@@ -26,13 +26,15 @@ API for the GUI (call from a QThread worker; nothing here touches widgets)::
   transfer (host-to-device pinned/pageable; `unsupported` on the CPU).
 - Result statuses: ok, oom (measured at the largest batch that fits, `max_batch_size` in metrics),
   cancelled, error, unsupported.
-- `compare_reports(paths)` builds a side-by-side table of several results files with the catalogue's
-  figures; `run_monitor(command, ...)` watches a user's own command (see `gpu_advisor.bench.monitor`).
+- `compare(named)` / `compare_files(paths)` build typed side-by-side rows of several results files, with
+  the catalogue's figures for the same GPUs (`gpu_advisor.wording.compare` words them);
+  `run_monitor(command, ...)` watches a user's own command (see `gpu_advisor.bench.monitor`).
 """
 
 from __future__ import annotations
 
-from gpu_advisor.bench.compare import Comparison, compare_reports
+from gpu_advisor.bench.compare import CompareRow, Comparison, compare, compare_files
+from gpu_advisor.bench.device import BenchError
 from gpu_advisor.bench.monitor import MonitorReport, run_monitor
 from gpu_advisor.bench.options import WORKLOADS, BenchOptions, ProgressEvent
 from gpu_advisor.bench.results import (
@@ -46,7 +48,7 @@ from gpu_advisor.bench.results import (
     load_report,
     save_report,
 )
-from gpu_advisor.bench.runner import BenchError, run_benchmark
+from gpu_advisor.bench.runner import run_benchmark
 
 __all__ = [
     "SCHEMA",
@@ -54,6 +56,7 @@ __all__ = [
     "BenchError",
     "BenchOptions",
     "BenchReport",
+    "CompareRow",
     "Comparison",
     "MonitorReport",
     "Prediction",
@@ -62,7 +65,8 @@ __all__ = [
     "ResultsFileError",
     "Spread",
     "WorkloadResult",
-    "compare_reports",
+    "compare",
+    "compare_files",
     "load_report",
     "run_benchmark",
     "run_monitor",

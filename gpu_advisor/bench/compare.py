@@ -1,8 +1,9 @@
 """Several results files side by side, with the catalogue's figures for the same GPUs. No torch.
 
-`compare_reports(paths)` loads and validates each file (ResultsFileError names the file and the
-field) and returns a Comparison: a header per file and labelled rows, units in the labels. Values a
-file does not have are "n/a".
+`compare(named)` returns a Comparison of typed rows: per file, the number in its base unit (bytes,
+seconds, FLOP/s, B/s, a fraction, a percentage) or a piece of identity text, the catalogue's figure for the
+same quantity where there is one, and whether lower is better. Faces word the rows through
+`gpu_advisor.wording.compare`; a number a file does not have is None.
 """
 
 from __future__ import annotations
@@ -11,48 +12,66 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpu_advisor.bench.results import BenchReport, WorkloadResult, load_report
+from gpu_advisor.bench.results import (
+    BenchReport,
+    NamedReport,
+    Quantity,
+    WorkloadResult,
+    as_number,
+    load_named,
+)
 from gpu_advisor.core.catalog import Catalog, GpuSpec, default_catalog
-from gpu_advisor.core.units import GB, GIB, MIB
 
-NA = "n/a"
+Value = float | str | None
+CATALOGUE_DTYPES = ("fp32", "tf32", "bf16", "fp16", "fp8")
+
+
+@dataclass(frozen=True, slots=True)
+class CompareRow:
+    """One quantity across the compared files."""
+
+    label: str  # what is measured, without a unit: "matmul bf16"
+    quantity: Quantity
+    values: tuple[Value, ...]  # one per file, in base units; None where the file has no such number
+    reference: tuple[float | None, ...] | None = None  # the catalogue's figure per file, if it has one
+    reference_label: str = ""  # "catalogue bf16 peak"
+    lower_is_better: bool | None = None  # None: identity or an error, where neither way is better
+    unit: str = ""  # for a rate: "tokens/s"
+    worst_of: tuple[int, ...] = ()  # per file, for errors: how many results the worst one was taken from
+
+    @property
+    def measured(self) -> bool:
+        """A measurement of speed or size, where one way is better (not the machine's description)."""
+        return self.lower_is_better is not None
 
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """A table: `headers[0]` labels the row-label column; each other header is one file."""
+    """The files' names (column order) and the rows."""
 
-    headers: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
+    names: tuple[str, ...]
+    rows: tuple[CompareRow, ...]
 
-    def render(self) -> str:
-        """Plain text with aligned columns."""
-        table = [self.headers, *self.rows]
-        widths = [max(len(row[i]) for row in table) for i in range(len(self.headers))]
-        lines = []
-        for n, row in enumerate(table):
-            cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]
-            lines.append("  ".join(cells).rstrip())
-            if n == 0:
-                lines.append("-" * len(lines[0]))
-        return "\n".join(lines)
+    def row(self, label: str) -> CompareRow:
+        """The row labelled `label` (KeyError if none)."""
+        for row in self.rows:
+            if row.label == label:
+                return row
+        raise KeyError(label)
 
 
-def _num(value: object, scale: float = 1.0, fmt: str = "{:,.1f}") -> str:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return NA
-    return fmt.format(value / scale)
-
-
-def _metric(results: list[WorkloadResult], key: str) -> object:
-    for r in results:
-        if r.status in ("ok", "oom") and r.metrics.get(key) is not None:
-            return r.metrics[key]
-    return None
+def _metric(results: list[WorkloadResult], key: str) -> float | None:
+    return next(
+        (r.number(key) for r in results if r.status in ("ok", "oom") and r.number(key) is not None), None
+    )
 
 
 def _median(results: list[WorkloadResult], key: str) -> float | None:
     return next((r.timings[key].median for r in results if key in r.timings), None)
+
+
+def _config(results: list[WorkloadResult], key: str) -> float | None:
+    return next((as_number(r.config.get(key)) for r in results if r.status == "ok"), None)
 
 
 def _catalogue_gpu(report: BenchReport, catalog: Catalog) -> GpuSpec | None:
@@ -65,73 +84,112 @@ def _catalogue_gpu(report: BenchReport, catalog: Catalog) -> GpuSpec | None:
     return catalog.match_device_name(report.device.name)
 
 
-def compare(named: Sequence[tuple[str, BenchReport]], catalog: Catalog | None = None) -> Comparison:
-    """Build the side-by-side table for already loaded reports (label, report)."""
+def _worst_error(results: list[WorkloadResult]) -> tuple[float | None, int]:
+    errors = [
+        x.prediction.peak_memory_bytes.error_pct
+        for x in results
+        if x.prediction and x.prediction.peak_memory_bytes.error_pct is not None
+    ]
+    return (max(errors, key=abs), len(errors)) if errors else (None, 0)
+
+
+def compare(named: Sequence[NamedReport], catalog: Catalog | None = None) -> Comparison:
+    """The side-by-side rows for already loaded reports."""
     catalog = catalog or default_catalog()
-    gpus = [_catalogue_gpu(r, catalog) for _, r in named]
-    rows: list[tuple[str, ...]] = []
+    reports = [n.report for n in named]
+    gpus = [_catalogue_gpu(r, catalog) for r in reports]
+    rows: list[CompareRow] = []
 
-    def row(label: str, cell: Callable[[BenchReport, GpuSpec | None], str]) -> None:
-        rows.append((label, *(cell(r, g) for (_, r), g in zip(named, gpus, strict=True))))
+    def row(
+        label: str,
+        quantity: Quantity,
+        value: Callable[[BenchReport], Value],
+        reference: Callable[[GpuSpec], float | None] | None = None,
+        reference_label: str = "",
+        lower_is_better: bool | None = None,
+        unit: str = "",
+    ) -> None:
+        refs = None
+        if reference is not None:
+            refs = tuple(None if g is None else reference(g) for g in gpus)
+        rows.append(
+            CompareRow(
+                label=label,
+                quantity=quantity,
+                values=tuple(value(r) for r in reports),
+                reference=refs,
+                reference_label=reference_label,
+                lower_is_better=lower_is_better,
+                unit=unit,
+            )
+        )
 
-    row("device", lambda r, g: r.device.name)
-    row("CPU", lambda r, g: r.machine.cpu_model or NA)
+    row("device", "text", lambda r: r.device.name)
+    row("CPU", "text", lambda r: r.machine.cpu_model)
+    row("CPU cores", "count", lambda r: r.machine.physical_cores)
+    row("threads used", "count", lambda r: r.device.torch_threads)
+    row("RAM", "bytes", lambda r: r.machine.ram_total_bytes)
+    row("PyTorch", "text", lambda r: r.machine.torch_version)
+    rows.append(CompareRow("catalogue entry", "text", tuple(g.name if g else None for g in gpus)))
     row(
-        "CPU cores / threads used",
-        lambda r, g: f"{r.machine.physical_cores or NA} / {r.device.torch_threads}",
+        "device memory",
+        "bytes",
+        lambda r: r.device.memory_total_bytes,
+        lambda g: g.memory_bytes,
+        "catalogue memory",
     )
-    row("RAM (GiB)", lambda r, g: _num(r.machine.ram_total_bytes, GIB, "{:,.0f}"))
-    row("PyTorch", lambda r, g: r.machine.torch_version or NA)
-    row("catalogue entry", lambda r, g: g.name if g else NA)
-    row("catalogue memory (GB)", lambda r, g: _num(g.memory_gb if g else None, 1, "{:,.0f}"))
-
-    dtypes = list(dict.fromkeys(str(x.config.get("dtype")) for _, r in named for x in r.result("matmul")))
+    dtypes = list(dict.fromkeys(str(x.config.get("dtype")) for r in reports for x in r.result("matmul")))
     for dtype in dtypes:
         row(
-            f"matmul {dtype} (TFLOP/s)",
-            lambda r, g, d=dtype: _num(
-                _metric([x for x in r.result("matmul") if x.config.get("dtype") == d], "flops_per_s"),
-                1e12,
-                "{:,.3g}",
+            f"matmul {dtype}",
+            "flops",
+            lambda r, d=dtype: _metric(
+                [x for x in r.result("matmul") if x.config.get("dtype") == d], "flops_per_s"
             ),
+            (lambda g, d=dtype: g.peak_flops_per_s(d)) if dtype in CATALOGUE_DTYPES else None,
+            f"catalogue {dtype} peak",
+            lower_is_better=False,
         )
-        row(
-            f"  catalogue {dtype} peak (TFLOP/s)",
-            lambda r, g, d=dtype: _num(
-                g.peak_flops_per_s(d) if g and d in ("fp32", "tf32", "bf16", "fp16", "fp8") else None,
-                1e12,
-                "{:,.3g}",
-            ),
-        )
-    row("memory bandwidth (GB/s)", lambda r, g: _num(_metric(r.result("bandwidth"), "bytes_per_s"), GB))
     row(
-        "  catalogue bandwidth (GB/s)",
-        lambda r, g: _num(g.bandwidth_bytes_per_s if g else None, GB, "{:,.0f}"),
+        "memory bandwidth",
+        "bandwidth",
+        lambda r: _metric(r.result("bandwidth"), "bytes_per_s"),
+        lambda g: g.bandwidth_bytes_per_s,
+        "catalogue bandwidth",
+        lower_is_better=False,
     )
-    row("train model", lambda r, g: str(next((x.config.get("model") for x in r.result("train")), NA)))
     row(
-        "train batch x seq",
-        lambda r, g: next(
-            (
-                f"{x.config.get('batch_size')} x {x.config.get('seq_len')}"
-                for x in r.result("train")
-                if x.status == "ok"
-            ),
-            NA,
-        ),
+        "train model",
+        "text",
+        lambda r: next((str(x.config["model"]) for x in r.result("train") if x.config.get("model")), None),
     )
-    row("train step median (ms)", lambda r, g: _num(_median(r.result("train"), "step_time_s"), 1e-3))
-    row("train tokens/s", lambda r, g: _num(_metric(r.result("train"), "tokens_per_s"), 1, "{:,.0f}"))
-    row("train MFU (%)", lambda r, g: _num(_metric(r.result("train"), "mfu"), 0.01))
+    row("train batch", "count", lambda r: _config(r.result("train"), "batch_size"))
+    row("train sequence", "count", lambda r: _config(r.result("train"), "seq_len"))
     row(
-        "train peak memory (MiB)",
-        lambda r, g: _num(_metric(r.result("train"), "peak_memory_bytes"), MIB, "{:,.0f}"),
+        "train step median",
+        "duration",
+        lambda r: _median(r.result("train"), "step_time_s"),
+        lower_is_better=True,
     )
-    row("train memory prediction error (%)", lambda r, g: _prediction_error(r.result("train")))
+    row(
+        "train throughput",
+        "rate",
+        lambda r: _metric(r.result("train"), "tokens_per_s"),
+        lower_is_better=False,
+        unit="tokens/s",
+    )
+    row("train MFU", "fraction", lambda r: _metric(r.result("train"), "mfu"), lower_is_better=False)
+    row(
+        "train peak memory",
+        "bytes",
+        lambda r: _metric(r.result("train"), "peak_memory_bytes"),
+        lower_is_better=True,
+    )
+    _error_row(rows, "train memory prediction error", [r.result("train") for r in reports])
     batches = sorted(
         {
             int(x.config["batch_size"])
-            for _, r in named
+            for r in reports
             for x in r.result("inference")
             if isinstance(x.config.get("batch_size"), int)
         }
@@ -142,38 +200,47 @@ def compare(named: Sequence[tuple[str, BenchReport]], catalog: Catalog | None = 
             return [x for x in r.result("inference") if x.config.get("batch_size") == b]
 
         row(
-            f"decode batch {b} (tokens/s)",
-            lambda r, g, at=at: _num(_metric(at(r), "decode_tokens_per_s"), 1, "{:,.0f}"),
+            f"decode batch {b}",
+            "rate",
+            lambda r, at=at: _metric(at(r), "decode_tokens_per_s"),
+            lower_is_better=False,
+            unit="tokens/s",
         )
-        row(f"prefill batch {b} (ms)", lambda r, g, at=at: _num(_median(at(r), "prefill_s"), 1e-3))
-    row("inference memory prediction error (%)", lambda r, g: _prediction_error(r.result("inference")))
+        row(
+            f"prefill batch {b}",
+            "duration",
+            lambda r, at=at: _median(at(r), "prefill_s"),
+            lower_is_better=True,
+        )
+    _error_row(rows, "inference memory prediction error", [r.result("inference") for r in reports])
     row(
-        "dataloader stress input wait (%)",
-        lambda r, g: _num(_metric(r.result("dataloader"), "input_wait_fraction"), 0.01, "{:,.0f}"),
+        "dataloader stress input wait",
+        "fraction",
+        lambda r: _metric(r.result("dataloader"), "input_wait_fraction"),
+        lower_is_better=True,
     )
     for kind in ("pinned", "pageable"):
         row(
-            f"host-to-device {kind} (GB/s)",
-            lambda r, g, k=kind: _num(
-                _metric([x for x in r.result("transfer") if x.name.endswith(k)], "bytes_per_s"), GB
-            ),
+            f"host-to-device {kind}",
+            "bandwidth",
+            lambda r, k=kind: _metric([x for x in r.result("transfer") if x.name.endswith(k)], "bytes_per_s"),
+            lower_is_better=False,
         )
-    return Comparison(headers=("", *(label for label, _ in named)), rows=tuple(rows))
+    return Comparison(names=tuple(n.name for n in named), rows=tuple(rows))
 
 
-def _prediction_error(results: list[WorkloadResult]) -> str:
-    errors = [
-        x.prediction.peak_memory_bytes.error_pct
-        for x in results
-        if x.prediction and x.prediction.peak_memory_bytes.error_pct is not None
-    ]
-    if not errors:
-        return NA
-    worst = max(errors, key=abs)
-    return f"{worst:+.1f}" if len(errors) == 1 else f"{worst:+.1f} (worst of {len(errors)})"
+def _error_row(rows: list[CompareRow], label: str, per_file: list[list[WorkloadResult]]) -> None:
+    worst = [_worst_error(results) for results in per_file]
+    rows.append(
+        CompareRow(
+            label=label,
+            quantity="error_pct",
+            values=tuple(error for error, _ in worst),
+            worst_of=tuple(count for _, count in worst),
+        )
+    )
 
 
-def compare_reports(paths: Sequence[str | Path], catalog: Catalog | None = None) -> Comparison:
-    """Load each results file (ResultsFileError on a bad one) and compare them."""
-    named = [(Path(p).name, load_report(p)) for p in paths]
-    return compare(named, catalog)
+def compare_files(paths: Sequence[str | Path], catalog: Catalog | None = None) -> Comparison:
+    """Load each results file (ResultsFileError on a bad one) and compare them, named by file name."""
+    return compare([load_named(p) for p in paths], catalog)

@@ -15,6 +15,7 @@ from typing import Any
 from gpu_advisor.bench.options import BenchOptions, Sizes
 from gpu_advisor.bench.results import DeviceInfo, WorkloadResult
 from gpu_advisor.core.catalog import GpuSpec
+from gpu_advisor.core.units import format_bytes
 
 
 class Cancelled(Exception):
@@ -26,7 +27,7 @@ class MemoryCapExceeded(Exception):
 
     def __init__(self, needed_bytes: int, cap_bytes: int, what: str = "predicted") -> None:
         super().__init__(
-            f"{what} peak {needed_bytes / 2**20:,.1f} MiB exceeds the memory cap of {cap_bytes / 2**20:,.1f} MiB"
+            f"{what} peak {format_bytes(needed_bytes)} exceeds the memory cap of {format_bytes(cap_bytes)}"
         )
         self.needed_bytes = needed_bytes
         self.cap_bytes = cap_bytes

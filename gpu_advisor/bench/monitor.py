@@ -19,21 +19,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 import psutil
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from gpu_advisor.bench.results import Machine, TelemetryRecord, VerdictRecord
 from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.files import write_json_atomic
-from gpu_advisor.telemetry import (
-    HostSource,
-    NvmlSource,
-    RunEvidence,
-    Sample,
-    Sampler,
-    describe_machine,
-    diagnose,
-    summarize,
-)
+from gpu_advisor.telemetry import NvmlSource, RunEvidence, Sample, TelemetrySummary, diagnose, summarize
+from gpu_advisor.telemetry.recording import Recording
 
 MONITOR_SCHEMA = "gpu-advisor/monitor@1"
 # After Ctrl-C (which the command receives too) or a stop request, how long the command gets to exit
@@ -46,16 +38,34 @@ class MonitorError(UserInputError):
 
 
 class MonitorReport(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    """A watched command: what ran, how it ended, the machine's telemetry and its diagnosis."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", populate_by_name=True, arbitrary_types_allowed=True
+    )
     schema_id: Literal["gpu-advisor/monitor@1"] = Field(default=MONITOR_SCHEMA, alias="schema")
     created: str
     command: list[str]
     exit_code: int | None
     duration_s: float
     machine: Machine
-    summary: dict[str, Any]
+    summary: TelemetrySummary
     diagnosis: list[VerdictRecord]
     telemetry: TelemetryRecord
+
+    @field_validator("summary", mode="before")
+    @classmethod
+    def _summary_parse(cls, summary: Any) -> TelemetrySummary:
+        if isinstance(summary, TelemetrySummary):
+            return summary
+        try:
+            return TelemetrySummary.from_dict(summary)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"not a telemetry summary ({type(exc).__name__}: {exc})") from None
+
+    @field_serializer("summary")
+    def _summary_dump(self, summary: TelemetrySummary) -> dict[str, Any]:
+        return summary.to_dict()
 
     def save(self, path: str | Path) -> None:
         """Write atomically (temporary file, then rename)."""
@@ -98,11 +108,8 @@ def run_monitor(
     if not command:
         raise MonitorError("command: give the command to run after --")
     stop = stop if stop is not None else threading.Event()
-    own_nvml = nvml is None
-    nvml = nvml if nvml is not None else NvmlSource()
-    try:
-        nvml_ok = nvml.open()
-        machine = Machine.model_validate(describe_machine(nvml))
+    with Recording(interval_s, nvml=nvml, on_sample=on_sample) as recording:
+        machine = Machine.model_validate(recording.machine)
         started = time.monotonic()
         try:
             process = subprocess.Popen(list(command), cwd=cwd)
@@ -114,24 +121,12 @@ def run_monitor(
             raise MonitorError(f"command: {command[0]!r} is not executable") from None
         except OSError as exc:
             raise MonitorError(f"command: {command[0]!r} cannot be started ({exc.strerror or exc})") from None
-        sampler = Sampler(
-            interval_s=interval_s,
-            nvml=nvml if nvml_ok else None,
-            host=HostSource(watch_pid=process.pid),
-            on_sample=on_sample,
-        )
-        sampler.start()
+        recording.start(watch_pid=process.pid)
         try:
             exit_code = _wait(process, stop)
         finally:
-            sampler.stop()
+            samples = recording.stop()
         duration = time.monotonic() - started
-        samples = sampler.snapshot()
-        if not samples:
-            samples = (sampler.sample_once(),)  # a command faster than one interval
-    finally:
-        if own_nvml:
-            nvml.close()
     summary = summarize(samples)
     device_kind = "cuda" if any(s.gpus for s in samples) else "cpu"
     verdicts = diagnose(
@@ -143,7 +138,7 @@ def run_monitor(
         exit_code=exit_code,
         duration_s=duration,
         machine=machine,
-        summary=summary.to_dict(),
+        summary=summary,
         diagnosis=[VerdictRecord.model_validate(v.to_dict()) for v in verdicts],
-        telemetry=TelemetryRecord(interval_s=interval_s, samples=[s.to_dict() for s in samples]),
+        telemetry=TelemetryRecord(interval_s=interval_s, samples=samples),
     )

@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gpu_advisor.core.architecture import Family, ModelSpec
+from gpu_advisor.core.units import MIB
 from gpu_advisor.telemetry.sampler import DEFAULT_INTERVAL_S, MAX_INTERVAL_S, MIN_INTERVAL_S
 
 # Run order; also the valid names for BenchOptions.workloads and `--workloads`.
@@ -172,7 +173,6 @@ def benchmark_spec(
     )
 
 
-MIB = 2**20
 # CPU models are small enough for a step well under the 1 s cancellation promise on 2 cores (about
 # 80 GFLOP/s fp32); the GPU ones are real sizes: GPT-2 small (124M) for training and a TinyLlama-shaped
 # 1.1B model (22 layers, 2048 wide, 4 KV heads) for inference.

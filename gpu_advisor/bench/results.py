@@ -7,7 +7,9 @@ Layout (DESIGN.md, "Data contracts"; sizes in bytes, times in seconds, rates per
     app_version the gpu-advisor version that wrote it
     machine     CPU, cores, RAM, OS, Python, GPUs with driver/NVML/CUDA versions
                 (telemetry.describe_machine) + torch_version, torch_cuda_version, torch_threads
-    device      the device benchmarked: kind (cpu|cuda), index, name, catalogue match, threads
+    device      the device benchmarked: kind (cpu|cuda), index (CUDA's), nvml_index and uuid (the
+                same GPU in NVML's numbering, whose telemetry the diagnosis used), name, catalogue
+                match, threads
     options     the options of the run (quick, duration_s, model, ...)
     duration_s  wall time of the whole run
     results     one entry per workload variant: workload (matmul|bandwidth|train|inference|dataloader|
@@ -26,10 +28,11 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
 
 from gpu_advisor.bench.distributed.section import DistributedSection
 from gpu_advisor.core.files import FileFormatError, read_json, write_bytes_atomic
@@ -41,6 +44,19 @@ WorkloadKind = Literal["matmul", "bandwidth", "train", "inference", "dataloader"
 Status = Literal["ok", "oom", "cancelled", "error", "unsupported"]
 Severity = Literal["ok", "info", "warning", "critical"]
 MetricValue = float | int | str | bool | None
+
+
+def as_number(value: object) -> float | None:
+    """A metric or config value as a number; None for text, flags and missing values."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+# What a number is, which fixes its unit when worded: bytes (binary units), flops (FLOP/s), bandwidth
+# (B/s), rate (per second, with its own unit), duration (s), fraction (0-1), error_pct (a signed
+# percentage), count (a plain number), text (identity, not a measurement).
+Quantity = Literal[
+    "text", "count", "bytes", "flops", "bandwidth", "rate", "duration", "fraction", "error_pct"
+]
 
 
 class ResultsFileError(FileFormatError):
@@ -98,6 +114,17 @@ class VerdictRecord(BaseModel):
     fix: str = ""
 
 
+# The timing that describes each workload's step best (a key of WorkloadResult.timings).
+MAIN_TIMING: dict[str, str] = {
+    "matmul": "step_time_s",
+    "bandwidth": "copy_time_s",
+    "train": "step_time_s",
+    "inference": "decode_step_s",  # one decode step for the whole batch
+    "dataloader": "step_time_s",
+    "transfer": "copy_time_s",
+}
+
+
 class WorkloadResult(BaseModel):
     """One workload variant (e.g. matmul in bf16, inference at batch 8)."""
 
@@ -115,13 +142,24 @@ class WorkloadResult(BaseModel):
     started_at: float | None = None  # Unix time; lines the result up with telemetry samples
     elapsed_s: float | None = None
 
+    def number(self, key: str) -> float | None:
+        """Metric `key` as a number, or None (missing, text, a flag)."""
+        return as_number(self.metrics.get(key))
+
+    @property
+    def step(self) -> Spread | None:
+        """The median and spread of the workload's step (MAIN_TIMING), if it was timed."""
+        return self.timings.get(MAIN_TIMING[self.workload])
+
 
 class DeviceInfo(BaseModel):
-    """The device the workloads ran on."""
+    """The device the workloads ran on, named in each numbering (telemetry.identity says why they differ)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     kind: Literal["cpu", "cuda"]
-    index: int | None = None
+    index: int | None = None  # the CUDA index in the benchmarking process (torch's "cuda:N")
+    nvml_index: int | None = None  # NVML's index of the same GPU (nvidia-smi's, the telemetry's)
+    uuid: str | None = None  # the GPU's UUID as NVML writes it ("GPU-..."), the same in every numbering
     name: str
     torch_threads: int = Field(ge=1)
     memory_total_bytes: int | None = None
@@ -130,24 +168,33 @@ class DeviceInfo(BaseModel):
 
 
 class TelemetryRecord(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    interval_s: float = Field(gt=0)
-    samples: list[dict[str, Any]] = Field(default_factory=list)
+    """The run's telemetry: typed samples, parsed once on load and written with `Sample.to_dict`."""
 
-    @field_validator("samples")
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    interval_s: float = Field(gt=0)
+    samples: tuple[Sample, ...] = ()
+
+    @field_validator("samples", mode="before")
     @classmethod
-    def _samples_parse(cls, samples: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _samples_parse(cls, samples: Any) -> tuple[Sample, ...]:
+        if not isinstance(samples, list | tuple):
+            raise ValueError("expected a list of telemetry samples")
+        parsed = []
         for i, raw in enumerate(samples):
+            if isinstance(raw, Sample):
+                parsed.append(raw)
+                continue
             try:
-                Sample.from_dict(raw)
+                parsed.append(Sample.from_dict(raw))
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise ValueError(
                     f"sample {i} is not a telemetry sample ({type(exc).__name__}: {exc})"
                 ) from None
-        return samples
+        return tuple(parsed)
 
-    def parsed_samples(self) -> tuple[Sample, ...]:
-        return tuple(Sample.from_dict(raw) for raw in self.samples)
+    @field_serializer("samples")
+    def _samples_dump(self, samples: tuple[Sample, ...]) -> list[dict[str, Any]]:
+        return [s.to_dict() for s in samples]
 
 
 class Machine(BaseModel):
@@ -195,6 +242,14 @@ class BenchReport(BaseModel):
         return [r for r in self.results if r.workload == workload]
 
 
+@dataclass(frozen=True, slots=True)
+class NamedReport:
+    """A loaded, validated results file and the name it is shown by (its file name)."""
+
+    name: str
+    report: BenchReport
+
+
 def _finite(obj: Any) -> Any:
     """JSON has no NaN/inf: unknown numbers are null."""
     if isinstance(obj, float) and not math.isfinite(obj):
@@ -239,3 +294,8 @@ def load_report(path: str | Path) -> BenchReport:
     except FileFormatError as exc:
         raise ResultsFileError(str(exc)) from None
     return report_from_dict(data, str(path))
+
+
+def load_named(path: str | Path) -> NamedReport:
+    """A results file loaded and validated, named by its file name."""
+    return NamedReport(Path(path).name, load_report(path))

@@ -25,37 +25,27 @@ import psutil
 
 from gpu_advisor import __version__
 from gpu_advisor.bench.context import Cancelled, Outcome, RunContext, now
+from gpu_advisor.bench.device import identify, resolve_device
 from gpu_advisor.bench.oom import free_memory
 from gpu_advisor.bench.options import BenchOptions, ProgressEvent, sizes_for
 from gpu_advisor.bench.results import (
     BenchReport,
     DeviceInfo,
     Machine,
+    Status,
     TelemetryRecord,
     VerdictRecord,
     WorkloadResult,
 )
-from gpu_advisor.core.errors import UserInputError
-from gpu_advisor.telemetry import (
-    HostSource,
-    NvmlSource,
-    RunEvidence,
-    Sample,
-    Sampler,
-    describe_machine,
-    diagnose,
-    summarize,
-)
+from gpu_advisor.telemetry import NvmlSource, RunEvidence, Sample, diagnose, summarize
+from gpu_advisor.telemetry.recording import Recording
+from gpu_advisor.telemetry.samples import of_gpu
 
 _log = logging.getLogger(__name__)
 
 WorkloadFn = Callable[[RunContext], Iterator[Outcome]]
 # The CPU memory cap by default: leave a fifth of the free RAM to the rest of the machine.
 DEFAULT_CPU_CAP_FRACTION = 0.8
-
-
-class BenchError(UserInputError):
-    """The run cannot start (no such device, ...); the message names the option."""
 
 
 def default_workloads() -> dict[str, WorkloadFn]:
@@ -72,70 +62,33 @@ def default_workloads() -> dict[str, WorkloadFn]:
     }
 
 
-def resolve_device(spec: str) -> tuple[Any, DeviceInfo, Any]:
-    """'auto' | 'cpu' | 'cuda' | 'cuda:N' -> (torch.device, DeviceInfo, catalogue GpuSpec or None)."""
+def _machine(described: dict[str, Any]) -> Machine:
     import torch
 
-    from gpu_advisor.core.catalog import default_catalog
-
-    if spec == "auto":
-        spec = "cuda:0" if torch.cuda.is_available() else "cpu"
-    threads = torch.get_num_threads()
-    if spec == "cpu":
-        from gpu_advisor.telemetry.machine import cpu_model
-
-        return (
-            torch.device("cpu"),
-            DeviceInfo(
-                kind="cpu",
-                name=cpu_model() or "CPU",
-                torch_threads=threads,
-                memory_total_bytes=psutil.virtual_memory().total,
-            ),
-            None,
-        )
-    if not torch.cuda.is_available():
-        why = (
-            "this PyTorch has no CUDA support" if torch.version.cuda is None else "no CUDA device is visible"
-        )
-        raise BenchError(f"device: {spec} is not available ({why}); use --device cpu")
-    index = int(spec.partition(":")[2] or 0)
-    count = torch.cuda.device_count()
-    if index >= count:
-        raise BenchError(f"device: {spec} does not exist; this machine has {count} CUDA device(s)")
-    props = torch.cuda.get_device_properties(index)
-    gpu = default_catalog().match_device_name(props.name)
-    info = DeviceInfo(
-        kind="cuda",
-        index=index,
-        name=props.name,
-        torch_threads=threads,
-        memory_total_bytes=int(props.total_memory),
-        catalogue_id=gpu.id if gpu else None,
-        compute_capability=f"{props.major}.{props.minor}",
+    return Machine.model_validate(
+        described
+        | {
+            "torch_version": torch.__version__,
+            "torch_cuda_version": torch.version.cuda,
+            "torch_threads": torch.get_num_threads(),
+        }
     )
-    return torch.device("cuda", index), info, gpu
 
 
-def _machine(nvml: NvmlSource | None) -> Machine:
-    import torch
+def diagnose_outcome(
+    outcome: Outcome, samples: tuple[Sample, ...], device: DeviceInfo
+) -> list[VerdictRecord]:
+    """Diagnose one workload from its own evidence and the telemetry of the device that ran it.
 
-    info = describe_machine(nvml)
-    info.update(
-        torch_version=torch.__version__,
-        torch_cuda_version=torch.version.cuda,
-        torch_threads=torch.get_num_threads(),
-    )
-    return Machine.model_validate(info)
-
-
-def _diagnosis(outcome: Outcome, samples: tuple[Sample, ...], device_kind: str) -> list[VerdictRecord]:
+    Only the benchmarked GPU's readings count (none on a CPU run, none when NVML cannot say which GPU
+    it is): idle neighbours would read as low utilisation, a power-capped one as throttling.
+    """
     result = outcome.result
     if result.status not in ("ok", "oom") or all(v is None for v in outcome.evidence.values()):
         return []
     start = result.started_at or 0.0
     end = start + (result.elapsed_s or 0.0)
-    window = [s for s in samples if start <= s.wall_time <= end]
+    window = of_gpu((s for s in samples if start <= s.wall_time <= end), device.nvml_index)
     evidence = RunEvidence(
         step_time_s=outcome.evidence.get("step_time_s"),
         input_wait_s=outcome.evidence.get("input_wait_s"),
@@ -143,11 +96,23 @@ def _diagnosis(outcome: Outcome, samples: tuple[Sample, ...], device_kind: str) 
         peak_flops_per_s=outcome.evidence.get("peak_flops_per_s"),
         achieved_bytes_per_s=outcome.evidence.get("achieved_bytes_per_s"),
         peak_bytes_per_s=outcome.evidence.get("peak_bytes_per_s"),
-        device_kind=device_kind,
+        device_kind=device.kind,
         telemetry=summarize(window) if window else None,
         host_cpu_count=psutil.cpu_count(logical=True),
     )
     return [VerdictRecord.model_validate(v.to_dict()) for v in diagnose(evidence)]
+
+
+def _unfinished(workload: str, started: float, status: Status, **details: Any) -> WorkloadResult:
+    """The result of a workload that stopped before it finished (cancelled, or an error)."""
+    return WorkloadResult(
+        workload=workload,
+        name=workload,
+        status=status,
+        started_at=started,
+        elapsed_s=now() - started,
+        **details,
+    )
 
 
 def run_benchmark(
@@ -185,29 +150,27 @@ def run_benchmark(
         eta = elapsed * (1 - overall) / overall if overall > 0.02 else None
         on_progress(ProgressEvent(workload=workload, fraction=overall, message=message, eta_s=eta))
 
-    ctx = RunContext(
-        options=options,
-        sizes=sizes,
-        device=device,
-        device_info=device_info,
-        catalog_gpu=catalog_gpu,
-        stop=stop,
-        memory_cap_bytes=cap,
-        report_progress=report_progress,
-    )
-    own_nvml = nvml is None
-    nvml = nvml if nvml is not None else NvmlSource()
     outcomes: list[Outcome] = []
-    try:
-        nvml_ok = nvml.open()
-        machine = _machine(nvml)
-        sampler = Sampler(
-            interval_s=options.interval_s,
-            nvml=nvml if nvml_ok else None,
-            host=HostSource(watch_pid=os.getpid()),
-            on_sample=on_sample,
+    with Recording(options.interval_s, nvml=nvml, on_sample=on_sample) as recording:
+        machine = _machine(recording.machine)
+        device_info = identify(device_info, machine.gpus)
+        ctx = RunContext(
+            options=options,
+            sizes=sizes,
+            device=device,
+            device_info=device_info,
+            catalog_gpu=catalog_gpu,
+            stop=stop,
+            memory_cap_bytes=cap,
+            report_progress=report_progress,
         )
-        sampler.start()
+
+        def record(outcome: Outcome) -> None:
+            outcomes.append(outcome)
+            if on_result is not None:
+                on_result(outcome.result)
+
+        recording.start(watch_pid=os.getpid())
         try:
             for name in options.workloads:
                 ctx.current_workload = name
@@ -216,49 +179,21 @@ def run_benchmark(
                 try:
                     ctx.check()
                     for outcome in impls[name](ctx):
-                        outcomes.append(outcome)
-                        if on_result is not None:
-                            on_result(outcome.result)
+                        record(outcome)
                 except Cancelled:
-                    cancelled = WorkloadResult(
-                        workload=name,
-                        name=name,
-                        status="cancelled",
-                        started_at=started,
-                        elapsed_s=now() - started,
-                        notes=["stopped by the user"],
-                    )
-                    outcomes.append(Outcome(cancelled))
-                    if on_result is not None:
-                        on_result(cancelled)
+                    record(Outcome(_unfinished(name, started, "cancelled", notes=["stopped by the user"])))
                     break
                 except Exception as exc:
                     _log.exception("workload %s failed", name)
-                    failed = WorkloadResult(
-                        workload=name,
-                        name=name,
-                        status="error",
-                        started_at=started,
-                        elapsed_s=now() - started,
-                        error=f"{type(exc).__name__}: {exc}",
-                    )
-                    outcomes.append(Outcome(failed))
-                    if on_result is not None:
-                        on_result(failed)
+                    record(Outcome(_unfinished(name, started, "error", error=f"{type(exc).__name__}: {exc}")))
                 finally:
                     free_memory(device)
                 done_weight += weights.get(name, 1.0)
                 report_progress(name, 0.0, f"{name}: done")
         finally:
-            sampler.stop()
-        if sampler.latest() is None:
-            sampler.sample_once()  # a run shorter than one interval still records the machine's state
-        samples = sampler.snapshot()
-    finally:
-        if own_nvml:
-            nvml.close()
+            samples = recording.stop()
     results = [
-        o.result.model_copy(update={"diagnosis": _diagnosis(o, samples, device_info.kind)}) for o in outcomes
+        o.result.model_copy(update={"diagnosis": diagnose_outcome(o, samples, device_info)}) for o in outcomes
     ]
     return BenchReport(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -268,5 +203,5 @@ def run_benchmark(
         options=options.model_dump(mode="json") | {"memory_cap_bytes": cap},
         duration_s=time.monotonic() - run_started,
         results=results,
-        telemetry=TelemetryRecord(interval_s=options.interval_s, samples=[s.to_dict() for s in samples]),
+        telemetry=TelemetryRecord(interval_s=options.interval_s, samples=samples),
     )

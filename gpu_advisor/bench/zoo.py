@@ -219,8 +219,3 @@ def training_loss(model: nn.Module, tokens: torch.Tensor, targets: torch.Tensor)
 def last_token_logits(model: nn.Module, hidden: torch.Tensor) -> torch.Tensor:
     """Logits of the last position only, in fp32, as `generate()` computes them after a prompt."""
     return model.lm_head(hidden[:, -1:, :]).float()
-
-
-def flops_per_token_forward(spec: ModelSpec, context: int) -> float:
-    """Forward FLOPs per token: 2 x active parameters + attention 2 x L x context x heads x d_head x 2."""
-    return 2.0 * spec.active_params() + 4.0 * spec.n_layers * context * spec.n_heads * spec.d_head

@@ -11,6 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from gpu_advisor.core.errors import UserInputError
 
@@ -22,8 +23,16 @@ CliError = UserInputError  # raised by every subcommand for input the user can f
 
 
 # ---- entry ---------------------------------------------------------------------------------------
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with the project's error style: one line naming the problem and where help is,
+    instead of an 18-line usage block (subcommand parsers inherit it)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="gpu-advisor",
         description="Plan which GPUs to buy or rent for ML training and inference, then check the plan "
         "on real hardware. With no arguments the desktop app starts.",

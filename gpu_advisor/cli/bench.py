@@ -16,7 +16,7 @@ from pathlib import Path
 
 from gpu_advisor.cli import bench_distributed
 from gpu_advisor.core.errors import UserInputError
-from gpu_advisor.core.units import parse_bytes
+from gpu_advisor.core.units import format_duration, parse_bytes
 
 EXIT_INTERRUPTED = 130
 
@@ -34,7 +34,7 @@ _FLAGS = {
 
 
 def parse_size(text: str) -> int:
-    """'2GiB', '512MB', '1e9' -> bytes."""
+    """'2GiB', '512MB', '1e9' -> bytes (core.units.parse_bytes, as an argparse type)."""
     try:
         return parse_bytes(text)
     except ValueError as exc:
@@ -157,7 +157,7 @@ def _progress_printer() -> Callable[[object], None]:
             getattr(event, k) for k in ("workload", "fraction", "message", "eta_s")
         )
         if tty:
-            eta_text = f", about {eta:,.0f} s left" if eta else ""
+            eta_text = f", about {format_duration(eta)} left" if eta else ""
             sys.stderr.write(f"\r\x1b[2K[{fraction:4.0%}] {message}{eta_text}")
             sys.stderr.flush()
         elif workload != last["workload"]:
@@ -175,7 +175,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     options = _options(args)
     _check_output_path(args.json)
     from gpu_advisor.bench.runner import run_benchmark
-    from gpu_advisor.bench.table import render_report
 
     stop = threading.Event()
     outcome: dict[str, object] = {}
@@ -204,7 +203,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if error is not None:
         raise error  # BenchError is a UserInputError (one line); anything else is a bug: let it be seen
     report = outcome["report"]
-    print(render_report(report))  # type: ignore[arg-type]
+    print(bench_text(report))  # type: ignore[arg-type]
     if args.json:
         try:
             report.save(args.json)  # type: ignore[attr-defined]
@@ -216,8 +215,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_monitor(args: argparse.Namespace) -> int:
     from gpu_advisor.bench.monitor import run_monitor
-    from gpu_advisor.bench.table import render_monitor
     from gpu_advisor.telemetry.sampler import MAX_INTERVAL_S, MIN_INTERVAL_S
+    from gpu_advisor.wording.monitor import monitor_lines
 
     command = list(args.argv)
     if command and command[0] == "--":
@@ -228,7 +227,7 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         raise UserInputError(f"--interval: must be between {MIN_INTERVAL_S} and {MAX_INTERVAL_S} seconds")
     _check_output_path(args.json)
     report = run_monitor(command, interval_s=args.interval)  # MonitorError: one line, exit 2
-    print(render_monitor(report), file=sys.stderr)
+    print("\n".join(monitor_lines(report)), file=sys.stderr)
     if args.json:
         try:
             report.save(args.json)
@@ -241,7 +240,61 @@ def cmd_monitor(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from gpu_advisor.bench.compare import compare_reports
+    from gpu_advisor.bench.compare import compare_files
 
-    print(compare_reports(args.files).render())  # ResultsFileError: one line, exit 2
+    print(compare_text(compare_files(args.files)))  # ResultsFileError: one line, exit 2
     return 0
+
+
+def bench_text(report) -> str:
+    """The summary `gpu-advisor bench` prints: the run, the results, the prediction check, the diagnosis."""
+    from gpu_advisor.wording import results as words
+    from gpu_advisor.wording.text import text_table
+
+    title = f"GPU Advisor benchmark on {words.device_text(report.device)}"
+    lines = [title, "=" * len(title), *words.run_lines(report), ""]
+    rows = words.result_rows(report)
+    cells = [(r.workload, r.status, r.time, r.numbers) for r in rows]
+    lines += text_table(words.RESULT_HEADERS, cells, (False, False, True, False))
+    lines.append(words.memory_note(report))
+    checks = words.prediction_rows(report)
+    if checks:
+        lines += ["", "Prediction check (gpu_advisor.core.predict against this run):"]
+        cells = [
+            (
+                c.workload,
+                c.step_measured,
+                c.step_predicted,
+                c.step_error,
+                c.memory_measured,
+                c.memory_predicted,
+                c.memory_error,
+            )
+            for c in checks
+        ]
+        headers = [
+            h for i, h in enumerate(words.PREDICTION_HEADERS) if i != 1
+        ]  # status is in the table above
+        lines += text_table(headers, cells, (False, *[True] * 6))
+        lines.append(words.ERROR_MEANING)
+        lines += [f"  basis: {b}" for b in words.prediction_bases(report)]
+    diagnosis = words.diagnosis_rows(report)
+    if diagnosis:
+        lines += ["", "Diagnosis:"]
+        for d in diagnosis:
+            lines.append(f"  {d.workload}: {d.finding}")
+            if d.severity in ("warning", "critical") and d.fix:
+                lines.append(f"      fix: {d.fix}")
+    return "\n".join(lines)
+
+
+def compare_text(comparison) -> str:
+    """Plain text with aligned columns; catalogue lines indented under the row they belong to."""
+    from gpu_advisor.wording.compare import compare_lines
+    from gpu_advisor.wording.text import text_table
+
+    rows = [
+        (("  " if line.reference else "") + line.label, *line.cells) for line in compare_lines(comparison)
+    ]
+    numeric = (False, *[True] * len(comparison.names))
+    return "\n".join(text_table(("", *comparison.names), rows, numeric))

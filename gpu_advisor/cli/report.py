@@ -74,9 +74,9 @@ def load_saved_plan(path: str | Path) -> tuple[Any, dict[str, Any]]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from gpu_advisor.bench.results import load_named
     from gpu_advisor.core.errors import UserInputError as CliError
     from gpu_advisor.core.files import FileFormatError
-    from gpu_advisor.report.results import load_results
 
     if not (args.pdf or args.markdown or args.json):
         raise CliError("nothing to write: give --pdf FILE, --markdown FILE or --json FILE")
@@ -85,7 +85,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     attached = []
     for name in args.results:
         try:
-            attached.append(load_results(name))
+            attached.append(load_named(name))
         except FileFormatError as exc:
             raise CliError(str(exc)) from None
     if args.pdf:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .errors import UserInputError
 from .files import FileFormatError, read_json
-from .units import parse_count
+from .units import format_count, parse_count
 
 
 class Family(StrEnum):
@@ -327,7 +327,7 @@ def guess_from_param_count(n_params: int) -> ModelSpec:
     assert best is not None
     return best[1].model_copy(
         update={
-            "name": f"{n_params / 1e9:.3g}B parameters (guessed shape)",
+            "name": f"{format_count(n_params)} parameters (guessed shape)",
             "guessed": True,
             "source": "shape guessed from the parameter count (Llama-style; see README, 'Method')",
         }

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .files import parse_json, read_text_file
 from .paths import USER_GPUS_FILENAME, config_dir, resource
 from .precision import Tier
 from .units import GB
@@ -146,11 +147,16 @@ def _norm(text: str) -> str:
 
 def _read_catalog_file(text: str, origin: str) -> CatalogFile:
     try:
-        return CatalogFile.model_validate_json(text)
+        catalog = CatalogFile.model_validate(parse_json(text, origin))
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])
         raise ValueError(f"{origin}: {loc}: {err['msg']}") from None
+    ids = [g.id for g in catalog.gpus]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise ValueError(f"{origin}: gpus: the id {repeated[0]!r} appears more than once")
+    return catalog
 
 
 def load_catalog(user_file: Path | None = None) -> Catalog:
@@ -163,8 +169,8 @@ def load_catalog(user_file: Path | None = None) -> Catalog:
     path = user_file if user_file is not None else config_dir() / USER_GPUS_FILENAME
     if path.exists():
         try:
-            user = _read_catalog_file(path.read_text(encoding="utf-8"), str(path))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            user = _read_catalog_file(read_text_file(path), str(path))
+        except ValueError as exc:  # FileFormatError included: one line naming the file and field
             warnings.append(f"Ignored your GPU file: {exc}")
         else:
             for gpu in user.gpus:

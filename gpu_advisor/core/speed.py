@@ -15,6 +15,7 @@ from .layout import Parallelism
 from .memory import Device, kv_bytes_per_token, memory_basis
 from .precision import precision_profile
 from .request import PlanRequest
+from .units import format_bytes
 
 PIPELINE_MICROBATCHES = 8  # micro-batches per step assumed for the 1F1B bubble (p - 1) / (m + p - 1)
 
@@ -126,7 +127,7 @@ def inference_speed(
     bound = "memory" if decode_memory >= decode_compute else "compute"
     per_user = 1.0 / decode
     formula = (
-        f"decode = max(bytes read {decode_bytes / 1e9:.1f} GB / (bandwidth x "
+        f"decode = max(bytes read {format_bytes(decode_bytes)} / (bandwidth x "
         f"{a.bandwidth_efficiency:.2f}), 2 P x {c} users / (peak x {a.prefill_efficiency:.2f})) / TP speed-up"
     )
     return InferenceSpeed(

@@ -90,6 +90,16 @@ def format_si(value: float | None, unit: str, digits: int = 3) -> str:
     return f"{_sig(value, digits)} {unit}".rstrip()
 
 
+def si_unit(value: float, unit: str) -> tuple[str, float]:
+    """The prefixed unit a value reads best in, and its scale: 7e14, 'FLOP/s' -> ('TFLOP/s', 1e12).
+
+    For an axis or a column that shows several values in one unit (pass the largest)."""
+    for scale, prefix in _SI_PREFIXES:
+        if abs(value) >= scale:
+            return f"{prefix}{unit}", scale
+    return unit, 1.0
+
+
 def format_flops(flops_per_s: float | None) -> str:
     """'989 TFLOP/s'."""
     return format_si(flops_per_s, "FLOP/s")
@@ -107,6 +117,16 @@ def format_rate(value: float | None, unit: str = "") -> str:
     assert value is not None
     text = f"{value:,.0f}" if abs(value) >= 100 else _sig(value, 3)
     return f"{text} {unit}".rstrip()
+
+
+def format_watts(watts: float | None) -> str:
+    """Power draw: '350 W'."""
+    return NA if _missing(watts) else f"{watts:,.0f} W"
+
+
+def format_celsius(celsius: float | None) -> str:
+    """A temperature: '71 °C'."""
+    return NA if _missing(celsius) else f"{celsius:.0f} °C"
 
 
 def format_count(n: float | None) -> str:
@@ -154,6 +174,15 @@ def format_duration(seconds: float | None) -> str:
     if seconds < 3 * 86400:
         return f"{seconds / 3600:.1f} h"
     return f"{seconds / 86400:,.1f} days"
+
+
+def duration_unit(seconds: float) -> tuple[str, float]:
+    """The unit a duration reads best in, and its scale in seconds: 0.2 -> ('ms', 1e-3). For axes."""
+    if seconds < 1e-3:
+        return "µs", 1e-6
+    if seconds < 1:
+        return "ms", 1e-3
+    return "s", 1.0
 
 
 def format_months(months: float | None, unit: str = "months") -> str:

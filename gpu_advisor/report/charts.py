@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPen
 
+from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.estimates import COMPONENTS, OWNERSHIP_MONTHS
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import GIB, format_months, format_usd_short
@@ -32,8 +33,9 @@ from gpu_advisor.report.chartkit import (
     plot_area,
     render_image,
 )
-from gpu_advisor.report.results import AttachedResults
+from gpu_advisor.telemetry.samples import Sample, of_gpu
 from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_chart_months, gpu_line, memory_text
+from gpu_advisor.wording.results import telemetry_title
 
 COMPONENT_COLORS = dict(zip(COMPONENTS, PALETTE, strict=False))
 OVER = QColor("#C62828")  # a footprint beyond the GPU's memory
@@ -204,14 +206,21 @@ class Panel:
     y_max: float | None = None  # fixed top (100 for percentages)
 
 
+def _telemetry(named: NamedReport) -> tuple[Sample, ...]:
+    """The samples to chart: the benchmarked GPU's readings only when NVML named it, else every GPU's."""
+    samples = named.report.telemetry.samples
+    nvml_index = named.report.device.nvml_index
+    return samples if nvml_index is None else of_gpu(samples, nvml_index)
+
+
 def _gpu_series(
-    att: AttachedResults, label: str, get: Callable, scale: float = 1.0, dashed: bool = False
+    samples: Sequence[Sample], label: str, get: Callable, scale: float = 1.0, dashed: bool = False
 ) -> list[Series]:
-    indices = sorted({g.index for s in att.samples for g in s.gpus})
+    indices = sorted({g.index for s in samples for g in s.gpus})
     out = []
     for idx in indices:
         ys = []
-        for s in att.samples:
+        for s in samples:
             g = next((g for g in s.gpus if g.index == idx), None)
             v = None if g is None else get(g)
             ys.append(None if v is None else v / scale)
@@ -220,20 +229,21 @@ def _gpu_series(
     return out
 
 
-def _host_series(att: AttachedResults, label: str, get: Callable, scale: float = 1.0) -> list[Series]:
-    ys = tuple(None if (v := get(s.host)) is None else v / scale for s in att.samples)
+def _host_series(samples: Sequence[Sample], label: str, get: Callable, scale: float = 1.0) -> list[Series]:
+    ys = tuple(None if (v := get(s.host)) is None else v / scale for s in samples)
     return [Series(label, ys)] if any(v is not None for v in ys) else []
 
 
-def telemetry_panels(att: AttachedResults) -> list[Panel]:
-    """The panels that have data: utilisation, memory, power, temperature, clocks."""
+def telemetry_panels(named: NamedReport) -> list[Panel]:
+    """The panels that have data: utilisation, memory (GiB), power, temperature, clocks."""
+    samples = _telemetry(named)
     candidates = [
         Panel(
             "Utilisation",
             "busy (%)",
             (
-                *_gpu_series(att, "", lambda g: g.gpu_util_pct),
-                *_host_series(att, "host CPU", lambda h: h.cpu_pct),
+                *_gpu_series(samples, "", lambda g: g.gpu_util_pct),
+                *_host_series(samples, "host CPU", lambda h: h.cpu_pct),
             ),
             100.0,
         ),
@@ -241,33 +251,33 @@ def telemetry_panels(att: AttachedResults) -> list[Panel]:
             "Memory used",
             "GiB",
             (
-                *_gpu_series(att, "", lambda g: g.memory_used_bytes, GIB),
-                *_host_series(att, "host RAM", lambda h: h.ram_used_bytes, GIB),
-                *_host_series(att, "process RSS", lambda h: h.process_rss_bytes, GIB),
+                *_gpu_series(samples, "", lambda g: g.memory_used_bytes, GIB),
+                *_host_series(samples, "host RAM", lambda h: h.ram_used_bytes, GIB),
+                *_host_series(samples, "process RSS", lambda h: h.process_rss_bytes, GIB),
             ),
         ),
         Panel(
             "Power",
             "W",
             (
-                *_gpu_series(att, "", lambda g: g.power_w),
-                *_gpu_series(att, "limit", lambda g: g.power_limit_w, dashed=True),
+                *_gpu_series(samples, "", lambda g: g.power_w),
+                *_gpu_series(samples, "limit", lambda g: g.power_limit_w, dashed=True),
             ),
         ),
         Panel(
             "Temperature",
             "°C",
             (
-                *_gpu_series(att, "", lambda g: g.temperature_c),
-                *_host_series(att, "CPU", lambda h: h.cpu_temp_c),
+                *_gpu_series(samples, "", lambda g: g.temperature_c),
+                *_host_series(samples, "CPU", lambda h: h.cpu_temp_c),
             ),
         ),
         Panel(
             "Clocks",
             "MHz",
             (
-                *_gpu_series(att, "SM", lambda g: g.sm_clock_mhz),
-                *_host_series(att, "CPU", lambda h: h.cpu_freq_mhz),
+                *_gpu_series(samples, "SM", lambda g: g.sm_clock_mhz),
+                *_host_series(samples, "CPU", lambda h: h.cpu_freq_mhz),
             ),
         ),
     ]
@@ -293,23 +303,21 @@ def paint_panel(p: QPainter, rect: QRectF, panel: Panel, ts: Sequence[float]) ->
         draw_series(p, axes, ts, s.ys, colors[s.label], 1.0, s.dashed)
 
 
-def telemetry_chart_size(att: AttachedResults, width_pt: float) -> tuple[float, float]:
-    rows = math.ceil(len(telemetry_panels(att)) / 2)
+def telemetry_chart_size(named: NamedReport, width_pt: float) -> tuple[float, float]:
+    rows = math.ceil(len(telemetry_panels(named)) / 2)
     return width_pt, 14 + rows * 150
 
 
-def paint_telemetry(p: QPainter, rect: QRectF, att: AttachedResults) -> None:
+def paint_telemetry(p: QPainter, rect: QRectF, named: NamedReport) -> None:
     """Two columns of panels over the run's time axis."""
-    panels = telemetry_panels(att)
-    interval = f", one sample every {att.interval_s:g} s" if att.interval_s else ""
-    top = rect.top() + draw_title(
-        p, rect, f"Telemetry during the benchmark ({len(att.samples)} samples{interval})"
-    )
-    if not panels or not att.samples:
+    panels = telemetry_panels(named)
+    samples = named.report.telemetry.samples
+    top = rect.top() + draw_title(p, rect, telemetry_title(named.report))
+    if not panels or not samples:
         draw_message(p, rect.adjusted(0, top - rect.top(), 0, 0), "No telemetry was recorded.")
         return
-    t0 = att.samples[0].t_s
-    ts = [s.t_s - t0 for s in att.samples]
+    t0 = samples[0].t_s
+    ts = [s.t_s - t0 for s in samples]
     col_w = rect.width() / 2
     row_h = (rect.bottom() - top) / math.ceil(len(panels) / 2)
     p.setPen(QPen(GRID, 0.5))
@@ -320,9 +328,9 @@ def paint_telemetry(p: QPainter, rect: QRectF, att: AttachedResults) -> None:
         paint_panel(p, cell, panel, ts)
 
 
-def telemetry_chart_image(att: AttachedResults, width_pt: float = 480, dpi: int = PRINT_DPI) -> QImage | None:
+def telemetry_chart_image(named: NamedReport, width_pt: float = 480, dpi: int = PRINT_DPI) -> QImage | None:
     """The telemetry panels of one results file; None when it has no samples."""
-    if not att.samples or not telemetry_panels(att):
+    if not named.report.telemetry.samples or not telemetry_panels(named):
         return None
-    w, h = telemetry_chart_size(att, width_pt)
-    return render_image(lambda p, r: paint_telemetry(p, r, att), w, h, dpi)
+    w, h = telemetry_chart_size(named, width_pt)
+    return render_image(lambda p, r: paint_telemetry(p, r, named), w, h, dpi)

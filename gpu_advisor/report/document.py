@@ -14,12 +14,12 @@ from html import escape
 from PySide6.QtGui import QImage
 
 from gpu_advisor import __version__
+from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.result import Plan
-from gpu_advisor.core.units import format_bytes, format_usd
+from gpu_advisor.core.units import format_usd
 from gpu_advisor.report import charts
-from gpu_advisor.report import results as res
-from gpu_advisor.report.results import AttachedResults
 from gpu_advisor.wording import plan_tables as tables
+from gpu_advisor.wording import results as res
 from gpu_advisor.wording.plan import (
     Summary,
     breakeven_text,
@@ -185,7 +185,7 @@ def _image(doc: ReportDocument, name: str, image: QImage | None, dpi: int) -> st
 
 def build_document(
     plan: Plan,
-    results: Sequence[AttachedResults] = (),
+    results: Sequence[NamedReport] = (),
     width_pt: float = 480,
     dpi: int = charts.PRINT_DPI,
     now: dt.datetime | None = None,
@@ -211,9 +211,9 @@ def build_document(
     _speed(doc, plan)
     _cost(doc, plan, summary)
     _working(doc, plan)
-    for i, att in enumerate(results):
-        step(f"benchmark {att.name}")
-        _results(doc, att, i, width_pt, dpi)
+    for i, named in enumerate(results):
+        step(f"benchmark {named.name}")
+        _results(doc, named, i, width_pt, dpi)
     return doc
 
 
@@ -228,15 +228,10 @@ def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
     doc.add(f"<p class='headline'>{escape(summary.headline)}</p>")
     doc.add(f"<p class='lead'>{escape(summary.reason)}</p>")
     doc.kv(summary.facts, 24)
-    for att in results:
-        comp = res.comparison_rows(att)
-        if comp:
-            first = comp[0]
-            doc.add(
-                f"<p>Benchmark attached ({escape(att.name)}, {escape(att.device)}): {escape(first['workload'])} "
-                f"measured {escape(first['step_measured'])} per step against {escape(first['step_predicted'])} "
-                f"predicted ({escape(first['step_error'])}).</p>"
-            )
+    for named in results:
+        line = res.attached_line(named.name, named.report)
+        if line:
+            doc.add(f"<p>{escape(line)}</p>")
     if plan.best is not None:
         step("cost chart")
         doc.add(_image(doc, "cost", charts.cost_chart_image(plan, None, width_pt, dpi), dpi))
@@ -379,64 +374,54 @@ def _working(doc: ReportDocument, plan: Plan) -> None:
         doc.add(f"<ul class='small'>{''.join(items)}</ul>")
 
 
-def _results(doc: ReportDocument, att: AttachedResults, index: int, width_pt: float, dpi: int) -> None:
-    doc.heading(2, f"Benchmark: {att.name}", new_page=True)
+def _results(doc: ReportDocument, named: NamedReport, index: int, width_pt: float, dpi: int) -> None:
+    report = named.report
+    doc.heading(2, f"Benchmark: {named.name}", new_page=True)
     doc.heading(3, "Machine")
-    doc.kv(res.machine_rows(att), 24)
+    doc.kv(res.machine_rows(report), 24)
     doc.heading(3, "Results")
-    keys = ["workload", "status", "time", "numbers"]
     doc.table(
         [
-            ("Workload", 26, False),
-            ("Status", 12, False),
-            ("Median time (p10 to p90)", 24, True),
-            ("Key numbers", 38, False),
+            (res.RESULT_HEADERS[0], 26, False),
+            (res.RESULT_HEADERS[1], 12, False),
+            (res.RESULT_HEADERS[2], 24, True),
+            (res.RESULT_HEADERS[3], 38, False),
         ],
-        [[escape(r[k]) for k in keys] for r in res.result_rows(att)],
+        [
+            [escape(r.workload), escape(r.status), escape(r.time), escape(r.numbers)]
+            for r in res.result_rows(report)
+        ],
         7.5,
     )
-    comp = res.comparison_rows(att)
-    if comp:
+    doc.add(f"<p class='small muted'>{escape(res.memory_note(report))}.</p>")
+    checks = res.prediction_rows(report)
+    if checks:
         doc.heading(3, "Measured against predicted")
-        keys = [
-            "workload",
-            "status",
-            "step_measured",
-            "step_predicted",
-            "step_error",
-            "mem_measured",
-            "mem_predicted",
-            "mem_error",
-        ]
+        widths = (30, 12, 11, 11, 6, 12, 12, 6)
         doc.table(
-            [
-                ("Workload", 30, False),
-                ("Status", 12, False),
-                ("Step measured", 11, True),
-                ("Step predicted", 11, True),
-                ("Error", 6, True),
-                ("Peak memory measured", 12, True),
-                ("Peak memory predicted", 12, True),
-                ("Error", 6, True),
-            ],
-            [[escape(r[k]) for k in keys] for r in comp],
+            [(h, w, i >= 2) for i, (h, w) in enumerate(zip(res.PREDICTION_HEADERS, widths, strict=True))],
+            [[escape(cell) for cell in c.cells()] for c in checks],
             7.5,
         )
-        doc.add("<p class='small muted'>Error = (predicted - measured) / measured.</p>")
-    diagnosis = res.diagnosis_lines(att)
+        doc.add(f"<p class='small muted'>{escape(res.ERROR_MEANING)}</p>")
+    diagnosis = res.diagnosis_rows(report)
     if diagnosis:
         doc.heading(3, "Diagnosis")
         doc.table(
-            [("Workload", 26, False), ("Finding", 42, False), ("What to do", 32, False)],
-            [[escape(w), escape(t), escape(f)] for w, t, f in diagnosis],
+            [
+                (res.DIAGNOSIS_HEADERS[0], 26, False),
+                (res.DIAGNOSIS_HEADERS[1], 42, False),
+                (res.DIAGNOSIS_HEADERS[2], 32, False),
+            ],
+            [[escape(d.workload), escape(d.finding), escape(d.fix)] for d in diagnosis],
             7.5,
         )
-    image = charts.telemetry_chart_image(att, width_pt, dpi)
+    image = charts.telemetry_chart_image(named, width_pt, dpi)
     if image is not None:
         doc.heading(3, "Telemetry")
         doc.add(_image(doc, f"telemetry-{index}", image, dpi))
     else:
         doc.add("<p class='muted'>No telemetry samples in this file.</p>")
-    peak = max((s.host.ram_used_bytes or 0 for s in att.samples), default=0)
-    if peak:
-        doc.add(f"<p class='small muted'>Host RAM in use peaked at {escape(format_bytes(peak, 'GiB'))}.</p>")
+    ram = res.host_ram_peak_text(report)
+    if ram:
+        doc.add(f"<p class='small muted'>{escape(ram)}</p>")

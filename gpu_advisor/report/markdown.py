@@ -6,12 +6,12 @@ import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 
+from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.files import write_bytes_atomic
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import format_usd
-from gpu_advisor.report import results as res
-from gpu_advisor.report.results import AttachedResults
 from gpu_advisor.wording import plan_tables as tables
+from gpu_advisor.wording import results as res
 from gpu_advisor.wording.plan import CostSummary, breakeven_text, build_summary, buy_text, gpu_line, rent_text
 
 
@@ -30,9 +30,7 @@ def _kv(rows: Sequence[tuple[str, str]], head: tuple[str, str] = ("", "")) -> li
     return _table(head, rows)
 
 
-def render_markdown(
-    plan: Plan, results: Sequence[AttachedResults] = (), now: dt.datetime | None = None
-) -> str:
+def render_markdown(plan: Plan, results: Sequence[NamedReport] = (), now: dt.datetime | None = None) -> str:
     """The whole report as one Markdown string."""
     now = now or dt.datetime.now().astimezone()
     summary = build_summary(plan)
@@ -83,8 +81,8 @@ def render_markdown(
     if plan.warnings or plan.suggestions:
         lines += ["### Notes from the planner", ""]
         lines += [f"- {w}" for w in plan.warnings] + [f"- Suggestion: {s}" for s in plan.suggestions] + [""]
-    for att in results:
-        lines += _results_lines(att)
+    for named in results:
+        lines += _results_lines(named)
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -114,48 +112,35 @@ def _cost_lines(plan: Plan, best: Option, summed: CostSummary) -> list[str]:
     return lines
 
 
-def _results_lines(att: AttachedResults) -> list[str]:
-    lines = [f"## Benchmark: {att.name}", "", "### Machine", "", *_kv(res.machine_rows(att), ("", "Value"))]
+def _results_lines(named: NamedReport) -> list[str]:
+    report = named.report
+    lines = [
+        f"## Benchmark: {named.name}",
+        "",
+        "### Machine",
+        "",
+        *_kv(res.machine_rows(report), ("", "Value")),
+    ]
     lines += ["### Results", ""]
     lines += _table(
-        ("Workload", "Status", "Median time (p10 to p90)", "Key numbers"),
-        [[r["workload"], r["status"], r["time"], r["numbers"]] for r in res.result_rows(att)],
+        res.RESULT_HEADERS,
+        [(r.workload, r.status, r.time, r.numbers) for r in res.result_rows(report)],
         (False, False, True, False),
     )
-    comp = res.comparison_rows(att)
-    if comp:
-        keys = [
-            "workload",
-            "status",
-            "step_measured",
-            "step_predicted",
-            "step_error",
-            "mem_measured",
-            "mem_predicted",
-            "mem_error",
-        ]
-        heads = [
-            "Workload",
-            "Status",
-            "Step measured",
-            "Step predicted",
-            "Error",
-            "Peak memory measured",
-            "Peak memory predicted",
-            "Error",
-        ]
+    lines += [f"{res.memory_note(report)}.", ""]
+    checks = res.prediction_rows(report)
+    if checks:
         lines += ["### Measured against predicted", ""]
-        lines += _table(
-            heads, [[r[k] for k in keys] for r in comp], [False, False, True, True, True, True, True, True]
-        )
-        lines += ["Error = (predicted - measured) / measured.", ""]
-    diagnosis = res.diagnosis_lines(att)
+        lines += _table(res.PREDICTION_HEADERS, [c.cells() for c in checks], [False, False, *[True] * 6])
+        lines += [res.ERROR_MEANING, ""]
+    diagnosis = res.diagnosis_rows(report)
     if diagnosis:
-        lines += ["### Diagnosis", "", *_table(("Workload", "Finding", "What to do"), diagnosis)]
-    lines += [f"Telemetry: {len(att.samples)} samples (charts in the PDF).", ""]
+        lines += ["### Diagnosis", ""]
+        lines += _table(res.DIAGNOSIS_HEADERS, [(d.workload, d.finding, d.fix) for d in diagnosis])
+    lines += [f"{res.telemetry_title(report)}: charts in the PDF.", ""]
     return lines
 
 
-def write_markdown(plan: Plan, path: str | Path, results: Sequence[AttachedResults] = ()) -> None:
+def write_markdown(plan: Plan, path: str | Path, results: Sequence[NamedReport] = ()) -> None:
     """Write the Markdown report atomically (an existing file is replaced only when complete)."""
     write_bytes_atomic(path, render_markdown(plan, results).encode("utf-8"))

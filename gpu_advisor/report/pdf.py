@@ -9,11 +9,10 @@ partial file and keeps an existing one intact.
 from __future__ import annotations
 
 import errno
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QRectF, QSizeF, Qt, QUrl
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, QSizeF, Qt, QUrl
 from PySide6.QtGui import (
     QFont,
     QPageLayout,
@@ -24,12 +23,12 @@ from PySide6.QtGui import (
     QTextTable,
 )
 
-from gpu_advisor.core.files import write_atomic
+from gpu_advisor.bench.results import NamedReport
+from gpu_advisor.core.files import check_writable, write_bytes_atomic
 from gpu_advisor.core.result import Plan
 from gpu_advisor.report.chartkit import INK, MUTED, PRINT_DPI
 from gpu_advisor.report.document import ReportDocument, build_document
 from gpu_advisor.report.qtapp import ensure_gui_app, report_font_family
-from gpu_advisor.report.results import AttachedResults
 from gpu_advisor.wording.plan import plan_title
 
 PAGE_SIZES = {"A4": QPageSize.PageSizeId.A4, "Letter": QPageSize.PageSizeId.Letter}
@@ -46,7 +45,7 @@ Progress = Callable[[int, str], None]
 def write_pdf(
     plan: Plan,
     path: str | Path,
-    results: Sequence[AttachedResults] = (),
+    results: Sequence[NamedReport] = (),
     page_size: str = "A4",
     progress: Progress | None = None,
 ) -> int:
@@ -60,38 +59,28 @@ def write_pdf(
     if page_size not in PAGE_SIZES:
         raise ValueError(f"page_size: expected one of {', '.join(PAGE_SIZES)}, got {page_size!r}")
     path = Path(path)
-    _check_writable(path)
+    check_writable(path)
     report = progress or (lambda _pct, _step: None)
     report(0, "preparing")
     ensure_gui_app()
-    pages: list[int] = []
-    try:
-        write_atomic(path, lambda tmp: pages.append(_render(plan, tmp, results, page_size, report)))
-    except OSError as exc:
-        if exc.filename and str(exc.filename) != str(path):
-            raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
-        raise
+    # Qt's PDF writer does not report a failed write (a full disk truncates the file silently), so
+    # the PDF is made in memory and written by Python, which raises, then checked on disk.
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    pages = _render(plan, buffer, results, page_size, report)
+    buffer.close()
+    data = bytes(buffer.data().data())
+    if not (data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")):
+        raise OSError(errno.EIO, "Qt produced an incomplete PDF", str(path))
+    write_bytes_atomic(path, data)
     report(100, "done")
-    return pages[0]
-
-
-def _check_writable(path: Path) -> None:
-    """Fail early, naming the file, for the common cases: no folder, a read-only folder, a folder."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise OSError(errno.ENOENT, "the folder does not exist", str(path))
-    if path.is_dir():
-        raise OSError(errno.EISDIR, "this is a folder, not a file", str(path))
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise OSError(errno.EACCES, "the folder is not writable", str(path))
-    if path.exists() and not os.access(path, os.W_OK):
-        raise OSError(errno.EACCES, "the file is read-only", str(path))
+    return pages
 
 
 def _render(
-    plan: Plan, target: Path, results: Sequence[AttachedResults], page_size: str, report: Progress
+    plan: Plan, target: QIODevice, results: Sequence[NamedReport], page_size: str, report: Progress
 ) -> int:
-    writer = QPdfWriter(str(target))
+    writer = QPdfWriter(target)
     writer.setTitle(f"GPU recommendation: {plan_title(plan)}")
     writer.setCreator("GPU Advisor")
     writer.setResolution(PRINT_DPI)
@@ -123,7 +112,7 @@ def _render(
     total = doc.pageCount()
     painter = QPainter()
     if not painter.begin(writer):
-        raise OSError(errno.EIO, "Qt could not open the PDF for writing", str(target))
+        raise OSError(errno.EIO, "Qt could not start the PDF")
     # Charts go in losslessly (Flate, not JPEG): lines and text stay sharp.
     painter.setRenderHint(QPainter.RenderHint.LosslessImageRendering)
     try:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
+from gpu_advisor.core.units import format_celsius, format_duration, format_pct, format_si
 from gpu_advisor.telemetry.stats import TelemetrySummary
 
 Severity = Literal["ok", "info", "warning", "critical"]
@@ -109,21 +110,6 @@ class Verdict:
         }
 
 
-# ---- formatting ----------------------------------------------------------------------------------
-
-
-def _pct(fraction: float) -> str:
-    return f"{fraction * 100:.0f}%"
-
-
-def _si(value: float, unit: str) -> str:
-    """1.6e12, "B/s" -> "1.6 TB/s" (decimal prefixes, as in datasheets)."""
-    for factor, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= factor:
-            return f"{value / factor:.3g} {prefix}{unit}"
-    return f"{value:.3g} {unit}"
-
-
 def _fraction(achieved: float | None, peak: float | None) -> float | None:
     if achieved is None or peak is None or peak <= 0:
         return None
@@ -164,7 +150,7 @@ def _input_bound(e: RunEvidence) -> Verdict | None:
             "step_time_s": e.step_time_s,
             "input_wait_fraction": fraction,
             "summary": (
-                f"input wait {_pct(fraction)} of step time ({e.input_wait_s:.3f} s of {e.step_time_s:.3f} s)"
+                f"input wait {format_pct(fraction)} of step time ({format_duration(e.input_wait_s)} of {format_duration(e.step_time_s)})"
             ),
         },
         fix=(
@@ -181,11 +167,11 @@ def _throttled(e: RunEvidence) -> list[Verdict]:
         thermal, power = gpu.thermal_throttle_fraction, gpu.power_throttle_fraction
         label = f"GPU {gpu.index} ({gpu.name})"
         if thermal is not None and thermal + _EPS >= THROTTLE_SAMPLE_FRACTION:
-            evidence: dict[str, float | str] = {"gpu_index": float(gpu.index), "thermal_fraction": thermal}
-            summary = f"thermal slowdown active in {_pct(thermal)} of samples on {label}"
+            evidence: dict[str, float | str] = {"nvml_index": float(gpu.index), "thermal_fraction": thermal}
+            summary = f"thermal slowdown active in {format_pct(thermal)} of samples on {label}"
             if gpu.temperature_c is not None:
                 evidence["temperature_max_c"] = gpu.temperature_c.max
-                summary += f", peak {gpu.temperature_c.max:.0f} °C"
+                summary += f", peak {format_celsius(gpu.temperature_c.max)}"
             evidence["summary"] = summary
             verdicts.append(
                 Verdict(
@@ -208,9 +194,9 @@ def _throttled(e: RunEvidence) -> list[Verdict]:
                     severity="info",
                     title=f"Power-limited: {label} holds its clocks down to stay under its power limit",
                     evidence={
-                        "gpu_index": float(gpu.index),
+                        "nvml_index": float(gpu.index),
                         "power_fraction": power,
-                        "summary": f"power cap active in {_pct(power)} of samples on {label}",
+                        "summary": f"power cap active in {format_pct(power)} of samples on {label}",
                     },
                     fix=(
                         "Expected under sustained full load. If the board and power supply allow, raise the "
@@ -233,7 +219,10 @@ def _host_cpu_saturated(e: RunEvidence) -> Verdict | None:
         kind=HOST_CPU_SATURATED,
         severity="warning",
         title="Host CPU saturated: the CPU cannot keep the GPU fed",
-        evidence={"host_cpu_mean_pct": mean, "summary": f"host CPU busy {mean:.0f}% on average{cpus}"},
+        evidence={
+            "host_cpu_mean_pct": mean,
+            "summary": f"host CPU busy {format_pct(mean / 100)} on average{cpus}",
+        },
         fix=(
             "Free the CPU: stop competing processes, move preprocessing to the GPU or offline, "
             "and budget more CPU cores per GPU when buying."
@@ -251,19 +240,19 @@ def _memory_bound(e: RunEvidence, flops_fraction: float | None) -> Verdict | Non
             return None
         assert e.achieved_bytes_per_s is not None and e.peak_bytes_per_s is not None
         summary = (
-            f"memory bandwidth {_pct(bandwidth_fraction)} of peak "
-            f"({_si(e.achieved_bytes_per_s, 'B/s')} of {_si(e.peak_bytes_per_s, 'B/s')})"
+            f"memory bandwidth {format_pct(bandwidth_fraction)} of peak "
+            f"({format_si(e.achieved_bytes_per_s, 'B/s')} of {format_si(e.peak_bytes_per_s, 'B/s')})"
         )
         evidence = {"bandwidth_fraction": bandwidth_fraction}
     else:
         dram_pct = _mean_gpm_dram_pct(e.telemetry)
         if dram_pct is None or dram_pct + _EPS < MEMORY_BOUND_BANDWIDTH_FRACTION * 100:
             return None
-        summary = f"DRAM bandwidth {dram_pct:.0f}% busy on average (GPM counters)"
+        summary = f"DRAM bandwidth {format_pct(dram_pct / 100)} busy on average (GPM counters)"
         evidence = {"gpm_dram_activity_pct": dram_pct}
     if flops_fraction is not None:
         evidence["flops_fraction"] = flops_fraction
-        summary += f" while arithmetic runs at {_pct(flops_fraction)} of peak FLOP/s"
+        summary += f" while arithmetic runs at {format_pct(flops_fraction)} of peak FLOP/s"
     evidence["summary"] = summary
     return Verdict(
         kind=MEMORY_BOUND,
@@ -283,15 +272,15 @@ def _compute_bound(e: RunEvidence, flops_fraction: float | None, memory_bound: b
     if flops_fraction is not None and flops_fraction + _EPS >= COMPUTE_BOUND_FLOPS_FRACTION:
         assert e.achieved_flops_per_s is not None and e.peak_flops_per_s is not None
         summary = (
-            f"arithmetic at {_pct(flops_fraction)} of peak "
-            f"({_si(e.achieved_flops_per_s, 'FLOP/s')} of {_si(e.peak_flops_per_s, 'FLOP/s')})"
+            f"arithmetic at {format_pct(flops_fraction)} of peak "
+            f"({format_si(e.achieved_flops_per_s, 'FLOP/s')} of {format_si(e.peak_flops_per_s, 'FLOP/s')})"
         )
         evidence: dict[str, float | str] = {"flops_fraction": flops_fraction, "summary": summary}
         title = "Compute-bound: the arithmetic units are the limit"
     elif not memory_bound and util_pct is not None and util_pct + _EPS >= GPU_BUSY_UTIL_PCT:
-        summary = f"GPU busy {util_pct:.0f}% of the time"
+        summary = f"GPU busy {format_pct(util_pct / 100)} of the time"
         if flops_fraction is not None:
-            summary += f", arithmetic at {_pct(flops_fraction)} of peak FLOP/s"
+            summary += f", arithmetic at {format_pct(flops_fraction)} of peak FLOP/s"
         evidence = {"gpu_util_mean_pct": util_pct, "summary": summary}
         if flops_fraction is not None:
             evidence["flops_fraction"] = flops_fraction
@@ -320,11 +309,13 @@ def _latency_bound(e: RunEvidence, flops_fraction: float | None) -> Verdict | No
     evidence: dict[str, float | str] = {}
     if util_pct is not None:
         parts.append(
-            f"GPU busy only {util_pct:.0f}% of the time" if low_util else f"GPU busy {util_pct:.0f}%"
+            f"GPU busy only {format_pct(util_pct / 100)} of the time"
+            if low_util
+            else f"GPU busy {format_pct(util_pct / 100)}"
         )
         evidence["gpu_util_mean_pct"] = util_pct
     if flops_fraction is not None:
-        parts.append(f"arithmetic at {_pct(flops_fraction)} of peak FLOP/s")
+        parts.append(f"arithmetic at {format_pct(flops_fraction)} of peak FLOP/s")
         evidence["flops_fraction"] = flops_fraction
     evidence["summary"] = ", ".join(parts)
     device = "GPU" if e.device_kind == "cuda" else "CPU"
@@ -384,13 +375,13 @@ def _fallback(e: RunEvidence, flops_fraction: float | None) -> Verdict:
     parts = []
     evidence: dict[str, float | str] = {}
     if flops_fraction is not None:
-        parts.append(f"arithmetic at {_pct(flops_fraction)} of peak FLOP/s")
+        parts.append(f"arithmetic at {format_pct(flops_fraction)} of peak FLOP/s")
         evidence["flops_fraction"] = flops_fraction
     if util_pct is not None:
-        parts.append(f"GPU busy {util_pct:.0f}%")
+        parts.append(f"GPU busy {format_pct(util_pct / 100)}")
         evidence["gpu_util_mean_pct"] = util_pct
     if input_fraction is not None:
-        parts.append(f"input wait {_pct(input_fraction)} of step time")
+        parts.append(f"input wait {format_pct(input_fraction)} of step time")
         evidence["input_wait_fraction"] = input_fraction
     evidence["summary"] = ", ".join(parts)
     return Verdict(
@@ -402,12 +393,25 @@ def _fallback(e: RunEvidence, flops_fraction: float | None) -> Verdict:
     )
 
 
-def _priority(verdict: Verdict) -> tuple[int, int]:
+class Ranked(Protocol):
+    """Anything with a verdict's kind and severity (a Verdict, or a results file's VerdictRecord)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def severity(self) -> str: ...
+
+
+RankedT = TypeVar("RankedT", bound=Ranked)
+
+
+def _priority(verdict: Ranked) -> tuple[int, int]:
     kind = verdict.kind
     relevance = len(_RELEVANCE_ORDER) - _RELEVANCE_ORDER.index(kind) if kind in _RELEVANCE_ORDER else 0
     return SEVERITY_RANK[verdict.severity], relevance
 
 
-def primary(verdicts: Sequence[Verdict]) -> Verdict | None:
+def primary(verdicts: Sequence[RankedT]) -> RankedT | None:
     """The verdict to show first: the most severe, then the most useful to act on. None if empty."""
     return max(verdicts, key=_priority, default=None)

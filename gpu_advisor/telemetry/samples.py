@@ -8,8 +8,8 @@ tolerates missing optional keys, so files written by an older version still load
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 # Clock-event ("throttle") reasons, by the human names this package uses in GpuSample.
@@ -166,3 +166,12 @@ class Sample:
             host=HostSample.from_dict(data.get("host") or {}),
             gpus=tuple(GpuSample.from_dict(g) for g in data.get("gpus") or ()),
         )
+
+
+def of_gpu(samples: Iterable[Sample], nvml_index: int | None) -> tuple[Sample, ...]:
+    """The samples with one GPU's readings only (NVML index), the host's kept; None keeps no GPU.
+
+    A run is summarised and diagnosed on the device that did the work: seven idle neighbours must not
+    make a busy GPU look idle, nor a power-capped one make it look throttled.
+    """
+    return tuple(replace(s, gpus=tuple(g for g in s.gpus if g.index == nvml_index)) for s in samples)

@@ -7,7 +7,7 @@ reading at all summarises to None.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -28,6 +28,15 @@ class MetricStats:
     def to_dict(self) -> dict[str, float | int]:
         """Return a JSON-friendly dict."""
         return {"mean": self.mean, "p95": self.p95, "max": self.max, "count": self.count}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> MetricStats | None:
+        """Read ``to_dict()`` output back; None stays None. Raises KeyError/TypeError/ValueError."""
+        if data is None:
+            return None
+        return cls(
+            mean=float(data["mean"]), p95=float(data["p95"]), max=float(data["max"]), count=int(data["count"])
+        )
 
 
 def percentile(sorted_values: Sequence[float], pct: float) -> float:
@@ -98,6 +107,22 @@ class GpuSummary:
         """Return a JSON-friendly dict."""
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GpuSummary:
+        """Read ``to_dict()`` output back. Raises KeyError/TypeError/ValueError on bad data."""
+        values: dict[str, Any] = {"index": int(data["index"]), "name": str(data["name"])}
+        for f in fields(cls):
+            if f.name in values:
+                continue
+            raw = data.get(f.name)
+            if f.name == "error_count":
+                values[f.name] = int(raw or 0)
+            elif f.name.endswith("fraction"):
+                values[f.name] = None if raw is None else float(raw)
+            else:
+                values[f.name] = MetricStats.from_dict(raw)
+        return cls(**values)
+
 
 @dataclass(frozen=True, slots=True)
 class TelemetrySummary:
@@ -119,6 +144,19 @@ class TelemetrySummary:
         out = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name != "gpus"}
         out["gpus"] = [g.to_dict() for g in self.gpus]
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TelemetrySummary:
+        """Read ``to_dict()`` output back. Raises KeyError/TypeError/ValueError on bad data."""
+        duration = data.get("duration_s")
+        return cls(
+            sample_count=int(data["sample_count"]),
+            duration_s=None if duration is None else float(duration),
+            host_cpu_pct=MetricStats.from_dict(data.get("host_cpu_pct")),
+            ram_used_bytes=MetricStats.from_dict(data.get("ram_used_bytes")),
+            process_rss_bytes=MetricStats.from_dict(data.get("process_rss_bytes")),
+            gpus=tuple(GpuSummary.from_dict(g) for g in data.get("gpus") or ()),
+        )
 
 
 def _plain(value: Any) -> Any:

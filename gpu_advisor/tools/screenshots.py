@@ -32,7 +32,9 @@ def _example_gpu_results(path: Path, cpu_report) -> None:
         update={
             "kind": "cuda",
             "index": 0,
+            "nvml_index": 0,
             "name": "NVIDIA H100 80GB HBM3 (synthetic example)",
+            "memory_total_bytes": 85_520_809_984,  # synthetic: near an 80 GB card's usable 79.6 GiB
             "catalogue_id": "nvidia-h100-sxm",
         }
     )

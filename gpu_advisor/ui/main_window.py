@@ -252,7 +252,7 @@ class MainWindow(QMainWindow):
         if plan is None:
             self.errors.error("Nothing to export", "Fix the marked fields first: there is no valid plan yet.")
             return
-        attached = [item.path for item in self.compare.loaded]  # Compare's results go into the report
+        attached = [item.named for item in self.compare.loaded]  # Compare's results go into the report
         if kind == "pdf":
             self.export_pdf_action.setEnabled(False)
             self.statusBar().showMessage(f"Writing {path}…")
@@ -269,9 +269,6 @@ class MainWindow(QMainWindow):
             writer(plan, path, attached)
         except OSError as exc:
             self._export_failed(path, f"{path}: {exc.strerror or exc}")
-            return
-        except FileFormatError as exc:  # an attached results file changed on disk since it was loaded
-            self._export_failed(path, str(exc))
             return
         self._exported(path)
 

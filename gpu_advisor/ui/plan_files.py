@@ -1,6 +1,7 @@
 """Reading and writing plan files (`gpu-advisor/plan@1`) and exports, for the main window's menus.
 
 No widgets here. Errors are FileFormatError / OSError with a message that names the file and field.
+Exports take the results already loaded (the Compare view's), never their paths: nothing is read twice.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.files import FileFormatError, read_json, write_json_atomic
 from gpu_advisor.core.request import PlanRequest, describe_validation_error
 from gpu_advisor.core.result import PLAN_SCHEMA, Plan
@@ -44,34 +46,25 @@ def pdf_unavailable_reason() -> str | None:
     return None
 
 
-def _attached(results_paths: Sequence[Path]) -> list:
-    """Results files to attach to a report (those loaded in the Compare view)."""
-    if not results_paths:
-        return []
-    from gpu_advisor.report.results import load_results
-
-    return [load_results(p) for p in results_paths]
-
-
-def write_json_report(plan: Plan, path: str | Path, results_paths: Sequence[Path] = ()) -> None:
+def write_json_report(plan: Plan, path: str | Path, results: Sequence[NamedReport] = ()) -> None:
     """The `gpu-advisor/report@1` JSON (plan, summary, attached results)."""
     from gpu_advisor.report.json_report import write_json_report as report_json
 
-    report_json(plan, path, _attached(results_paths))
+    report_json(plan, path, results)
 
 
-def write_markdown(plan: Plan, path: str | Path, results_paths: Sequence[Path] = ()) -> None:
+def write_markdown(plan: Plan, path: str | Path, results: Sequence[NamedReport] = ()) -> None:
     from gpu_advisor.report.markdown import write_markdown as report_markdown
 
-    report_markdown(plan, path, _attached(results_paths))
+    report_markdown(plan, path, results)
 
 
 def write_pdf(
     plan: Plan,
     path: str | Path,
-    results_paths: Sequence[Path] = (),
+    results: Sequence[NamedReport] = (),
     progress: Callable[[int, str], None] | None = None,
 ) -> None:
     from gpu_advisor.report.pdf import write_pdf as report_pdf
 
-    report_pdf(plan, path, _attached(results_paths), progress=progress)
+    report_pdf(plan, path, results, progress=progress)

@@ -62,8 +62,7 @@ def plan_title(plan: Plan) -> str:
 def plan_subtitle(plan: Plan) -> str:
     """'70.6B parameters · llama: 80 layers, hidden 8192, ...'."""
     model = plan.request.model
-    guessed = " (shape guessed from the parameter count)" if model.guessed else ""
-    return f"{format_count(model.total_params())} parameters · {model.describe()}{guessed}"
+    return f"{format_count(model.total_params())} parameters · {model.describe()}"
 
 
 def gpu_line(option: Option) -> str:

@@ -7,10 +7,12 @@ from gpu_advisor.bench.results import (
     BenchReport,
     DeviceInfo,
     Machine,
+    NamedReport,
     Spread,
     TelemetryRecord,
     WorkloadResult,
 )
+from gpu_advisor.cli.bench import compare_text
 from gpu_advisor.core.catalog import default_catalog
 
 
@@ -40,14 +42,26 @@ def _gpu_report() -> BenchReport:
 
 
 def test_gpu_results_sit_next_to_the_catalogue_figures(toy_report):
-    table = compare([("h100.json", _gpu_report()), ("cpu.json", toy_report)])
-    rows = {row[0]: row[1:] for row in table.rows}
+    comparison = compare([NamedReport("h100.json", _gpu_report()), NamedReport("cpu.json", toy_report)])
     h100 = default_catalog().match_device_name("NVIDIA H100 80GB HBM3")
     assert h100 is not None
-    assert rows["matmul bf16 (TFLOP/s)"][0] == "700"
-    assert rows["  catalogue bf16 peak (TFLOP/s)"] == (f"{h100.peak_flops_per_s('bf16') / 1e12:,.3g}", "n/a")
-    assert rows["catalogue entry"] == (h100.name, "n/a")
-    assert rows["memory bandwidth (GB/s)"][0] == "2,800.0"
-    assert rows["train tokens/s"][0] == "n/a" and rows["train tokens/s"][1] != "n/a"
-    text = table.render()
+    # typed rows: numbers in base units, the catalogue's figure for the same quantity beside them
+    matmul = comparison.row("matmul bf16")
+    assert matmul.quantity == "flops" and matmul.values[0] == 700e12
+    assert matmul.reference == (h100.peak_flops_per_s("bf16"), None)
+    assert matmul.lower_is_better is False
+    assert comparison.row("catalogue entry").values == (h100.name, None)
+    bandwidth = comparison.row("memory bandwidth")
+    assert bandwidth.values[0] == 2.8e12 and bandwidth.reference == (h100.bandwidth_bytes_per_s, None)
+    train = comparison.row("train throughput")
+    assert train.values[0] is None and train.values[1] > 0 and train.unit == "tokens/s"
+    assert comparison.row("train step median").lower_is_better is True
+    # the same rows, worded for the terminal
+    text = compare_text(comparison)
+    lines = {line.strip().split("  ")[0]: line for line in text.splitlines()}
     assert text.splitlines()[0].split() == ["h100.json", "cpu.json"]
+    assert "700 TFLOP/s" in lines["matmul bf16"]
+    peak = f"{h100.peak_flops_per_s('bf16') / 1e12:,.3g} TFLOP/s"
+    assert lines["catalogue bf16 peak"].split()[-3:] == [*peak.split(), "n/a"]
+    assert lines["catalogue bf16 peak"].startswith("  catalogue")  # indented under its row
+    assert "2.8 TB/s" in lines["memory bandwidth"]

@@ -10,7 +10,8 @@ def test_importing_bench_loads_neither_torch_nor_qt():
     code = (
         "import sys\n"
         "import gpu_advisor.bench, gpu_advisor.cli.bench, gpu_advisor.bench.runner\n"
-        "import gpu_advisor.bench.compare, gpu_advisor.bench.monitor, gpu_advisor.bench.table\n"
+        "import gpu_advisor.bench.compare, gpu_advisor.bench.monitor, gpu_advisor.bench.device\n"
+        "import gpu_advisor.wording.results, gpu_advisor.wording.monitor, gpu_advisor.wording.compare\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'PySide6', 'pyqtgraph'))\n"
         "print(','.join(bad))\n"
     )

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from gpu_advisor.bench.monitor import MonitorError, run_monitor
-from gpu_advisor.bench.table import render_monitor
 from gpu_advisor.telemetry import NvmlSource
+from gpu_advisor.wording.monitor import monitor_lines
 from tests.telemetry.fake_nvml import FakeGpu, FakeNvml
 
 
@@ -20,10 +20,10 @@ def test_gpu_telemetry_and_diagnosis_of_a_watched_command(tmp_path):
     report = run_monitor([sys.executable, "-c", code], interval_s=0.1, nvml=nvml, cwd=tmp_path)
     assert report.exit_code == 0
     assert (tmp_path / "ran").read_text() == "yes"
-    assert report.summary["gpus"][0]["gpu_util_pct"]["mean"] == pytest.approx(97)
+    assert report.summary.gpus[0].gpu_util_pct.mean == pytest.approx(97)
     assert "compute_bound" in {v.kind for v in report.diagnosis}  # busy 97% of the time
-    text = render_monitor(report)
-    assert "GPU 0 NVIDIA H100 80GB HBM3: util 97.0 / 97.0 / 97.0 %" in text
+    text = "\n".join(monitor_lines(report))
+    assert "GPU 0 NVIDIA H100 80GB HBM3: util 97% / 97% / 97%" in text
 
 
 def test_stop_terminates_the_command():

@@ -37,7 +37,7 @@ def test_round_trip(tmp_path):
     data = json.loads(path.read_text())
     assert data["schema"] == SCHEMA
     assert load_report(path) == report
-    assert load_report(path).telemetry.parsed_samples()[0].host.cpu_pct == 50.0
+    assert load_report(path).telemetry.samples[0].host.cpu_pct == 50.0
 
 
 def test_prediction_error_is_relative_to_the_measurement():

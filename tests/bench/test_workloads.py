@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from gpu_advisor.bench import WORKLOADS, BenchOptions, run_benchmark
-from gpu_advisor.bench.runner import BenchError
+from gpu_advisor.bench.device import BenchError
 from gpu_advisor.telemetry import INPUT_BOUND
 from tests.telemetry.fake_nvml import FakeGpu, FakeNvml
 
@@ -79,7 +79,7 @@ def test_slow_preprocessing_is_diagnosed_input_bound(toy_report):
 
 
 def test_telemetry_samples_cover_the_run(toy_report):
-    samples = toy_report.telemetry.parsed_samples()
+    samples = toy_report.telemetry.samples
     assert len(samples) >= 5
     assert toy_report.telemetry.interval_s == 0.1
     assert any(s.host.process_rss_bytes for s in samples)
@@ -91,7 +91,7 @@ def test_gpu_telemetry_from_nvml_is_recorded_alongside_a_cpu_run():
     nvml = NvmlSource(nvml_module=FakeNvml([FakeGpu()]))
     report = run_benchmark(BenchOptions.toy_run(workloads=["bandwidth"]), nvml=nvml)
     assert report.machine.gpus[0]["name"] == "NVIDIA H100 80GB HBM3"
-    assert report.telemetry.parsed_samples()[0].gpus[0].power_w == pytest.approx(350.25)
+    assert report.telemetry.samples[0].gpus[0].power_w == pytest.approx(350.25)
 
 
 def test_callbacks_report_progress_results_and_samples():

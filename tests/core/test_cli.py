@@ -140,3 +140,21 @@ def test_catalog_lists_gpus_and_models(capsys):
     assert len(json.loads(capsys.readouterr().out)["gpus"]) >= 25
     assert run_cli(["catalog", "--models"]) == 0
     assert "mixtral-8x7b" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["plan"],
+        ["plan", "--model", "llama-3-8b", "--users", "many"],
+        ["plan", "--model", "llama-3-8b", "--task", "dance"],
+        ["bench", "--workers", "q"],
+        ["nonsense"],
+    ],
+)
+def test_usage_errors_are_one_line_with_a_hint(argv, capsys):
+    with pytest.raises(SystemExit) as info:
+        run_cli(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error:" in err and "--help" in err

@@ -46,3 +46,98 @@ def test_bad_files_are_named_with_the_problem(tmp_path, content, fragment):
     with pytest.raises(FileFormatError) as info:
         read_json(path, "gpu-advisor/plan@1")
     assert str(path) in str(info.value) and fragment in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"a": ' + "[" * 70 + "]" * 70 + "}", "nested too deeply"),
+        ('{"n": ' + "9" * 5000 + "}", "integer of 5000 digits"),
+        ('{"x": NaN}', "NaN is not a number JSON allows"),
+        (b"\xff\xfe{}", "not UTF-8"),
+    ],
+)
+def test_hostile_json_gets_one_line_not_a_traceback(tmp_path, content, fragment):
+    path = tmp_path / "hostile.json"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    with pytest.raises(FileFormatError) as info:
+        read_json(path)
+    message = str(info.value)
+    assert message.startswith(str(path)) and fragment in message and "\n" not in message
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "config.json"
+    os.mkfifo(fifo)  # opening it for reading would block until a writer comes
+    with pytest.raises(FileFormatError, match="not a regular file"):
+        read_json(fifo)
+
+
+def test_a_device_or_oversized_file_is_refused(tmp_path, monkeypatch):
+    with pytest.raises(FileFormatError, match="not a regular file"):
+        read_json("/dev/zero")
+    import gpu_advisor.core.files as files
+
+    monkeypatch.setattr(files, "MAX_JSON_BYTES", 1000)
+    big = tmp_path / "big.json"
+    big.write_text('{"x": "' + "a" * 2000 + '"}')
+    with pytest.raises(FileFormatError, match="too large"):
+        read_json(big)
+
+
+def test_non_finite_numbers_are_never_written(tmp_path):
+    target = tmp_path / "plan.json"
+    with pytest.raises(ValueError, match=r"options\[0\]\.cost: inf is not a finite number"):
+        write_json_atomic(target, {"options": [{"cost": float("inf")}]})
+    assert not target.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_temporaries_of_killed_writers_are_cleaned_up(tmp_path):
+    target = tmp_path / "results.json"
+    dead = tmp_path / f".results.json.{2**22 + 12345}.abcd.tmp"  # a PID above Linux's pid_max
+    dead.write_text('{"half": ')
+    alive = tmp_path / f".results.json.{os.getpid()}.efgh.tmp"  # a write in progress: kept
+    alive.write_text("{")
+    write_json_atomic(target, {"ok": True})
+    assert not dead.exists() and alive.exists()
+    assert json.loads(target.read_text()) == {"ok": True}
+
+
+def test_a_full_disk_keeps_the_old_file_and_reports_the_failure(tmp_path, monkeypatch):
+    """A write the disk cannot hold raises (ENOSPC) and the existing file stays whole."""
+    import errno
+
+    import gpu_advisor.core.files as files
+
+    target = tmp_path / "report.bin"
+    target.write_bytes(b"good old file")
+
+    real_open = open
+
+    class FullDisk:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, data):
+            self.fh.write(data[:100])
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def flush(self):
+            self.fh.flush()
+
+    monkeypatch.setattr(files, "open", lambda p, mode="r": FullDisk(real_open(p, mode)), raising=False)
+    with pytest.raises(OSError) as info:
+        files.write_bytes_atomic(target, b"x" * 10_000)
+    assert info.value.errno == errno.ENOSPC
+    assert target.read_bytes() == b"good old file"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.bin"]

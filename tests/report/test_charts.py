@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
+from gpu_advisor.bench.results import NamedReport, report_from_dict
 from gpu_advisor.core.units import short_number
 from gpu_advisor.report import charts
 from gpu_advisor.report.chartkit import nice_ticks
-from gpu_advisor.report.results import results_from_dict
 from gpu_advisor.wording.plan import cost_chart_months
 from tests.report.samples import bench_results, buy_plan, inference_plan, no_fit_plan
 
@@ -54,15 +54,15 @@ def test_cost_chart_needs_a_price():
 
 
 def test_telemetry_panels_follow_the_data():
-    gpu = results_from_dict(bench_results(gpu=True), "gpu.json")
-    cpu = results_from_dict(bench_results(gpu=False), "cpu.json")
+    gpu = NamedReport("gpu.json", report_from_dict(bench_results(gpu=True)))
+    cpu = NamedReport("cpu.json", report_from_dict(bench_results(gpu=False)))
     assert [p.title for p in charts.telemetry_panels(gpu)] == [
         "Utilisation", "Memory used", "Power", "Temperature", "Clocks"
     ]  # fmt: skip
     # no GPU: no power or clock panels, and no fake zeros
     assert [p.title for p in charts.telemetry_panels(cpu)] == ["Utilisation", "Memory used", "Temperature"]
     assert charts.telemetry_chart_image(cpu, dpi=72) is not None
-    empty = results_from_dict({**bench_results(gpu=False, samples=0)}, "none.json")
+    empty = NamedReport("none.json", report_from_dict(bench_results(gpu=False, samples=0)))
     assert charts.telemetry_chart_image(empty, dpi=72) is None
 
 

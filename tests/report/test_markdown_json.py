@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from gpu_advisor.bench.results import NamedReport, report_from_dict
 from gpu_advisor.core.units import format_usd
 from gpu_advisor.report.json_report import REPORT_SCHEMA, render_json, write_json_report
 from gpu_advisor.report.markdown import render_markdown, write_markdown
-from gpu_advisor.report.results import results_from_dict
 from tests.report.samples import bench_results, inference_plan, no_fit_plan, training_plan
 
 
@@ -53,7 +53,7 @@ def test_markdown_no_fit_lists_suggestions():
 def test_markdown_with_results_and_escaped_pipes(inference):
     data = bench_results(gpu=False)
     data["results"][0]["name"] = "train a|b"
-    text = render_markdown(inference, [results_from_dict(data, "cpu.json")])
+    text = render_markdown(inference, [NamedReport("cpu.json", report_from_dict(data))])
     assert "## Benchmark: cpu.json" in text
     assert "train a\\|b" in text
     assert "| GPU | No NVIDIA GPU: CPU mode (no driver) |" in text
@@ -61,7 +61,7 @@ def test_markdown_with_results_and_escaped_pipes(inference):
 
 def test_json_report_holds_the_plan_summary_and_results(inference):
     data = bench_results(gpu=True)
-    report = render_json(inference, [results_from_dict(data, "gpu.json")])
+    report = render_json(inference, [NamedReport("gpu.json", report_from_dict(data))])
     assert report["schema"] == REPORT_SCHEMA
     assert report["plan"] == json.loads(json.dumps(inference.to_json_dict()))
     summary = report["summary"]
@@ -70,7 +70,9 @@ def test_json_report_holds_the_plan_summary_and_results(inference):
     assert summary["cost"]["rent_usd_per_month"] == best.cost.cloud_usd_per_month
     assert summary["cost"]["rent_total_usd"] == pytest.approx(best.cost.cloud_usd_per_month * 36)
     assert report["results"][0]["file"] == "gpu.json"
-    assert report["results"][0]["results"] == data["results"]
+    # the attached file's content, as bench@1 (read back, it is the same results)
+    attached = {k: v for k, v in report["results"][0].items() if k != "file"}
+    assert report_from_dict(attached).results == report_from_dict(data).results
     json.dumps(report, allow_nan=False)  # valid JSON
 
 

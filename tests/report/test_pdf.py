@@ -9,11 +9,11 @@ import threading
 import pytest
 from pypdf import PdfReader
 
+from gpu_advisor.bench.results import load_named
 from gpu_advisor.cli import run_cli
 from gpu_advisor.core.units import format_usd
 from gpu_advisor.report import pdf as pdf_module
 from gpu_advisor.report.pdf import write_pdf
-from gpu_advisor.report.results import load_results
 from tests.report.conftest import pdf_text, squash
 from tests.report.samples import bench_results, buy_plan, inference_plan, no_fit_plan, training_plan
 
@@ -108,7 +108,7 @@ def test_attached_results_show_machine_comparison_and_telemetry(tmp_path, infere
     results_file = tmp_path / "gpu.json"
     results_file.write_text(json.dumps(bench_results(gpu=True)))
     path = tmp_path / "with-results.pdf"
-    write_pdf(inference, path, [load_results(results_file)])
+    write_pdf(inference, path, [load_named(results_file)])
     text = "".join(pdf_text(path))
     for expected in (
         "Benchmark: gpu.json",
@@ -209,3 +209,70 @@ def test_no_table_row_is_cut_by_a_page_break(tmp_path, inference, monkeypatch):
     write_pdf(inference, tmp_path / "rows.pdf")
     assert found[-1] is None  # the final layout has no straddling row
     assert len(found) > 1  # and there was at least one to fix (the table is long)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 64 KiB tmpfs where the test may mount one (root on Linux), else a plain folder + a wrapper."""
+    import subprocess
+
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True
+    )
+    yield mount if done.returncode == 0 else None
+    if done.returncode == 0:
+        subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_a_pdf_that_does_not_fit_on_the_disk_fails_and_keeps_the_old_file(
+    small_disk, tmp_path, monkeypatch, inference
+):
+    """Qt's PDF writer truncates silently on a full disk; the export must fail, not 'succeed'."""
+    import errno
+
+    if small_disk is None:  # no tmpfs: make every write past 64 KiB fail as a full disk would
+        import gpu_advisor.core.files as files
+
+        real_open = open
+
+        class SmallDisk:
+            def __init__(self, fh):
+                self.fh = fh
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                self.fh.close()
+
+            def write(self, data):
+                if len(data) > 64 * 1024:
+                    raise OSError(errno.ENOSPC, "No space left on device")
+                return self.fh.write(data)
+
+            def flush(self):
+                self.fh.flush()
+
+        monkeypatch.setattr(files, "open", lambda p, mode="r": SmallDisk(real_open(p, mode)), raising=False)
+        folder = tmp_path
+    else:
+        folder = small_disk
+    target = folder / "plan.pdf"
+    target.write_bytes(b"%PDF-1.4 an older, good report %%EOF")
+    with pytest.raises(OSError) as info:
+        write_pdf(inference, target)
+    assert info.value.errno == errno.ENOSPC
+    assert target.read_bytes() == b"%PDF-1.4 an older, good report %%EOF"
+    assert [p.name for p in folder.iterdir() if p.name != "lost+found"] == ["plan.pdf"]
+
+
+def test_cli_reports_a_full_disk_with_exit_2(small_disk, capsys):
+    if small_disk is None:
+        pytest.skip("needs a tmpfs mount (root); the write wrapper test above covers the failure path")
+    code = run_cli(["plan", "--model", "llama-3-8b", "--pdf", str(small_disk / "plan.pdf")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "cannot write" in err and "No space left" in err
+    assert list(small_disk.iterdir()) == []

@@ -55,7 +55,7 @@ def test_input_bound_evidence_reads_well_and_fix_names_dataloader_settings() -> 
     verdict = only(
         diagnose(RunEvidence(step_time_s=0.167, input_wait_s=0.052, host_cpu_count=8)), INPUT_BOUND
     )
-    assert verdict.evidence["summary"] == "input wait 31% of step time (0.052 s of 0.167 s)"
+    assert verdict.evidence["summary"] == "input wait 31% of step time (52.0 ms of 167.0 ms)"
     assert verdict.evidence["input_wait_fraction"] == pytest.approx(0.052 / 0.167)
     assert verdict.severity == "critical"
     assert "num_workers" in verdict.fix and "pin_memory" in verdict.fix and "8 logical CPUs" in verdict.fix

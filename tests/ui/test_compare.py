@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from gpu_advisor.ui import theme
 from gpu_advisor.ui.main_window import VIEW_COMPARE
 
 
@@ -13,10 +16,10 @@ def test_two_results_files_side_by_side(window, results_files, dialogs):
     assert window.tabs.currentIndex() == VIEW_COMPARE
     assert compare.table.columnCount() == 2
     assert compare.cell("device", 0) == "Test CPU" and compare.cell("device", 1) == "NVIDIA H100 80GB HBM3"
-    assert compare.cell("matmul fp32 (TFLOP/s)", 1) == "600"
-    assert compare.cell("train tokens/s", 0) == "1,234"
+    assert compare.cell("matmul fp32", 1) == "600 TFLOP/s"  # every cell carries its unit
+    assert compare.cell("train throughput", 0) == "1,234 tokens/s"
     series = compare.charted()
-    assert series.label == "matmul fp32 (TFLOP/s)" and series.measured == (2.0, 600.0)
+    assert series.label == "matmul fp32" and series.unit == "TFLOP/s" and series.measured == (2.0, 600.0)
     assert series.catalogue is not None and series.catalogue[1] > 0  # the H100's catalogue peak
     assert "catalogue peak" in compare.chart_legend.text()
     assert dialogs == []
@@ -37,3 +40,23 @@ def test_corrupt_file_gives_one_dialog_and_the_rest_loads(window, results_files,
     assert window.compare.table.columnCount() == 2
     window.compare.clear()
     assert window.compare.table.columnCount() == 0 and window.compare.charted() is None
+
+
+def test_table_and_chart_derive_from_the_same_typed_rows(window, results_files, dialogs):
+    window.import_results(list(results_files))
+    compare = window.compare
+    row = compare.comparison.row("train peak memory")
+    assert row.values == (3_000_000_000, 3_000_000_000) and row.lower_is_better is True
+    assert compare.cell("train peak memory", 0) == "2.8 GiB"  # binary units, as in the CLI and the report
+    charted = {s.label: s for s in compare.series}
+    assert charted["train peak memory"].unit == "GiB"
+    assert charted["train peak memory"].measured == pytest.approx((3e9 / 2**30,) * 2)
+    assert (
+        charted["train step median"].unit == "ms" and charted["train step median"].better == "lower is better"
+    )
+    # the machine's description and prediction errors are tabled, not charted
+    assert not {"RAM", "device memory", "CPU cores", "train memory prediction error"} & set(charted)
+    reference = next(line for line in compare.lines if line.label == "catalogue fp32 peak")
+    assert reference.reference and reference.cells[0] == "n/a"  # a CPU has no catalogue entry
+    row_index = compare.lines.index(reference)
+    assert compare.table.item(row_index, 1).foreground().color() == theme.muted_color()

@@ -58,6 +58,7 @@ def test_exports_attach_the_compared_results(window, tmp_path, dialogs, results_
     window.import_results([results_files[0]])
     window.form.plan_now()
     window._plan_ready(None)
+    results_files[0].unlink()  # the loaded results are attached, not read again from disk
     target = tmp_path / "out.json"
     window.export("json", target)
     data = json.loads(target.read_text())

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gpu_advisor.ui.main_window import MainWindow
-from gpu_advisor.ui.monitor.backend import BenchBackend
+from gpu_advisor.ui.monitor.backend import BenchBackend, torch_device
 from tests.ui.conftest import FakeBackend
 
 
@@ -42,6 +42,8 @@ def test_a_cpu_run_cannot_calibrate_the_gpu_planner(qtbot, dialogs):
     _start(window, qtbot)
     qtbot.waitUntil(lambda: not window.monitor.running, timeout=5000)
     assert window.monitor.step_card.value.text() == "250.0 ms"  # the run itself is shown
+    assert window.monitor.memory_card.value.text() == "2.8 GiB"
+    assert window.monitor.memory_card.detail.text() == "live tensors (CPU)"  # what the figure measures
     assert not window.monitor.calibrate_button.isEnabled()
     assert "GPU" in window.monitor.calibrate_button.toolTip()
     window.close()
@@ -55,6 +57,7 @@ def test_finished_run_fills_cards_and_feeds_calibration(qtbot, dialogs, tmp_path
     qtbot.waitUntil(lambda: not monitor.running, timeout=5000)
     assert monitor.throughput_card.value.text() == "1,234 tokens/s"
     assert monitor.step_card.value.text() == "250.0 ms"
+    assert monitor.memory_card.detail.text() == "max allocated (CUDA)"  # the report's device
     # 0.2 s predicted against 0.25 s measured; 2.9 GB against 3.0 GB
     assert monitor.prediction_card.value.text() == "time -20%, memory -3%"
     assert "Compute-bound" in monitor.diagnosis.text()
@@ -100,7 +103,7 @@ def test_real_benchmark_engine_toy_run(qtbot, dialogs, tmp_path):
     assert dialogs == []
     assert {r.workload for r in monitor.results} == {"matmul"}
     assert monitor.telemetry.total_appended >= 1
-    assert monitor.throughput_card.value.text().endswith("TFLOP/s")
+    assert monitor.throughput_card.value.text().endswith("FLOP/s")  # worded like the CLI: 69.2 GFLOP/s
     assert monitor.save_results(tmp_path / "toy.json")
     window.close()
 
@@ -141,3 +144,30 @@ def test_plots_of_metrics_this_machine_cannot_read_make_room_for_the_others(qtbo
     note = monitor.plots.unavailable_note
     assert note.isVisible() and "Power draw" in note.text() and "CPU temperature" in note.text()
     window.close()
+
+
+def test_gpus_are_listed_by_nvml_index_and_run_on_their_cuda_index(monkeypatch):
+    """NVML GPU 1 is cuda:0 when CUDA_VISIBLE_DEVICES=1; NVML GPU 0 cannot run a benchmark here."""
+
+    class TwoGpus(FakeBackend):
+        def machine(self):
+            gpus = [
+                {
+                    "index": i,
+                    "name": "NVIDIA H100 80GB HBM3",
+                    "uuid": f"GPU-{i}0000000-1111-2222-3333-444444444444",
+                }
+                for i in (0, 1)
+            ]
+            return {**super().machine(), "gpus": gpus}
+
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "1")
+    first, second, cpu = TwoGpus().devices()
+    assert (first.nvml_index, first.cuda_index) == (0, None)
+    assert (second.nvml_index, second.cuda_index, second.kind) == (1, 0, "cuda")
+    assert second.label == "GPU 1: NVIDIA H100 80GB HBM3 (cuda:0)"
+    assert cpu.kind == "cpu" and cpu.nvml_index is None
+    assert torch_device(second) == "cuda:0"  # not "cuda:1", the NVML index
+    assert torch_device(cpu) == "cpu"
+    with pytest.raises(ValueError, match="not visible to CUDA"):
+        torch_device(first)

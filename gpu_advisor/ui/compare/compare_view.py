@@ -24,10 +24,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpu_advisor.bench.compare import Comparison
 from gpu_advisor.core.files import FileFormatError
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.compare.rows import ChartSeries, LoadedResults, chart_series, comparison
 from gpu_advisor.ui.dialogs import ErrorReporter
+from gpu_advisor.wording.compare import CompareLine, compare_lines
 
 BAR_WIDTH = 0.38
 
@@ -52,8 +54,8 @@ class CompareView(QWidget):
         self._errors = errors
         self._loader = loader
         self.loaded: list[LoadedResults] = []
-        self.headers: tuple[str, ...] = ()
-        self.rows: tuple[tuple[str, ...], ...] = ()
+        self.comparison: Comparison | None = None
+        self.lines: list[CompareLine] = []  # the table's worded lines
         self.series: list[ChartSeries] = []
         self.add_button = QPushButton("&Add results…")
         self.add_button.setToolTip(
@@ -175,23 +177,27 @@ class CompareView(QWidget):
         for item in self.loaded:
             created = str(getattr(item.report, "created", ""))[:16].replace("T", " ")
             self.files.addItem(f"{item.label.replace(chr(10), ' — ')}   ({created})")
-        self.headers, self.rows = comparison(self.loaded)
+        self.comparison = comparison(self.loaded) if self.loaded else None
+        self.lines = compare_lines(self.comparison) if self.comparison else []
+        names = self.comparison.names if self.comparison else ()
         self.table.clear()
-        self.table.setColumnCount(max(0, len(self.headers) - 1))
-        self.table.setRowCount(len(self.rows))
-        self.table.setHorizontalHeaderLabels(list(self.headers[1:]))
-        self.table.setVerticalHeaderLabels([row[0].strip() for row in self.rows])
-        for r, row in enumerate(self.rows):
-            for c, text in enumerate(row[1:]):
+        self.table.setColumnCount(len(names))
+        self.table.setRowCount(len(self.lines))
+        self.table.setHorizontalHeaderLabels(list(names))
+        self.table.setVerticalHeaderLabels([line.label for line in self.lines])
+        for r, line in enumerate(self.lines):
+            if line.reference:  # the catalogue's figures for the row above
+                self.table.verticalHeaderItem(r).setForeground(theme.muted_color())
+            for c, text in enumerate(line.cells):
                 cell = QTableWidgetItem(text)
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if row[0].startswith("  catalogue"):
+                if line.reference:
                     cell.setForeground(theme.muted_color())
                 self.table.setItem(r, c, cell)
         self.table.resizeColumnsToContents()
         for button in (self.remove_button, self.clear_button):
             button.setEnabled(bool(self.loaded))
-        self.series = chart_series(self.rows)
+        self.series = chart_series(self.comparison) if self.comparison else []
         current = self.metric_combo.currentText()
         self.metric_combo.blockSignals(True)
         self.metric_combo.clear()
@@ -202,9 +208,9 @@ class CompareView(QWidget):
         self.redraw_chart()
 
     def cell(self, row_label: str, column: int) -> str:
-        """The text in the row labelled `row_label` (stripped) for the column-th file (tests, exports)."""
-        row = next(r for r in self.rows if r[0].strip() == row_label)
-        return row[1 + column]
+        """The text in the line labelled `row_label` for the column-th file (tests, exports)."""
+        line = next(line for line in self.lines if line.label == row_label)
+        return line.cells[column]
 
     def charted(self) -> ChartSeries | None:
         index = self.metric_combo.currentIndex()
@@ -242,10 +248,11 @@ class CompareView(QWidget):
                 )
             )
             tops += list(cat[has])
-        names = [_short(h.split("\n")[0]) for h in self.headers[1:]]
+        assert self.comparison is not None
+        names = [_short(h.split("\n")[0]) for h in self.comparison.names]
         item.getAxis("bottom").setTicks([list(enumerate(names))])
         item.setLabel("left", series.unit)
-        item.setTitle(series.label, color=fg)
+        item.setTitle(f"{series.label} ({series.better})" if series.better else series.label, color=fg)
         item.setYRange(0, (max(tops) if tops else 1.0) * 1.1 or 1.0, padding=0)
         item.setXRange(-0.7, len(names) - 0.3, padding=0)
         legend = f'<span style="color:{measured_color.name()}">■</span> measured'

@@ -1,74 +1,76 @@
-"""The comparison table (from gpu_advisor.bench.compare) and which of its rows can be charted (no Qt)."""
+"""What the Compare view shows (no Qt): the loaded files, the worded table and the chartable rows.
+
+Everything derives from `bench.compare`'s typed rows: the table's texts from `wording.compare`, the
+chart's numbers from the rows' own values, scaled to one unit per chart.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-CATALOGUE_PREFIX = "  catalogue"
-# Rows that describe the machine rather than measure it: in the table, not in the chart.
-NOT_CHARTED = ("catalogue", "RAM", "CPU cores")
+from gpu_advisor.bench.compare import Comparison, compare
+from gpu_advisor.bench.results import BenchReport, NamedReport, as_number
+from gpu_advisor.wording.compare import axis_unit, better_text
 
 
 @dataclass(frozen=True, slots=True)
 class LoadedResults:
     path: Path
-    report: Any  # gpu_advisor.bench.results.BenchReport
+    report: BenchReport
 
     @property
     def label(self) -> str:
         """The column header: the device and the file it came from."""
         return f"{self.report.device.name}\n{self.path.name}"
 
+    @property
+    def named(self) -> NamedReport:
+        """The report named by its file, as a report attaches it."""
+        return NamedReport(self.path.name, self.report)
+
 
 @dataclass(frozen=True, slots=True)
 class ChartSeries:
-    """One chartable row: measured values per file, and the catalogue's figure per file if given."""
+    """One chartable row: measured values per file and the catalogue's figure per file, in `unit`."""
 
     label: str
     unit: str
     measured: tuple[float | None, ...]
     catalogue: tuple[float | None, ...] | None
+    better: str = ""  # "higher is better" / "lower is better"
 
 
-def parse_cell(text: str) -> float | None:
-    """'1,234.5' -> 1234.5; 'n/a' or text -> None (cells are formatted by bench.compare)."""
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
+def comparison(loaded: Sequence[LoadedResults]) -> Comparison:
+    """bench.compare's rows for the loaded files, columns headed by their labels."""
+    return compare([NamedReport(item.label, item.report) for item in loaded])
 
 
-def unit_of(label: str) -> str:
-    """'matmul fp32 (TFLOP/s)' -> 'TFLOP/s'."""
-    return label.rpartition("(")[2].rstrip(")") if label.endswith(")") else ""
+def _numbers(values: Sequence[object]) -> list[float]:
+    return [n for v in values if (n := as_number(v)) is not None]
 
 
-def comparison(loaded: Sequence[LoadedResults]) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
-    """(headers, rows) of bench.compare for the loaded files; empty when none are loaded."""
-    if not loaded:
-        return (), ()
-    from gpu_advisor.bench.compare import compare
-
-    table = compare([(item.label, item.report) for item in loaded])
-    return table.headers, table.rows
-
-
-def chart_series(rows: Sequence[tuple[str, ...]]) -> list[ChartSeries]:
-    """Rows with a unit and at least one number; a following catalogue row becomes its reference."""
-    series: list[ChartSeries] = []
-    for i, row in enumerate(rows):
-        label = row[0]
-        if label.strip().startswith(NOT_CHARTED) or not unit_of(label) or "error" in label:
+def chart_series(table: Comparison) -> list[ChartSeries]:
+    """The measurements with at least one number, each in the unit its largest value reads best in."""
+    series = []
+    for row in table.rows:
+        measured = _numbers(row.values)
+        if not row.measured or not measured:
             continue
-        measured = tuple(parse_cell(cell) for cell in row[1:])
-        if all(v is None for v in measured):
-            continue
-        catalogue = None
-        if i + 1 < len(rows) and rows[i + 1][0].startswith(CATALOGUE_PREFIX):
-            values = tuple(parse_cell(cell) for cell in rows[i + 1][1:])
-            catalogue = values if any(v is not None for v in values) else None
-        series.append(ChartSeries(label.strip(), unit_of(label), measured, catalogue))
+        references = _numbers(row.reference or ())
+        unit, scale = axis_unit(row, max(measured + references))
+
+        def scaled(values: Sequence[object], scale: float = scale) -> tuple[float | None, ...]:
+            return tuple(None if (n := as_number(v)) is None else n / scale for v in values)
+
+        series.append(
+            ChartSeries(
+                label=row.label,
+                unit=unit,
+                measured=scaled(row.values),
+                catalogue=scaled(row.reference) if references and row.reference is not None else None,
+                better=better_text(row),
+            )
+        )
     return series

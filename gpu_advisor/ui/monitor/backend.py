@@ -45,9 +45,20 @@ WORKLOAD_CHOICES: tuple[tuple[str, str, str], ...] = (
 
 @dataclass(frozen=True, slots=True)
 class DeviceChoice:
-    key: str  # "cpu" or "cuda:N"
+    """A device to run on, named in each numbering: NVML's picks the telemetry to plot, CUDA's (found
+    through the UUID when the run starts) the device torch runs on. They differ under
+    CUDA_VISIBLE_DEVICES and with mixed GPUs (telemetry.identity)."""
+
+    key: str  # "cpu" or "gpu:<NVML index>"
     label: str
-    gpu_index: int | None  # NVML index, None for the CPU
+    nvml_index: int | None = None  # None for the CPU
+    uuid: str | None = None
+    cuda_index: int | None = None  # this process's CUDA index when known without torch, else None
+
+    @property
+    def kind(self) -> str:
+        """'cuda' for a GPU, 'cpu' for the CPU (DeviceInfo.kind's words)."""
+        return "cpu" if self.nvml_index is None else "cuda"
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,18 +118,23 @@ class BenchBackend:
         return hardware_summary(self.machine())
 
     def devices(self) -> list[DeviceChoice]:
-        """Detected NVIDIA GPUs, then the CPU."""
-        gpus = [
-            DeviceChoice(
-                f"cuda:{g['index']}", f"GPU {g['index']}: {g.get('name') or 'NVIDIA GPU'}", int(g["index"])
-            )
-            for g in self.machine().get("gpus") or []
-        ]
+        """Detected NVIDIA GPUs (NVML's numbering, with CUDA's where it differs), then the CPU."""
+        from gpu_advisor.telemetry.identity import cuda_index_of
+
+        gpus = self.machine().get("gpus") or []
+        choices = []
+        for g in gpus:
+            nvml_index = int(g["index"])
+            cuda_index = cuda_index_of(nvml_index, gpus)
+            label = f"GPU {nvml_index}: {g.get('name') or 'NVIDIA GPU'}"
+            if cuda_index is not None and cuda_index != nvml_index:
+                label += f" (cuda:{cuda_index})"
+            choices.append(DeviceChoice(f"gpu:{nvml_index}", label, nvml_index, g.get("uuid"), cuda_index))
         cpu = self.machine().get("cpu_model") or "CPU"
-        return [*gpus, DeviceChoice(CPU_DEVICE_KEY, f"CPU: {cpu}", None)]
+        return [*choices, DeviceChoice(CPU_DEVICE_KEY, f"CPU: {cpu}")]
 
     def has_gpu(self) -> bool:
-        return any(d.gpu_index is not None for d in self.devices())
+        return any(d.nvml_index is not None for d in self.devices())
 
     # ---- running ---------------------------------------------------------------------------------
     def run(self, request: MonitorRequest, context: RunContext, on_sample: Callable[[Sample], None]) -> Any:
@@ -131,7 +147,7 @@ class BenchBackend:
         freeze_after_imports()
         workloads = WORKLOADS if request.workload == ALL_WORKLOADS else (request.workload,)
         options = BenchOptions(
-            device="cpu" if request.device.gpu_index is None else request.device.key,
+            device=torch_device(request.device),
             workloads=workloads,
             quick=request.quick,
             toy=self.toy,
@@ -168,6 +184,24 @@ class BenchBackend:
     def save_results(report: Any, path: str | Path) -> None:
         """Write a results file atomically (bench@1, or monitor@1 for a watched command)."""
         report.save(path)
+
+
+def torch_device(choice: DeviceChoice) -> str:
+    """The BenchOptions device for a choice: 'cpu', or 'cuda:N' with N found through the GPU's UUID
+    (torch is loaded by now). ValueError when this process cannot see the GPU."""
+    if choice.nvml_index is None:
+        return "cpu"
+    from gpu_advisor.bench.device import cuda_index_of_uuid
+
+    cuda_index = cuda_index_of_uuid(choice.uuid) if choice.uuid else None
+    if cuda_index is None:
+        cuda_index = choice.cuda_index
+    if cuda_index is None:
+        raise ValueError(
+            f"{choice.label} is not visible to CUDA in this process (see CUDA_VISIBLE_DEVICES); "
+            "its telemetry can still be watched with My command"
+        )
+    return f"cuda:{cuda_index}"
 
 
 def freeze_after_imports() -> None:

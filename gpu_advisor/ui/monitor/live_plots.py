@@ -37,7 +37,7 @@ PLOTS = (
     PlotSpec(
         "utilisation_pct", "GPU utilisation", "CPU utilisation", "%", "Share of time busy (NVML / psutil)"
     ),
-    PlotSpec("memory_gb", "GPU memory used", "Process memory (RSS)", "GB", "GB = 10^9 bytes", 0.5),
+    PlotSpec("memory_gib", "GPU memory used", "Process memory (RSS)", "GiB", "GiB = 2^30 bytes", 0.5),
     PlotSpec(
         "power_w",
         "Power draw",

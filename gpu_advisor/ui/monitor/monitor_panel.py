@@ -7,6 +7,7 @@ and the texts refresh at 1 Hz (friture's habit), so a fast run never floods the 
 from __future__ import annotations
 
 import time
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +38,9 @@ from gpu_advisor.ui.monitor.cards import Card
 from gpu_advisor.ui.monitor.controls import RunControls
 from gpu_advisor.ui.monitor.live_plots import LivePlots
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries, telemetry_values
-from gpu_advisor.ui.monitor.summary import cards_for, headline_rate, measured_mfu, pick_result
 from gpu_advisor.ui.settings import AppSettings
 from gpu_advisor.ui.workers import JobRunner
+from gpu_advisor.wording.monitor import Cards, cards_for, command_cards, measured_mfu, pick_result, plot_rate
 
 TEXT_REFRESH_MS = 1000
 # The benchmark thread (and the PyTorch threads it starts) runs at a lower CPU priority than the
@@ -139,7 +140,8 @@ class MonitorPanel(QWidget):
         self.step_card = Card("Time per step", "Median wall time of one timed step (after warm-up).")
         self.throughput_card = Card("Throughput", tip("throughput"))
         self.memory_card = Card(
-            "Peak memory", "Peak device memory (GPU) or live tensor bytes (CPU); GB = 10^9 bytes."
+            "Peak memory",
+            "Peak allocated device memory (GPU) or live tensor bytes (CPU); MiB = 2^20 bytes, GiB = 2^30.",
         )
         self.prediction_card = Card(
             "Predicted vs measured", "The sizing engine's prediction for the same workload, and its error."
@@ -170,7 +172,7 @@ class MonitorPanel(QWidget):
         device = self.device_combo.currentData()
         if device is None:
             return
-        if device.gpu_index is None:
+        if device.nvml_index is None:
             gpu_note = "" if self.backend.has_gpu() else " — no NVIDIA GPU was found"
             self.mode_banner.setText(
                 f"<b>{CPU_MODE_TEXT}</b>{gpu_note}: workloads run on the CPU and the plots show host telemetry "
@@ -178,7 +180,7 @@ class MonitorPanel(QWidget):
             )
         else:
             self.mode_banner.setText(f"Watching {device.label} through NVML.")
-        self.plots.set_mode(gpu=device.gpu_index is not None)
+        self.plots.set_mode(gpu=device.nvml_index is not None)
 
     # ---- running -----------------------------------------------------------------------------------
     @property
@@ -212,10 +214,10 @@ class MonitorPanel(QWidget):
         self.results, self.report, self._progress = [], None, None
         self._throughput_workload = None
         self._run_started_wall, self._run_started_mono = time.time(), time.monotonic()
-        ring, gpu_index, t0 = self.telemetry, request.device.gpu_index, self._run_started_wall
+        ring, nvml_index, t0 = self.telemetry, request.device.nvml_index, self._run_started_wall
 
         def on_sample(sample: Sample) -> None:  # sampler thread: touches only the ring buffer
-            ring.append(sample.wall_time - t0, telemetry_values(sample, gpu_index))
+            ring.append(sample.wall_time - t0, telemetry_values(sample, nvml_index))
 
         backend = self.backend
         self.runner.start(lambda context: backend.run(request, context, on_sample))
@@ -259,7 +261,7 @@ class MonitorPanel(QWidget):
 
     def _result_arrived(self, result: Any) -> None:
         self.results.append(result)
-        rate = headline_rate(result)
+        rate = plot_rate(result)
         if rate is not None and result.started_at is not None:
             if result.workload != self._throughput_workload:  # one workload (and unit) per plot
                 self._throughput_workload = result.workload
@@ -304,28 +306,26 @@ class MonitorPanel(QWidget):
             left = f" — about {format_duration(eta)} left" if eta is not None else ""
             self.time_left.setText(f"{message}{left}")
         if self.report is not None and hasattr(self.report, "exit_code"):
-            self._show_command_report(self.report)
-            return
-        cards = cards_for(self.results)
+            self._show(command_cards(self.report))  # a watched command (bench.monitor's MonitorReport)
+        else:
+            self._show(cards_for(self.results, self._device_kind()))
+
+    def _device_kind(self) -> str:
+        """What the cards describe: the finished run's device, else the one the run was started on."""
+        device = getattr(self.report, "device", None)
+        if device is not None:
+            return device.kind
+        return self._request.device.kind if self._request is not None else self._device().kind
+
+    def _show(self, cards: Cards) -> None:
         self.step_card.set(cards.step_time, cards.step_detail)
         self.throughput_card.set(cards.throughput, cards.throughput_detail)
         self.memory_card.set(cards.peak_memory, cards.memory_detail)
         self.prediction_card.set(cards.prediction, cards.prediction_detail)
         if cards.diagnosis_title:
-            self.diagnosis.setText(f"<b>{cards.diagnosis_title}</b> — {cards.diagnosis_detail}")
-
-    def _show_command_report(self, report: Any) -> None:
-        """A watched command (bench.monitor's MonitorReport): duration, exit code, diagnosis."""
-        top = report.diagnosis[0] if report.diagnosis else None
-        self.step_card.set(
-            format_duration(report.duration_s), f"{' '.join(report.command)} (exit code {report.exit_code})"
-        )
-        self.throughput_card.set("n/a", "a watched command reports no throughput")
-        self.memory_card.set("—", "")
-        self.prediction_card.set("—", "no prediction for a watched command")
-        if top is not None:
-            summary = top.evidence.get("summary", "")
-            self.diagnosis.setText(f"<b>{top.title}</b> — {summary}. {top.fix}")
+            self.diagnosis.setText(
+                f"<b>{escape(cards.diagnosis_title)}</b> — {escape(cards.diagnosis_detail)}"
+            )
 
     # ---- results ---------------------------------------------------------------------------------------
     def calibration(self) -> tuple[float, str] | None:

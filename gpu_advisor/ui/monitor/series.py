@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from gpu_advisor.core.units import GIB
 from gpu_advisor.telemetry.samples import Sample
 
 # Channels of the telemetry plots, in order. GPU metrics when a GPU is watched, host ones otherwise.
-TELEMETRY_CHANNELS = ("utilisation_pct", "memory_gb", "power_w", "temperature_c", "clock_mhz")
-_GB = 1e9
+TELEMETRY_CHANNELS = ("utilisation_pct", "memory_gib", "power_w", "temperature_c", "clock_mhz")
 
 
 class RingSeries:
@@ -96,19 +96,19 @@ class RingSeries:
             return float(self._t[i]), self._v[:, i].copy()
 
 
-def telemetry_values(sample: Sample, gpu_index: int | None) -> tuple[float | None, ...]:
-    """One sample as TELEMETRY_CHANNELS: the watched GPU's readings, or the host's in CPU mode."""
-    if gpu_index is not None:
-        gpu = next((g for g in sample.gpus if g.index == gpu_index), None)
+def telemetry_values(sample: Sample, nvml_index: int | None) -> tuple[float | None, ...]:
+    """One sample as TELEMETRY_CHANNELS: the watched GPU's readings (by NVML index), or the host's."""
+    if nvml_index is not None:
+        gpu = next((g for g in sample.gpus if g.index == nvml_index), None)
         if gpu is None or gpu.error:
             return (None,) * len(TELEMETRY_CHANNELS)
-        memory = None if gpu.memory_used_bytes is None else gpu.memory_used_bytes / _GB
+        memory = None if gpu.memory_used_bytes is None else gpu.memory_used_bytes / GIB
         return (gpu.gpu_util_pct, memory, gpu.power_w, gpu.temperature_c, gpu.sm_clock_mhz)
     host = sample.host
     memory = host.process_rss_bytes if host.process_rss_bytes is not None else host.ram_used_bytes
     return (
         host.cpu_pct,
-        None if memory is None else memory / _GB,
+        None if memory is None else memory / GIB,
         None,  # psutil has no portable CPU power reading
         host.cpu_temp_c,
         host.cpu_freq_mhz,
