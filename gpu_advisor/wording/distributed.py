@@ -6,7 +6,8 @@ Typed rows of text for the CLI, the app's Compare page and the PDF; numbers form
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from gpu_advisor.bench.distributed.section import DistributedSection
 from gpu_advisor.bench.results import BenchReport
@@ -17,7 +18,9 @@ from gpu_advisor.core.units import (
     format_duration,
     format_pct,
     format_rate,
+    si_unit,
 )
+from gpu_advisor.wording.monitor import EMPTY, Cards
 from gpu_advisor.wording.text import text_table
 
 OP_NAMES = {
@@ -231,3 +234,106 @@ def calibration_lines(calibration: Calibration) -> list[str]:
             f"{format_bandwidth(m.busbw_bytes_per_s)}{latency}"
         )
     return lines
+
+
+# ---- bus bandwidth against message size, for charts (Compare, the PDF) -------------------------------
+@dataclass(frozen=True, slots=True)
+class Curve:
+    """One line: message sizes (bytes) and bus bandwidth (in the chart's unit) for one file or scope."""
+
+    label: str
+    sizes_bytes: tuple[int, ...]
+    values: tuple[float, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CurveChart:
+    """Bus bandwidth against message size for one collective: a curve per file (Compare) or per scope
+    (one file's report), all in `unit` (`scale` bytes per second each)."""
+
+    title: str
+    unit: str
+    scale: float
+    curves: tuple[Curve, ...]
+
+
+def _chart(title: str, raw: list[tuple[str, list[tuple[int, float]]]]) -> CurveChart | None:
+    raw = [(label, points) for label, points in raw if points]
+    if not raw:
+        return None
+    top = max(v for _, points in raw for _, v in points)
+    unit, scale = si_unit(top, "B/s")
+    curves = tuple(
+        Curve(label, tuple(b for b, _ in points), tuple(v / scale for _, v in points))
+        for label, points in raw
+    )
+    return CurveChart(title, unit, scale, curves)
+
+
+def busbw_charts_by_file(named: Sequence[tuple[str, DistributedSection]]) -> list[CurveChart]:
+    """Per (collective, scope): one curve per file (the Compare view: machines side by side)."""
+    charts = []
+    for scope in ("intra-node", "inter-node"):
+        for op in OP_NAMES:
+            raw = [(name, [(r.bytes, r.busbw_bytes_per_s) for r in s.rows(op, scope)]) for name, s in named]
+            chart = _chart(f"{OP_NAMES[op]} bus bandwidth, {scope}", raw)
+            if chart is not None:
+                charts.append(chart)
+    return charts
+
+
+def busbw_charts_by_scope(section: DistributedSection) -> list[CurveChart]:
+    """Per collective: one curve per scope and node (one file's report)."""
+    charts = []
+    for op in OP_NAMES:
+        raw = []
+        for scope in ("intra-node", "inter-node"):
+            nodes = sorted(
+                {c.node_rank for c in section.collectives if c.scope == scope and c.op == op}, key=str
+            )
+            for node in nodes:
+                label = scope if scope == "inter-node" or len(nodes) == 1 else f"{scope}, node {node}"
+                raw.append((label, [(r.bytes, r.busbw_bytes_per_s) for r in section.rows(op, scope, node)]))
+        chart = _chart(f"{OP_NAMES[op]} bus bandwidth", raw)
+        if chart is not None:
+            charts.append(chart)
+    return charts
+
+
+# ---- the Monitor's cards for a cluster run -----------------------------------------------------------
+# The four cards' titles for a cluster run (step, throughput, memory, prediction cards in that order).
+CLUSTER_CAPTIONS = (
+    "Time per step (DDP)",
+    "Data-parallel throughput",
+    "State per rank (FSDP)",
+    "All-reduce bus bandwidth",
+)
+
+
+def cluster_cards(section: DistributedSection) -> Cards:
+    """The Monitor's four cards and diagnosis line for a finished cluster run."""
+    s, f = section.scaling, section.fsdp
+    link = section.link("all_reduce", "inter-node") or section.link("all_reduce", "intra-node")
+    cards = Cards(
+        step_time=format_duration(s.step_time_s[-1]) if s else EMPTY,
+        step_detail=f"DDP step over {s.world_sizes[-1]} ranks; alone: {format_duration(s.step_time_s[0])}"
+        if s
+        else "",
+        throughput=format_rate(s.tokens_per_s[-1], "tokens/s") if s else EMPTY,
+        throughput_detail=f"scaling efficiency {format_pct(s.efficiency[-1])}" if s else "",
+        peak_memory=format_bytes(f.state_bytes_per_rank) if f else EMPTY,
+        memory_detail=f"FSDP state per rank; unsharded {format_bytes(f.unsharded_state_bytes)}" if f else "",
+        prediction=format_bandwidth(link.busbw_bytes_per_s) if link else EMPTY,
+        prediction_detail=(
+            f"all-reduce bus bandwidth {link.scope} at {format_bytes(link.largest_bytes)}; latency "
+            f"{latency_text(link.latency_s)}"
+            if link
+            else ""
+        ),
+    )
+    summary = scaling_summary(section)
+    return replace(
+        cards,
+        diagnosis_title=f"Cluster run: {backend_line(section)}",
+        diagnosis_detail=summary or "Collectives and links measured; no data-parallel scaling run.",
+    )
