@@ -24,7 +24,7 @@ def test_the_pdf_includes_the_cluster_run(cluster_run, tmp_path):
     text = "".join(pdf_text(path))
     assert squash("Cluster run") in text
     assert squash("gloo on CPU, 2 ranks on 1 node") in text
-    for op, scope, busbw, latency in link_rows(section):
+    for _op, _scope, busbw, latency in link_rows(section):
         assert squash(f"{busbw}") in text and squash(latency) in text
     assert squash(scaling_summary(section)) in text
     assert squash("Results") not in text.split(squash("Cluster run"))[1][:200]  # no empty workload table
