@@ -78,7 +78,10 @@ def test_cluster_files_chart_bus_bandwidth_against_message_size(window, cluster_
     wanted = "all-reduce bus bandwidth, intra-node against message size"
     compare.metric_combo.setCurrentIndex(titles.index(wanted))
     chart = compare.charted_curves()
-    assert [c.label.split("(")[1].rstrip(")") for c in chart.curves] == [cluster_run.path.name, "other-box.json"]
+    assert [c.label.split("(")[1].rstrip(")") for c in chart.curves] == [
+        cluster_run.path.name,
+        "other-box.json",
+    ]
     rows = section.rows("all_reduce", "intra-node")
     assert chart.curves[0].sizes_bytes == tuple(r.bytes for r in rows)
     assert chart.curves[0].values == pytest.approx([r.busbw_bytes_per_s / chart.scale for r in rows])

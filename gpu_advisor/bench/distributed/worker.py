@@ -233,7 +233,8 @@ def _measure(
     weights = {
         "collectives": len({g.scope for g in scopes}) * len(options.ops) * budget,
         "p2p": budget,
-        "scaling": 3 * budget,
+        # Three timed runs and an FSDP run, plus building each model: measured at about 8 budgets.
+        "scaling": 8 * budget,
     }
     progress.total_weight = sum(weights[p] for p in options.phases) or 1.0
     output = RankOutput(record=me["record"], machine=telemetry.machine if telemetry else None)
