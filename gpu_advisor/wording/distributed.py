@@ -322,11 +322,12 @@ def cluster_cards(section: DistributedSection) -> Cards:
         throughput=format_rate(s.tokens_per_s[-1], "tokens/s") if s else EMPTY,
         throughput_detail=f"scaling efficiency {format_pct(s.efficiency[-1])}" if s else "",
         peak_memory=format_bytes(f.state_bytes_per_rank) if f else EMPTY,
-        memory_detail=f"FSDP state per rank; unsharded {format_bytes(f.unsharded_state_bytes)}" if f else "",
+        memory_detail=f"parameters, gradients, optimizer state; unsharded {format_bytes(f.unsharded_state_bytes)}"
+        if f
+        else "",
         prediction=format_bandwidth(link.busbw_bytes_per_s) if link else EMPTY,
         prediction_detail=(
-            f"all-reduce bus bandwidth {link.scope} at {format_bytes(link.largest_bytes)}; latency "
-            f"{latency_text(link.latency_s)}"
+            f"{link.scope}, at {format_bytes(link.largest_bytes)}; latency {latency_text(link.latency_s)}"
             if link
             else ""
         ),
