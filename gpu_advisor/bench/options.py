@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from gpu_advisor.core.architecture import Family, ModelSpec
 from gpu_advisor.core.units import MIB
@@ -30,6 +30,22 @@ def check_buildable(spec: ModelSpec) -> None:
         raise UnsupportedModel(f"model: {spec.name} is an encoder (bert); the benchmark runs decoders only")
     if spec.is_moe:
         raise UnsupportedModel(f"model: {spec.name} is a mixture of experts; the benchmark runs dense models")
+    # The zoo's Llama block has no q/k/v biases, two RMSNorms and counts what the formulas count.
+    unbuilt = [
+        what
+        for what, present in (
+            ("an approximated architecture", spec.guessed and bool(spec.notes)),
+            ("q/k/v biases", bool(spec.qkv_bias)),
+            (f"{spec.layer_norms} norms per layer", spec.layer_norms != 2),
+            (f"{spec.norm_kind.value} norms", spec.norm is not None and spec.norm.value != "rms"),
+        )
+        if present
+    ]
+    if unbuilt:
+        raise UnsupportedModel(
+            f"model: {spec.name} has {', '.join(unbuilt)}, which the benchmark's model zoo does not build; "
+            "`gpu-advisor trace` measures its memory"
+        )
 
 
 class BenchOptions(BaseModel):
@@ -39,7 +55,10 @@ class BenchOptions(BaseModel):
     device: str = Field(default="auto", description="auto, cpu, cuda or cuda:N")
     workloads: tuple[str, ...] = Field(default=WORKLOADS, description="subset of WORKLOADS, run in order")
     model: str | None = Field(
-        default=None, description="preset id for train/inference; None: sized to the device"
+        default=None, description="preset id or Hub id for train/inference; None: sized to the device"
+    )
+    model_spec: ModelSpec | None = Field(
+        default=None, description="the shape of a Hub id, resolved by the caller (no network here)"
     )
     quick: bool = Field(default=False, description="smaller sizes and fewer steps (CPU: under 2 minutes)")
     toy: bool = Field(
@@ -84,12 +103,30 @@ class BenchOptions(BaseModel):
     @field_validator("model")
     @classmethod
     def _model(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
+        if value is None or "/" in value:  # a Hub id: its resolved shape is checked below
+            return value
         from gpu_advisor.core.presets import get_preset
 
         check_buildable(get_preset(value))  # ConfigError lists the valid ids
         return value
+
+    @model_validator(mode="after")
+    def _hub_model(self) -> BenchOptions:
+        if self.model is not None and "/" in self.model:
+            if self.model_spec is None:
+                raise ValueError("model: a Hugging Face id needs its resolved shape (model_spec)")
+            check_buildable(self.model_spec)
+        return self
+
+    def chosen_spec(self) -> ModelSpec | None:
+        """The model to benchmark: the resolved Hub shape, or the preset's."""
+        if self.model_spec is not None:
+            return self.model_spec
+        if self.model is None:
+            return None
+        from gpu_advisor.core.presets import get_preset
+
+        return get_preset(self.model)
 
     @classmethod
     def toy_run(cls, **overrides: object) -> BenchOptions:

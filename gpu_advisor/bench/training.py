@@ -266,11 +266,9 @@ def _train_attempt(
 
 
 def model_for(ctx: RunContext, default: ModelSpec) -> ModelSpec:
-    if ctx.options.model is None:
+    spec = ctx.options.chosen_spec()
+    if spec is None:
         return default
-    from gpu_advisor.core.presets import get_preset
-
-    spec = get_preset(ctx.options.model)
     # The zoo has no dropout: benchmark the preset's shape without it (as core's prediction is asked).
     return spec.model_copy(update={"dropout": False})
 

@@ -43,9 +43,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="open the app headless, plan a preset, run a short CPU workload, exit",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from gpu_advisor.cli import bench, catalog, plan, report
+    from gpu_advisor.cli import bench, catalog, plan, report, trace
 
     plan.add_parser(sub)
+    trace.add_parser(sub)
     catalog.add_parser(sub)
     bench.add_parsers(sub)
     report.add_parser(sub)

@@ -59,8 +59,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--model",
         default=None,
-        metavar="PRESET",
-        help="benchmark a preset (see `gpu-advisor catalog --models`); default: sized to the device",
+        metavar="PRESET|ORG/NAME",
+        help="benchmark a preset (see `gpu-advisor catalog --models`) or a Hugging Face model's shape "
+        "(random weights); default: sized to the device",
     )
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer steps (CPU: under 2 minutes)")
     p.add_argument(
@@ -139,6 +140,18 @@ def _options(args: argparse.Namespace):
     }
     if args.workloads is not None:
         fields["workloads"] = args.workloads
+    from gpu_advisor.hub import looks_like_hub_id
+
+    if looks_like_hub_id(args.model):
+        from gpu_advisor.bench.options import UnsupportedModel, check_buildable
+        from gpu_advisor.cli.models import choose_model
+
+        spec = choose_model(args.model).spec  # HubError: one line
+        try:
+            check_buildable(spec)
+        except UnsupportedModel as exc:
+            raise UserInputError(f"--model: {str(exc).removeprefix('model: ')}") from None
+        fields["model_spec"] = spec
     try:
         return BenchOptions.model_validate(fields)
     except ValidationError as exc:

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from gpu_advisor.cli.models import MODEL_HELP, chosen_model, with_trace
 from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
 from gpu_advisor.core.precision import Optimizer, Precision, Task, Tier
@@ -21,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Recommend the tier, GPU and count for a job, with memory, speed and cost.",
     )
     model = p.add_mutually_exclusive_group(required=True)
-    model.add_argument("--model", metavar="PRESET", help="a preset id (see `gpu-advisor catalog --models`)")
+    model.add_argument("--model", metavar="PRESET|ORG/NAME", help=MODEL_HELP)
     model.add_argument("--config", metavar="FILE", help="a Hugging Face config.json")
     model.add_argument("--params", metavar="N", help="a parameter count: 7B, 350M, 7e9 (shape is guessed)")
     p.add_argument("--task", choices=[t.value for t in Task], default="inference")
@@ -46,6 +47,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--electricity-usd-per-kwh", type=float, default=0.15)
     p.add_argument("--mfu", type=float, default=None, help="override the assumed training MFU (0-1)")
     p.add_argument(
+        "--trace",
+        action="store_true",
+        help="trace the real architecture on fake tensors (needs transformers) and plan from its bytes; "
+        "automatic for architectures the formulas do not count",
+    )
+    p.add_argument(
         "--calibrate",
         metavar="FILE",
         help="a cluster results file (gpu-advisor bench --nproc N / --distributed --json FILE): "
@@ -62,11 +69,10 @@ def request_from_args(args: argparse.Namespace):
     """Build the validated PlanRequest; raises CliError naming the field."""
     from pydantic import ValidationError
 
-    from gpu_advisor.core.presets import resolve_model
     from gpu_advisor.core.request import Assumptions, PlanRequest
 
     try:
-        model = resolve_model(preset=args.model, config=args.config, params=args.params)
+        model = chosen_model(args).spec
         assumptions = Assumptions() if args.mfu is None else Assumptions(mfu=args.mfu)
         return PlanRequest(
             model=model,
@@ -127,6 +133,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
         if default_catalog().find(req.gpu) is None:
             raise CliError(f"--gpu: no GPU named {req.gpu!r} in the catalogue (see `gpu-advisor catalog`)")
+    req = with_trace(req, chosen_model(args), explicit=args.trace)
     result = plan(req)
     if args.save:
         from gpu_advisor.core.files import write_json_atomic
@@ -144,6 +151,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_json_dict(), indent=1))
     else:
         print(plan_text(result))
+        if result.trace is not None:  # the formulas beside the trace the plan used
+            from gpu_advisor.wording.trace import format_comparison
+
+            print("\n" + format_comparison(result.trace))
         if result.request.calibration is not None:
             from gpu_advisor.wording.distributed import calibration_lines
 

@@ -26,6 +26,14 @@ class Family(StrEnum):
     BERT = "bert"  # encoder: LayerNorm, GELU MLP, biases, positions, token types, pooler
 
 
+class Norm(StrEnum):
+    """What one normalisation layer stores."""
+
+    RMS = "rms"  # RMSNorm: a weight of h
+    LAYER = "layer"  # LayerNorm: a weight and a bias of h
+    NONPARAMETRIC = "nonparametric"  # OLMo's LayerNorm without weight or bias: nothing
+
+
 class ModelSpec(BaseModel):
     """One transformer's shape. Immutable; every size is a count of elements, not bytes."""
 
@@ -45,6 +53,13 @@ class ModelSpec(BaseModel):
     experts_per_token: int = Field(default=1, ge=1, le=1024)
     tied_embeddings: bool | None = None  # None: the family's default
     dropout: bool | None = None  # None: the family's default (GPT-2 and BERT train with dropout)
+    # Llama-style variants (None: the family's default). Qwen2 has q/k/v biases; Gemma 2 normalises
+    # before and after attention and the MLP (4 norms per layer); OLMo's LayerNorm stores nothing.
+    qkv_bias: bool | None = None
+    norm: Norm | None = None
+    norms_per_layer: int | None = Field(default=None, ge=0, le=16)
+    model_type: str | None = Field(default=None, description="Hugging Face model_type, where known")
+    notes: tuple[str, ...] = Field(default=(), description="What the plan must warn about this shape")
     source: str = Field(default="", description="Where the shape came from (config, paper, a guess)")
     guessed: bool = False
 
@@ -98,10 +113,26 @@ class ModelSpec(BaseModel):
         return self.family is not Family.BERT
 
     # ---- parameter counts ----------------------------------------------------------------------
+    @property
+    def norm_kind(self) -> Norm:
+        if self.norm is not None:
+            return self.norm
+        return Norm.RMS if self.family is Family.LLAMA else Norm.LAYER
+
+    @property
+    def layer_norms(self) -> int:
+        """Normalisation layers per block: 2 (before attention and MLP) unless the model says otherwise."""
+        return 2 if self.norms_per_layer is None else self.norms_per_layer
+
     def attention_params(self) -> int:
         h, q_out, kv_out = self.hidden_size, self.n_heads * self.d_head, self.kv_heads * self.d_head
         weights = h * q_out + 2 * h * kv_out + q_out * h
-        biases = (q_out + 2 * kv_out + h) if self.has_biases else 0
+        if self.has_biases:
+            biases = q_out + 2 * kv_out + h
+        elif self.qkv_bias:
+            biases = q_out + 2 * kv_out  # Qwen2: q, k and v carry biases, the output projection none
+        else:
+            biases = 0
         return weights + biases
 
     def expert_params(self) -> int:
@@ -112,13 +143,15 @@ class ModelSpec(BaseModel):
         return 2 * h * f + ((f + h) if self.has_biases else 0)
 
     def norm_params(self) -> int:
-        """One normalisation layer: RMSNorm has a weight, LayerNorm a weight and a bias."""
-        return self.hidden_size if self.family is Family.LLAMA else 2 * self.hidden_size
+        """One normalisation layer: RMSNorm has a weight, LayerNorm a weight and a bias, OLMo's none."""
+        per_h = {Norm.RMS: 1, Norm.LAYER: 2, Norm.NONPARAMETRIC: 0}[self.norm_kind]
+        return per_h * self.hidden_size
 
     def layer_params(self, active_only: bool = False) -> int:
         experts = self.experts_per_token if active_only else self.n_experts
         router = self.hidden_size * self.n_experts if self.is_moe else 0
-        return self.attention_params() + experts * self.expert_params() + router + 2 * self.norm_params()
+        norms = self.layer_norms * self.norm_params()
+        return self.attention_params() + experts * self.expert_params() + router + norms
 
     def embedding_params(self) -> int:
         """Token embeddings, positions, final norm, untied output head (and BERT's extras)."""
@@ -175,7 +208,7 @@ class ModelSpec(BaseModel):
         kv = f", {self.kv_heads} KV heads" if self.kv_heads != self.n_heads else ""
         moe = f", {self.n_experts} experts (top-{self.experts_per_token})" if self.is_moe else ""
         return (
-            f"{self.family.value}: {self.n_layers} layers, hidden {self.hidden_size}, "
+            f"{self.model_type or self.family.value}: {self.n_layers} layers, hidden {self.hidden_size}, "
             f"{self.n_heads} heads{kv}, FFN {self.ffn_size}, vocab {self.vocab_size}{moe}"
         )
 
@@ -185,32 +218,72 @@ class ConfigError(UserInputError):
 
 
 # ---- Hugging Face config.json -----------------------------------------------------------------------
-# Families whose parameter layout this module counts exactly (Qwen2 adds q/k/v biases, Qwen2-MoE shared
-# experts, Gemma GeGLU and tied embeddings: not modelled, so rejected rather than miscounted).
-_LLAMA_TYPES = {"llama", "mistral", "mixtral"}
+# Llama-style families whose parameter layout this module counts exactly, with what differs from Llama
+# and the config defaults that differ (transformers' configuration_<type>.py). Qwen2-MoE's shared experts,
+# Falcon's parallel blocks and DeepSeek's latent attention are not modelled: such configs raise
+# UnknownArchitecture, and callers fall back to an approximation plus the trace (README, "Any model").
+_LLAMA_VARIANTS: dict[str, dict[str, Any]] = {
+    "llama": {},
+    "mistral": {},
+    "mixtral": {},
+    "phi3": {},  # fused qkv and gate_up projections hold the same weights as Llama's separate ones
+    "qwen2": {"qkv_bias": True},
+    "gemma": {"tied_embeddings": True, "head_dim": 256},
+    "gemma2": {"tied_embeddings": True, "head_dim": 256, "norms_per_layer": 4},
+    "olmo": {"norm": Norm.NONPARAMETRIC},
+}
+SUPPORTED_MODEL_TYPES = frozenset(_LLAMA_VARIANTS) | {"gpt2", "bert"}
+
+
+class UnknownArchitecture(ConfigError):
+    """A config.json whose model_type the formulas do not count exactly."""
+
+    def __init__(self, message: str, model_type: str) -> None:
+        super().__init__(message)
+        self.model_type = model_type
+
+
+def _llama_fields(config: dict[str, Any], model_type: str) -> dict[str, Any]:
+    variant = _LLAMA_VARIANTS[model_type]
+    if config.get("attention_bias") or config.get("mlp_bias"):
+        raise UnknownArchitecture(
+            f"model_type {model_type!r} with attention_bias/mlp_bias is not counted exactly", model_type
+        )
+    head_dim = config.get("head_dim") or variant.get("head_dim")
+    tied = config.get("tie_word_embeddings", variant.get("tied_embeddings", False))
+    fields: dict[str, Any] = {
+        "family": Family.LLAMA,
+        "model_type": model_type,
+        "n_layers": config["num_hidden_layers"],
+        "hidden_size": config["hidden_size"],
+        "n_heads": config["num_attention_heads"],
+        "n_kv_heads": config.get("num_key_value_heads"),
+        "head_dim": head_dim,
+        "ffn_size": config["intermediate_size"],
+        "vocab_size": config["vocab_size"],
+        "max_positions": config.get("max_position_embeddings", 4096),
+        "n_experts": config.get("num_local_experts", 1),
+        "experts_per_token": config.get("num_experts_per_tok", 1),
+        "tied_embeddings": bool(tied),
+    }
+    for key in ("qkv_bias", "norm", "norms_per_layer"):
+        if key in variant:
+            fields[key] = variant[key]
+    return fields
 
 
 def from_hf_config(config: dict[str, Any], name: str = "config.json") -> ModelSpec:
-    """Build a ModelSpec from a Hugging Face `config.json` dictionary (Llama, Mistral, Mixtral, GPT-2, BERT)."""
+    """Build a ModelSpec from a Hugging Face `config.json` dictionary.
+
+    Counted exactly: Llama, Mistral, Mixtral, Phi-3, Qwen2, Gemma, Gemma 2, OLMo, GPT-2 and BERT.
+    Anything else raises UnknownArchitecture (a ConfigError); `approximate_hf_config` makes a guess.
+    """
     if not isinstance(config, dict):
         raise ConfigError(f"{name}: expected a JSON object")
     model_type = str(config.get("model_type", "")).lower()
     try:
-        if model_type in _LLAMA_TYPES:
-            fields = {
-                "family": Family.LLAMA,
-                "n_layers": config["num_hidden_layers"],
-                "hidden_size": config["hidden_size"],
-                "n_heads": config["num_attention_heads"],
-                "n_kv_heads": config.get("num_key_value_heads"),
-                "head_dim": config.get("head_dim"),
-                "ffn_size": config["intermediate_size"],
-                "vocab_size": config["vocab_size"],
-                "max_positions": config.get("max_position_embeddings", 4096),
-                "n_experts": config.get("num_local_experts", 1),
-                "experts_per_token": config.get("num_experts_per_tok", 1),
-                "tied_embeddings": config.get("tie_word_embeddings", False),
-            }
+        if model_type in _LLAMA_VARIANTS:
+            fields = _llama_fields(config, model_type)
         elif model_type == "gpt2":
             n_embd = config.get("n_embd", 768)
             fields = {
@@ -233,14 +306,90 @@ def from_hf_config(config: dict[str, Any], name: str = "config.json") -> ModelSp
                 "max_positions": config.get("max_position_embeddings", 512),
             }
         else:
-            supported = ", ".join(sorted(_LLAMA_TYPES | {"gpt2", "bert"}))
-            raise ConfigError(f"{name}: model_type {model_type or '(missing)'!r} is not one of {supported}")
+            supported = ", ".join(sorted(SUPPORTED_MODEL_TYPES))
+            raise UnknownArchitecture(
+                f"{name}: model_type {model_type or '(missing)'!r} is not one the formulas count "
+                f"exactly ({supported})",
+                model_type,
+            )
+    except UnknownArchitecture as exc:
+        if str(exc).startswith(name):
+            raise
+        raise UnknownArchitecture(f"{name}: {exc}", model_type) from None
     except KeyError as exc:
         raise ConfigError(f"{name}: missing field {exc.args[0]!r}") from None
     try:
         return ModelSpec(name=str(config.get("_name_or_path") or name), source=name, **fields)
     except ValidationError as exc:
         raise ConfigError(f"{name}: {_first_error(exc)}") from None
+
+
+# Field names of the shape in configs of other families (first found wins).
+_APPROX_KEYS = {
+    "n_layers": ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
+    "hidden_size": ("hidden_size", "n_embd", "d_model", "dim"),
+    "n_heads": ("num_attention_heads", "n_head", "num_heads", "n_heads"),
+    "ffn_size": ("intermediate_size", "n_inner", "ffn_dim", "d_ff", "ffn_hidden_size"),
+    "vocab_size": ("vocab_size", "padded_vocab_size"),
+}
+
+
+def approximate_hf_config(config: dict[str, Any], name: str, param_count: int | None = None) -> ModelSpec:
+    """A Llama-style stand-in for a config the formulas do not count: its layers, width, heads, FFN and
+    vocabulary where the config names them (the parameter count's guessed shape otherwise). Marked
+    `guessed`; the trace measures the real architecture."""
+    found: dict[str, int] = {}
+    for field, keys in _APPROX_KEYS.items():
+        value = next((config[k] for k in keys if isinstance(config.get(k), int) and config[k] > 0), None)
+        if value is not None:
+            found[field] = value
+    model_type = str(config.get("model_type") or "unknown")
+    how = f"Llama-style approximation of {model_type!r} from its config.json"
+    if {"n_layers", "hidden_size", "n_heads", "vocab_size"} <= set(found):
+        h = found["hidden_size"]
+        kv = config.get("num_key_value_heads") or config.get("num_kv_heads")
+        if config.get("multi_query") and not config.get("new_decoder_architecture"):
+            kv = 1  # Falcon-7B style multi-query attention
+        experts = next(
+            (config[k] for k in ("num_local_experts", "n_routed_experts", "num_experts") if config.get(k)), 1
+        )
+        top_k = (config.get("num_experts_per_tok") or 1) if experts > 1 else 1
+        ffn = config.get("moe_intermediate_size") if experts > 1 else None
+        if not ffn and "ffn_size" not in found:
+            ffn = round(8 * h / 3)  # a gated MLP with the weights of a 4h two-matrix (GELU) MLP
+        fields: dict[str, Any] = {
+            "family": Family.LLAMA,
+            "model_type": model_type,
+            "n_layers": found["n_layers"],
+            "hidden_size": h,
+            "n_heads": found["n_heads"],
+            "n_kv_heads": kv if isinstance(kv, int) and found["n_heads"] % kv == 0 else None,
+            "head_dim": None if h % found["n_heads"] == 0 else max(1, h // found["n_heads"]),
+            "ffn_size": ffn or found.get("ffn_size") or 4 * h,
+            "vocab_size": found["vocab_size"],
+            "max_positions": config.get("max_position_embeddings") or 4096,
+            "n_experts": experts,
+            "experts_per_token": min(top_k, experts),
+            "tied_embeddings": bool(config.get("tie_word_embeddings", False)),
+        }
+        try:
+            spec = ModelSpec(name=str(config.get("_name_or_path") or name), source=name, **fields)
+        except ValidationError:
+            spec = None
+        if spec is not None:
+            return spec.model_copy(update={"guessed": True, "source": f"{how} ({name})"})
+    if param_count is None:
+        raise ConfigError(
+            f"{name}: model_type {model_type!r}: no layers/width/heads/vocabulary found to size it"
+        )
+    spec = guess_from_param_count(param_count)
+    return spec.model_copy(
+        update={
+            "name": str(config.get("_name_or_path") or name),
+            "model_type": model_type,
+            "source": f"shape guessed from the parameter count of {name} (model_type {model_type!r})",
+        }
+    )
 
 
 def load_hf_config(path: str | Path) -> ModelSpec:
@@ -257,6 +406,26 @@ def load_hf_config(path: str | Path) -> ModelSpec:
             "name": spec.name if spec.name != path.name else path.parent.name or path.name,
         }
     )
+
+
+def read_hf_config(path: str | Path) -> tuple[ModelSpec, dict[str, Any], bool]:
+    """A config.json file -> (shape, the JSON, counted exactly?). Architectures the formulas do not count
+    get `approximate_hf_config`'s stand-in with a note saying so; ConfigError for anything unusable."""
+    path = Path(path)
+    try:
+        data = read_json(path)
+    except FileFormatError as exc:
+        raise ConfigError(str(exc)) from None
+    try:
+        return load_hf_config(path), data, True
+    except UnknownArchitecture as exc:
+        name = path.parent.name or path.name
+        spec = approximate_hf_config(data, name)
+        note = (
+            f"{path.name}: model_type {exc.model_type!r} is not counted by the formulas; a Llama-style "
+            f"approximation ({spec.total_params():,} parameters) is used; the trace measures the real one"
+        )
+        return spec.model_copy(update={"notes": (note,), "source": f"{path} (approximated)"}), data, False
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -235,6 +235,13 @@ def memory_basis(
     prefill_tokens: int | None = None,
 ) -> MemoryBasis:
     """The layout-independent part of a request's memory (cached: the recommender asks often)."""
+    # ---- a traced request: the trace's unsharded bytes replace the formulas (core/trace.py) ----------
+    if req.trace is not None:
+        from .trace import traced_basis
+
+        formula = memory_basis(req.model_copy(update={"trace": None}), device, optimizer_impl, prefill_tokens)
+        return traced_basis(req, formula)
+    # ---- end of the traced case ---------------------------------------------------------------------
     model = req.model
     profile = precision_profile(req.task, req.precision)
     elem = profile.activation_bytes

@@ -15,6 +15,7 @@ from .precision import Precision, Task, precision_profile
 from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
 from .speed import DevicePeaks, inference_speed, training_flops_per_token, training_speed
+from .trace import compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
 
 MAX_GPUS = 65536  # Llama 3.1 405B trained on 16k H100s; leave room above that
@@ -354,8 +355,24 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
                 f"No {'purchase' if req.purchase is Purchase.BUY else 'cloud'} price for the "
                 "GPUs that fit; ranked by GPU count instead of cost."
             )
-    if req.model.guessed:
+    # ---- notes on the model's shape, and a trace beside the formulas (core/trace.py) ------------------
+    if req.model.guessed and not req.model.notes:
         warnings.append(f"Architecture guessed from the parameter count: {req.model.describe()}.")
+    warnings.extend(req.model.notes)
+    trace_comparison = None
+    if req.trace is not None:
+        trace_comparison = compare_with_formulas(req)
+        warnings.extend(comparison_warnings(trace_comparison))
+        unsharded = unsharded.model_copy(
+            update={
+                "formulas": traced_formulas(req.trace, unsharded.formulas),
+                "notes": (
+                    f"Traced {req.trace.step}; peak at {req.trace.peak_moment}.",
+                    *req.trace.notes,
+                ),
+            }
+        )
+    # ---- end of the trace ------------------------------------------------------------------------------
     if req.task.is_training:
         f_tok = training_flops_per_token(req)
         compute = {
@@ -387,4 +404,5 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         assumptions=assumptions,
         warnings=tuple(warnings),
         suggestions=tuple(suggestions),
+        trace=trace_comparison,
     )

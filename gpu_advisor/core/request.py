@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .architecture import ModelSpec
 from .calibration import Calibration
 from .precision import LORA_BASE_PRECISIONS, TRAINABLE_PRECISIONS, Optimizer, Precision, Task, Tier
+from .trace import TraceMismatch, TraceResult, check_trace_matches
 from .units import HOURS_PER_MONTH
 
 
@@ -126,6 +127,9 @@ class PlanRequest(BaseModel):
     calibration: Calibration | None = Field(
         default=None, description="Measured figures (a results file) that replace defaults"
     )
+    trace: TraceResult | None = Field(
+        default=None, description="A memory trace of the real architecture; replaces the memory formulas"
+    )
 
     @model_validator(mode="after")
     def _check_combination(self) -> Self:
@@ -157,6 +161,10 @@ class PlanRequest(BaseModel):
             raise ValueError("zero_stage: ZeRO shards training state; it does not apply to inference")
         if self.task.is_training and self.seq_len > self.model.max_positions * 64:
             raise ValueError(f"seq_len: {self.seq_len} is far beyond the model's context")
+        try:
+            check_trace_matches(self)
+        except TraceMismatch as exc:
+            raise ValueError(str(exc)) from None
         return self
 
     @property

@@ -14,6 +14,7 @@ from .estimates import CostEstimate, MemoryComponents, MemoryEstimate, Speed, Tr
 from .layout import Parallelism
 from .precision import Tier
 from .request import PlanRequest
+from .trace import TraceComparison
 
 PLAN_SCHEMA = "gpu-advisor/plan@1"
 TRAINING_SPEED_KEYS = ("step_time_s", "tokens_per_s", "time_to_train_s", "gpu_hours")
@@ -122,6 +123,7 @@ class Plan(BaseModel):
     assumptions: dict[str, Any]
     warnings: tuple[str, ...]
     suggestions: tuple[str, ...] = ()
+    trace: TraceComparison | None = None  # formulas beside a memory trace (core/trace.py), when traced
 
     @property
     def best(self) -> Option | None:
@@ -146,4 +148,5 @@ class Plan(BaseModel):
             "assumptions": self.assumptions,
             "warnings": list(self.warnings),
             "suggestions": list(self.suggestions),
+            **({"trace": self.trace.to_json_dict()} if self.trace is not None else {}),
         }

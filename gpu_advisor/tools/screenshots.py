@@ -86,6 +86,10 @@ def take(outdir: Path, dark: bool = False) -> list[Path]:
     form.set_field("grad_checkpointing", True)
     wizard.go_to(STEP_WORKLOAD)
     shot("02-plan-workload")
+    trace = wizard.estimate.trace
+    trace.start()  # the exact trace of this step on fake tensors, on its worker thread
+    _wait(app, lambda: not trace.running, 120)
+    shot("02b-plan-exact-trace")
     form.set_field("train_tokens", 2e9)
     form.set_field("max_hours", 48.0)
     wizard.go_to(STEP_TRAFFIC)

@@ -340,6 +340,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # Qt override
         self.monitor.shutdown()
+        self.wizard.shutdown()
         self.tasks.shutdown()
         store = window_settings()
         store.setValue("geometry", self.saveGeometry())

@@ -9,6 +9,7 @@ from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import format_bytes, format_count
 from gpu_advisor.ui.glossary import bound_tip, tip
 from gpu_advisor.ui.plan.form import PlanForm
+from gpu_advisor.ui.plan.trace_panel import TracePanel
 from gpu_advisor.wording.plan import bound_text, buy_text, gpu_line, rent_text, speed_text
 
 ROWS = (
@@ -49,6 +50,9 @@ class EstimatePanel(QFrame):
             self._values[key] = value
         self._values["kv_cache"].setToolTip(tip("kv_cache"))
         layout.addLayout(grid)
+        layout.addWidget(QLabel("<h3>Exact memory</h3>"))
+        self.trace = TracePanel(form)
+        layout.addWidget(self.trace)
         layout.addStretch(1)
         form.plan_ready.connect(self.show_plan)
         form.request_changed.connect(self._request_changed)
@@ -70,7 +74,8 @@ class EstimatePanel(QFrame):
         model = plan.request.model
         self._values["model"].setText(f"{model.name}, {format_count(model.total_params())} parameters")
         comps = plan.memory.components
-        self._values["memory"].setText(format_bytes(comps.total) + " without sharding")
+        basis = "traced" if plan.trace is not None else "formulas"
+        self._values["memory"].setText(f"{format_bytes(comps.total)} without sharding ({basis})")
         self._values["kv_cache"].setText(
             format_bytes(comps.kv_cache) if comps.kv_cache else "none (training)"
         )

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from gpu_advisor.core.architecture import ConfigError, ModelSpec
+from gpu_advisor.core.architecture import ConfigError, ModelSpec, read_hf_config
 from gpu_advisor.core.presets import presets, resolve_model
 from gpu_advisor.core.recommend import plan as core_plan
 from gpu_advisor.core.request import Assumptions, PlanRequest, describe_validation_error
@@ -24,8 +24,9 @@ from gpu_advisor.ui.plan.numbers import Invalid
 DEFAULT_PRESET = "llama-3-8b"
 PLAN_DEBOUNCE_MS = 150
 MODEL_KINDS = ("preset", "config", "params")
-# Request fields the form edits directly (model and assumptions have their own setters).
-REQUEST_FIELDS = tuple(f for f in PlanRequest.model_fields if f not in ("model", "assumptions"))
+HUB_KIND = "hub"  # set by the Hub field once its background fetch has finished (set_hub_model)
+# Request fields the form edits directly (model, assumptions and trace have their own setters).
+REQUEST_FIELDS = tuple(f for f in PlanRequest.model_fields if f not in ("model", "assumptions", "trace"))
 # The model validator's only error about "model" once a model is chosen: an encoder asked to generate.
 # The fix is the output token count, so the message goes next to that field (a later wizard page).
 _CROSS_FIELD_REDIRECT = {"model": "output_tokens"}
@@ -59,6 +60,7 @@ class PlanForm(QObject):
     plan_ready = Signal(object)  # Plan
     request_loaded = Signal(object)  # PlanRequest set from outside (a file, calibration): refresh fields
     field_changed = Signal(str)  # a field set through the form ('seq_len', 'assumptions.mfu'): refresh
+    trace_changed = Signal(object)  # TraceResult | None: a trace of the current inputs, or none
 
     def __init__(
         self,
@@ -76,6 +78,9 @@ class PlanForm(QObject):
         self._model_source: tuple[str, Any] = ("preset", DEFAULT_PRESET)
         self._model: ModelSpec | None = base.model
         self._model_error: str | None = None
+        self._model_config: dict[str, Any] | None = None  # a Hub model's config.json, for the trace
+        self._model_exact = True  # the formulas count the model's architecture exactly
+        self._trace: Any = None  # core.trace.TraceResult of the current inputs, or None
         self._errors: dict[str, str] = {}
         self._request: PlanRequest | None = None
         self._plan: Plan | None = None
@@ -108,8 +113,23 @@ class PlanForm(QObject):
 
     @property
     def model_source(self) -> tuple[str, Any]:
-        """('preset', id), ('config', path) or ('params', text)."""
+        """('preset', id), ('config', path), ('params', text) or ('hub', 'ORG/NAME')."""
         return self._model_source
+
+    @property
+    def model_config(self) -> dict[str, Any] | None:
+        """The Hub model's config.json (None for presets, files and counts)."""
+        return self._model_config
+
+    @property
+    def model_exact(self) -> bool:
+        """False when the formulas only approximate the model (the trace measures it)."""
+        return self._model_exact
+
+    @property
+    def trace(self) -> Any:
+        """The trace of the current inputs (core.trace.TraceResult), or None."""
+        return self._trace
 
     def value(self, field: str) -> Any:
         """The raw value of a request field (possibly an Invalid)."""
@@ -125,6 +145,7 @@ class PlanForm(QObject):
         if kind not in MODEL_KINDS:
             raise ValueError(f"unknown model source {kind!r}")
         self._model_source = (kind, value)
+        self._model_config, self._model_exact = None, True
         spec: ModelSpec | None = None
         error: str | None = None
         if value in (None, ""):
@@ -135,11 +156,36 @@ class PlanForm(QObject):
             }[kind]
         else:
             try:
-                spec = resolve_model(**{kind: str(value) if kind == "config" else value})
+                if kind == "config":
+                    spec, self._model_config, self._model_exact = read_hf_config(str(value))
+                else:
+                    spec = resolve_model(**{kind: value})
             except ConfigError as exc:
                 error = str(exc).removeprefix("model: ").removeprefix("params: ")
         self._model, self._model_error = spec, error
         self.model_changed.emit(spec)
+        self._validate()
+
+    def set_hub_pending(self, hub_id: str, message: str | None) -> None:
+        """A Hub id being fetched (message: 'fetching…') or that failed (message: why): no model yet."""
+        self._model_source = (HUB_KIND, hub_id)
+        self._model, self._model_error = None, message or f"fetch {hub_id} first"
+        self._model_config, self._model_exact = None, True
+        self.model_changed.emit(None)
+        self._validate()
+
+    def set_hub_model(self, hub_id: str, spec: ModelSpec, config: dict[str, Any], exact: bool) -> None:
+        """A fetched Hub model (hub.HubModel's spec, config.json and whether it is counted exactly)."""
+        self._model_source = (HUB_KIND, hub_id)
+        self._model, self._model_error = spec, None
+        self._model_config, self._model_exact = config, exact
+        self.model_changed.emit(spec)
+        self._validate()
+
+    def set_trace(self, trace: Any) -> None:
+        """Use a trace of the current inputs as the memory basis (None: the formulas again)."""
+        self._trace = trace
+        self.trace_changed.emit(trace)
         self._validate()
 
     def set_field(self, name: str, value: Any) -> None:
@@ -171,6 +217,8 @@ class PlanForm(QObject):
         """Put a whole request into the form (reopened plan); widgets refresh from request_loaded."""
         self._values = {f: getattr(request, f) for f in REQUEST_FIELDS}
         self._assumptions = request.assumptions.model_dump()
+        self._trace = request.trace
+        self._model_config, self._model_exact = None, not (request.model.guessed and request.model.notes)
         preset_id = next((k for k, p in presets().items() if p.spec == request.model), None)
         self._model_source = ("preset", preset_id) if preset_id else ("spec", request.model.name)
         self._model, self._model_error = request.model, None
@@ -215,6 +263,11 @@ class PlanForm(QObject):
             errors["model"] = self._model_error
         request: PlanRequest | None = None
         model = self._model or presets()[DEFAULT_PRESET].spec  # stand-in to check the other fields
+        if self._trace is not None and not self._trace_fits(data, model):
+            self._trace = None  # made for other inputs: the formulas again until traced anew
+            self.trace_changed.emit(None)
+        if self._trace is not None:
+            data["trace"] = self._trace
         try:
             request = PlanRequest.model_validate({**data, "model": model})
         except ValidationError as exc:
@@ -232,6 +285,15 @@ class PlanForm(QObject):
             self.request_changed.emit(request)
             if request is not None:
                 self._timer.start()
+
+    def _trace_fits(self, data: dict[str, Any], model: ModelSpec) -> bool:
+        if self._model is None or self._trace.model != model.name:
+            return False
+        try:
+            PlanRequest.model_validate({**data, "model": model, "trace": self._trace})
+        except ValidationError as exc:
+            return not any("trace:" in str(e.get("msg", "")) for e in exc.errors())
+        return True
 
     def _set_errors(self, errors: dict[str, str]) -> None:
         if errors != self._errors:

@@ -1,7 +1,8 @@
-"""Wizard page 1: the model, as a preset, a Hugging Face config.json, or a bare parameter count."""
+"""Wizard page 1: the model, as a preset, a Hugging Face Hub id, a config.json, or a parameter count."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -26,7 +27,10 @@ from gpu_advisor.core.architecture import ModelSpec
 from gpu_advisor.core.presets import presets
 from gpu_advisor.core.units import format_count
 from gpu_advisor.ui.plan.fields import FIELD_WIDTH_PX, FormPage
-from gpu_advisor.ui.plan.form import PlanForm
+from gpu_advisor.ui.plan.form import HUB_KIND, PlanForm
+from gpu_advisor.ui.plan.hub_field import HubField
+
+KIND_PRESET, KIND_CONFIG, KIND_PARAMS, KIND_HUB = range(4)
 
 
 def _local_json_path(event: QDragEnterEvent | QDropEvent) -> str | None:
@@ -41,8 +45,8 @@ class ModelPage(FormPage):
     def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
         super().__init__(
             "Model",
-            "Which model will run? Pick a preset, open its Hugging Face config.json (or drop one on this "
-            "page), or type a parameter count if that is all you know.",
+            "Which model will run? Pick a preset, fetch any model from the Hugging Face Hub by its id, open "
+            "its config.json (or drop one on this page), or type a parameter count if that is all you know.",
             parent,
         )
         self._form = form
@@ -57,8 +61,10 @@ class ModelPage(FormPage):
         self.preset_radio = QRadioButton("&Preset")
         self.config_radio = QRadioButton("&config.json")
         self.params_radio = QRadioButton("Parameter co&unt")
-        for i, radio in enumerate((self.preset_radio, self.config_radio, self.params_radio)):
+        self.hub_radio = QRadioButton("&Hugging Face")
+        for i, radio in enumerate((self.preset_radio, self.config_radio, self.params_radio, self.hub_radio)):
             self.kind_group.addButton(radio, i)
+        self.hub = HubField()
 
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search presets (e.g. llama, 7b, bert)")
@@ -66,7 +72,7 @@ class ModelPage(FormPage):
         self.search.setAccessibleName("Search presets")
         self.preset_list = QListWidget()
         self.preset_list.setAccessibleName("Model presets")
-        self.preset_list.setMinimumHeight(280)
+        self.preset_list.setMinimumHeight(200)
         for preset_id, preset in presets().items():
             item = QListWidgetItem(
                 f"{preset.spec.name}  —  {format_count(preset.spec.total_params())} params"
@@ -103,10 +109,12 @@ class ModelPage(FormPage):
 
         grid.addWidget(self.preset_radio, 0, 0, Qt.AlignmentFlag.AlignTop)
         grid.addWidget(preset_box, 0, 1)
-        grid.addWidget(self.config_radio, 1, 0)
-        grid.addWidget(config_box, 1, 1)
-        grid.addWidget(self.params_radio, 2, 0)
-        grid.addWidget(self.params_edit, 2, 1)
+        grid.addWidget(self.hub_radio, 1, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(self.hub, 1, 1)
+        grid.addWidget(self.config_radio, 2, 0)
+        grid.addWidget(config_box, 2, 1)
+        grid.addWidget(self.params_radio, 3, 0)
+        grid.addWidget(self.params_edit, 3, 1)
         self.outer_layout.addWidget(choose)
         self.add_error_slot("model", self.outer_layout)
 
@@ -118,12 +126,15 @@ class ModelPage(FormPage):
         self.info_arch.setWordWrap(True)
         self.info_source = QLabel()
         self.info_source.setWordWrap(True)
-        for label in (self.info_name, self.info_params, self.info_arch, self.info_source):
+        self.info_notes = QLabel()
+        self.info_notes.setWordWrap(True)
+        for label in (self.info_name, self.info_params, self.info_arch, self.info_source, self.info_notes):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         info_form.addRow("Name:", self.info_name)
         info_form.addRow("Parameters:", self.info_params)
         info_form.addRow("Architecture:", self.info_arch)
         info_form.addRow("Source:", self.info_source)
+        info_form.addRow("Notes:", self.info_notes)
         self.outer_layout.addWidget(info)
         self.outer_layout.addStretch(1)
 
@@ -133,6 +144,9 @@ class ModelPage(FormPage):
         self.browse_button.clicked.connect(lambda: self.browse_config(self.start_folder))
         self.params_edit.textEdited.connect(self._params_typed)
         self.kind_group.idClicked.connect(self._kind_clicked)
+        self.hub.fetch_started.connect(self._hub_fetch_started)
+        self.hub.model_fetched.connect(self._hub_fetched)
+        self.hub.fetch_failed.connect(lambda hub_id, message: self._form.set_hub_pending(hub_id, message))
         form.model_changed.connect(self._show_model)
         form.request_loaded.connect(lambda _req: self.refresh())
         self.refresh()
@@ -153,6 +167,9 @@ class ModelPage(FormPage):
             self.config_radio.setChecked(True)
             model = self._form.model
             self.config_path.setText(str(value) if kind == "config" else (model.source if model else ""))
+        elif kind == HUB_KIND:
+            self.hub_radio.setChecked(True)
+            self.hub.edit.setText(str(value or ""))
         else:
             self.params_radio.setChecked(True)
             self.params_edit.setText(str(value or ""))
@@ -160,17 +177,25 @@ class ModelPage(FormPage):
 
     def _show_model(self, spec: ModelSpec | None) -> None:
         if spec is None:
-            for label in (self.info_name, self.info_params, self.info_arch, self.info_source):
+            for label in (
+                self.info_name,
+                self.info_params,
+                self.info_arch,
+                self.info_source,
+                self.info_notes,
+            ):
                 label.setText("—")
             return
         total, active = spec.total_params(), spec.active_params()
         params = f"{format_count(total)} ({total:,})"
         if active != total:
             params += f"; {format_count(active)} active per token"
-        self.info_name.setText(spec.name + ("  (shape guessed from the count)" if spec.guessed else ""))
+        guess = "  (approximated: see Notes)" if spec.notes else "  (shape guessed from the count)"
+        self.info_name.setText(spec.name + (guess if spec.guessed else ""))
         self.info_params.setText(params)
         self.info_arch.setText(spec.describe() + f", context {spec.max_positions:,} tokens")
         self.info_source.setText(spec.source or "—")
+        self.info_notes.setText("\n".join(spec.notes) or "—")
 
     # ---- to the form ----------------------------------------------------------------------------
     def _filter(self, text: str) -> None:
@@ -201,13 +226,31 @@ class ModelPage(FormPage):
         self._form.set_model_source("params", text.strip())
 
     def _kind_clicked(self, kind_id: int) -> None:
-        if kind_id == 0:
+        if kind_id == KIND_PRESET:
             item = self.preset_list.currentItem()
             self._form.set_model_source("preset", item.data(Qt.ItemDataRole.UserRole) if item else None)
-        elif kind_id == 1:
+        elif kind_id == KIND_CONFIG:
             self._form.set_model_source("config", self.config_path.text().strip() or None)
-        else:
+        elif kind_id == KIND_PARAMS:
             self._form.set_model_source("params", self.params_edit.text().strip())
+        elif self.hub.edit.text().strip():
+            self.hub.fetch()
+        else:
+            self._form.set_hub_pending("", "type a Hugging Face model id, then Fetch")
+            self.hub.edit.setFocus()
+
+    def _hub_fetch_started(self, hub_id: str) -> None:
+        self.hub_radio.setChecked(True)
+        self._form.set_hub_pending(hub_id, f"fetching {hub_id}…")
+
+    def _hub_fetched(self, model: object) -> None:
+        self._form.set_hub_model(model.hub_id, model.spec, model.config, model.exact)  # type: ignore[attr-defined]
+
+    def show_errors(self, errors: Mapping[str, str]) -> None:
+        """The Hub field shows its own message beside it; the page does not repeat it."""
+        if self._form.model_source[0] == HUB_KIND:
+            errors = {k: v for k, v in errors.items() if k != "model"}
+        super().show_errors(errors)
 
     def browse_config(self, start_folder: str = "") -> None:
         """Ask for a config.json with a file dialog."""

@@ -104,6 +104,11 @@ class PlanWizard(QWidget):
         self._errors_changed(form.errors)
         self.go_to(STEP_MODEL)
 
+    def shutdown(self) -> None:
+        """End the background work of the Hub field and the trace (window closing)."""
+        self.model_page.hub.shutdown()
+        self.estimate.trace.shutdown()
+
     # ---- state ------------------------------------------------------------------------------------
     @property
     def step(self) -> int:
