@@ -7,6 +7,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
 
+# Session fixtures from elsewhere in the tree, shared by several test folders.
+pytest_plugins = ["tests.bench.distributed.fixtures"]
+
 
 @pytest.fixture(autouse=True)
 def _isolated_config(tmp_path_factory, monkeypatch):

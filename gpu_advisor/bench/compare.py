@@ -226,6 +226,9 @@ def compare(named: Sequence[NamedReport], catalog: Catalog | None = None) -> Com
             lambda r, k=kind: _metric([x for x in r.result("transfer") if x.name.endswith(k)], "bytes_per_s"),
             lower_is_better=False,
         )
+    from gpu_advisor.bench.distributed.compare_rows import cluster_rows
+
+    rows += cluster_rows(reports)  # cluster runs (bench --nproc / --distributed); none otherwise
     return Comparison(names=tuple(n.name for n in named), rows=tuple(rows))
 
 

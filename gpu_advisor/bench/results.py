@@ -18,6 +18,8 @@ Layout (DESIGN.md, "Data contracts"; sizes in bytes, times in seconds, rates per
                 evidence and a fix), prediction (train and inference: peak_memory_bytes and
                 step_time_s as {predicted, measured, error_pct}), notes, error
     telemetry   interval_s and samples (telemetry.Sample.to_dict() each)
+    distributed optional, a cluster run: backend, world_size, hosts, collectives, scaling, ...
+                (gpu_advisor.bench.distributed.section)
 
 `load_report` raises ResultsFileError (a `FileFormatError`) whose message names the file and the field.
 """
@@ -32,6 +34,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
 
+from gpu_advisor.bench.distributed.section import DistributedSection
 from gpu_advisor.core.files import FileFormatError, read_json, write_bytes_atomic
 from gpu_advisor.telemetry.samples import Sample
 
@@ -224,6 +227,8 @@ class BenchReport(BaseModel):
     duration_s: float = Field(ge=0)
     results: list[WorkloadResult]
     telemetry: TelemetryRecord
+    # A cluster run (`bench --distributed` / `--nproc N`): see bench/distributed/section.py.
+    distributed: DistributedSection | None = None
 
     def to_json_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", by_alias=True)

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from gpu_advisor.cli import bench_distributed
 from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.units import format_duration, parse_bytes
 
@@ -84,6 +85,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="train/inference precision (default: fp32 on CPU, bf16 on GPU)",
     )
     p.add_argument("--json", default=None, metavar="FILE", help="write the gpu-advisor/bench@1 results file")
+    bench_distributed.add_arguments(p, parse_size)  # --distributed, --nproc N and their flags
     p.set_defaults(func=cmd_bench)
 
     m = sub.add_parser(
@@ -129,6 +131,7 @@ def _options(args: argparse.Namespace):
         "device": args.device,
         "model": args.model,
         "quick": args.quick,
+        "toy": args.toy,
         "duration_s": args.duration,
         "interval_s": args.interval,
         "dataloader_workers": args.workers,
@@ -178,6 +181,10 @@ def _progress_printer() -> Callable[[object], None]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    if bench_distributed.wants_cluster(args):
+        return bench_distributed.cmd_cluster(
+            args, progress_printer=_progress_printer, check_output_path=_check_output_path
+        )
     options = _options(args)
     _check_output_path(args.json)
     from gpu_advisor.bench.runner import run_benchmark

@@ -62,6 +62,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="trace the real architecture on fake tensors (needs transformers) and plan from its bytes; "
         "automatic for architectures the formulas do not count",
     )
+    p.add_argument(
+        "--calibrate",
+        metavar="FILE",
+        help="a cluster results file (gpu-advisor bench --nproc N / --distributed --json FILE): "
+        "the plan carries its measured bus bandwidth and latency",
+    )
     p.add_argument("--json", action="store_true", help="print the gpu-advisor/plan@1 JSON object")
     p.add_argument("--markdown", metavar="FILE", help="also write a Markdown report")
     p.add_argument("--pdf", metavar="FILE", help="also write a PDF report")
@@ -137,6 +143,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from gpu_advisor.core.recommend import plan
 
     req = request_from_args(args)
+    if args.calibrate:
+        from gpu_advisor.bench.distributed.calibrate import load_fabric_calibration
+
+        # ResultsFileError (a UserInputError) names the file and the field: one line, exit 2.
+        req = req.model_copy(update={"calibration": load_fabric_calibration(args.calibrate)})
     if req.gpu is not None:
         from gpu_advisor.core.catalog import default_catalog
 
@@ -164,6 +175,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
             from gpu_advisor.wording.trace import format_comparison
 
             print("\n" + format_comparison(result.trace))
+        if result.request.calibration is not None:
+            from gpu_advisor.wording.distributed import calibration_lines
+
+            print("\n".join(calibration_lines(result.request.calibration)))
     return 0
 
 

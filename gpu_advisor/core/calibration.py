@@ -47,3 +47,25 @@ class Calibration(BaseModel):
     gpu_id: str | None = Field(default=None, description="catalogue GPU the measurement ran on")
     mfu: float | None = Field(default=None, gt=0, le=1, description="measured model FLOPs utilisation")
     fabric: FabricCalibration | None = None
+
+
+def assumption_entries(calibration: Calibration | None) -> dict[str, float | int | str]:
+    """What a plan lists among its assumptions for a calibration: the file, and every measured figure
+    (keys carry units: `_bytes_per_s`, `_s`), so the plan says which numbers come from the user's own
+    hardware."""
+    if calibration is None:
+        return {}
+    entries: dict[str, float | int | str] = {"calibration_source": calibration.source}
+    if calibration.mfu is not None:
+        entries["measured_mfu"] = calibration.mfu
+    fabric = calibration.fabric
+    if fabric is not None:
+        entries["measured_fabric"] = (
+            f"{fabric.backend}, {fabric.world_size} ranks on {fabric.hosts} node{'s' if fabric.hosts > 1 else ''}"
+        )
+        for m in fabric.links:
+            scope = m.scope.replace("-", "_")
+            entries[f"measured_busbw_{scope}_{m.op}_bytes_per_s"] = m.busbw_bytes_per_s
+            if m.latency_s is not None:
+                entries[f"measured_latency_{scope}_{m.op}_s"] = m.latency_s
+    return entries

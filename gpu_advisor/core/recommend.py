@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from .calibration import assumption_entries
 from .catalog import Catalog, GpuSpec, default_catalog
 from .comms import resolve_fabric
 from .cost import estimate_cost
@@ -365,6 +366,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         "compute_dtype": profile.peak_column,
         "weight_format": profile.weight_format,
         "gpus_not_considered": not_considered,
+        **assumption_entries(req.calibration),  # measured figures and their file, when calibrated
     }
     if req.task is Task.INFERENCE:
         assumptions["engine"] = req.engine.value

@@ -379,21 +379,26 @@ def _results(doc: ReportDocument, named: NamedReport, index: int, width_pt: floa
     doc.heading(2, f"Benchmark: {named.name}", new_page=True)
     doc.heading(3, "Machine")
     doc.kv(res.machine_rows(report), 24)
-    doc.heading(3, "Results")
-    doc.table(
-        [
-            (res.RESULT_HEADERS[0], 26, False),
-            (res.RESULT_HEADERS[1], 12, False),
-            (res.RESULT_HEADERS[2], 24, True),
-            (res.RESULT_HEADERS[3], 38, False),
-        ],
-        [
-            [escape(r.workload), escape(r.status), escape(r.time), escape(r.numbers)]
-            for r in res.result_rows(report)
-        ],
-        7.5,
-    )
-    doc.add(f"<p class='small muted'>{escape(res.memory_note(report))}.</p>")
+    if report.distributed is not None:  # a cluster run (bench --nproc / --distributed)
+        from gpu_advisor.report.cluster import add_cluster_section
+
+        add_cluster_section(doc, report.distributed, index, width_pt, dpi, _image)
+    if report.results:
+        doc.heading(3, "Results")
+        doc.table(
+            [
+                (res.RESULT_HEADERS[0], 26, False),
+                (res.RESULT_HEADERS[1], 12, False),
+                (res.RESULT_HEADERS[2], 24, True),
+                (res.RESULT_HEADERS[3], 38, False),
+            ],
+            [
+                [escape(r.workload), escape(r.status), escape(r.time), escape(r.numbers)]
+                for r in res.result_rows(report)
+            ],
+            7.5,
+        )
+        doc.add(f"<p class='small muted'>{escape(res.memory_note(report))}.</p>")
     checks = res.prediction_rows(report)
     if checks:
         doc.heading(3, "Measured against predicted")

@@ -11,6 +11,7 @@ from gpu_advisor.core.estimates import COMPONENTS, MemoryEstimate, SpeedTerm
 from gpu_advisor.core.request import Assumptions, Purchase
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import (
+    format_bandwidth,
     format_bytes,
     format_count,
     format_duration,
@@ -331,6 +332,10 @@ def assumption_rows(plan: Plan) -> list[tuple[str, str, str]]:
             text = "per GPU (published tables)"
         elif key.endswith("_bytes") and isinstance(value, int):
             text = f"{value:,} bytes ({format_bytes(value)})"
+        elif key.endswith("_bytes_per_s") and isinstance(value, int | float):  # a measured link
+            text = format_bandwidth(value)
+        elif key.startswith("measured_latency") and isinstance(value, int | float):
+            text = format_duration(value)
         elif isinstance(value, float):
             text = f"{value:g}"
         elif isinstance(value, str) and len(value) > 24:  # a rule, not a number: say it in full

@@ -60,3 +60,30 @@ def test_table_and_chart_derive_from_the_same_typed_rows(window, results_files, 
     assert reference.reference and reference.cells[0] == "n/a"  # a CPU has no catalogue entry
     row_index = compare.lines.index(reference)
     assert compare.table.item(row_index, 1).foreground().color() == theme.muted_color()
+
+
+@pytest.mark.slow
+def test_cluster_files_chart_bus_bandwidth_against_message_size(window, cluster_run, tmp_path, dialogs):
+    """Two cluster files (the same real gloo run saved as two machines): one line per machine."""
+    from gpu_advisor.bench import load_report
+
+    second = tmp_path / "other-box.json"
+    second.write_text(cluster_run.path.read_text())
+    assert window.import_results([cluster_run.path, second]) == 2
+    compare = window.compare
+    section = load_report(cluster_run.path).distributed
+    assert compare.cell("cluster backend", 0) == "gloo"
+    assert compare.cell("data-parallel scaling efficiency", 1).endswith("%")
+    titles = [compare.metric_combo.itemText(i) for i in range(compare.metric_combo.count())]
+    wanted = "all-reduce bus bandwidth, intra-node against message size"
+    compare.metric_combo.setCurrentIndex(titles.index(wanted))
+    chart = compare.charted_curves()
+    assert [c.label.split("(")[1].rstrip(")") for c in chart.curves] == [
+        cluster_run.path.name,
+        "other-box.json",
+    ]
+    rows = section.rows("all_reduce", "intra-node")
+    assert chart.curves[0].sizes_bytes == tuple(r.bytes for r in rows)
+    assert chart.curves[0].values == pytest.approx([r.busbw_bytes_per_s / chart.scale for r in rows])
+    assert len(compare.chart.getPlotItem().listDataItems()) == 2
+    assert dialogs == []

@@ -26,10 +26,18 @@ from PySide6.QtWidgets import (
 
 from gpu_advisor.bench.compare import Comparison
 from gpu_advisor.core.files import FileFormatError
+from gpu_advisor.core.units import format_bytes
 from gpu_advisor.ui import theme
-from gpu_advisor.ui.compare.rows import ChartSeries, LoadedResults, chart_series, comparison
+from gpu_advisor.ui.compare.rows import (
+    ChartSeries,
+    LoadedResults,
+    chart_series,
+    cluster_curves,
+    comparison,
+)
 from gpu_advisor.ui.dialogs import ErrorReporter
 from gpu_advisor.wording.compare import CompareLine, compare_lines
+from gpu_advisor.wording.distributed import CurveChart
 
 BAR_WIDTH = 0.38
 
@@ -57,6 +65,7 @@ class CompareView(QWidget):
         self.comparison: Comparison | None = None
         self.lines: list[CompareLine] = []  # the table's worded lines
         self.series: list[ChartSeries] = []
+        self.curves: list[CurveChart] = []  # cluster runs: bus bandwidth against message size
         self.add_button = QPushButton("&Add results…")
         self.add_button.setToolTip(
             "Load gpu-advisor/bench@1 files saved by the Monitor or `gpu-advisor bench --json`."
@@ -198,10 +207,12 @@ class CompareView(QWidget):
         for button in (self.remove_button, self.clear_button):
             button.setEnabled(bool(self.loaded))
         self.series = chart_series(self.comparison) if self.comparison else []
+        self.curves = cluster_curves(self.loaded)
         current = self.metric_combo.currentText()
         self.metric_combo.blockSignals(True)
         self.metric_combo.clear()
         self.metric_combo.addItems([s.label for s in self.series])
+        self.metric_combo.addItems([f"{c.title} against message size" for c in self.curves])
         index = self.metric_combo.findText(current)
         self.metric_combo.setCurrentIndex(max(0, index))
         self.metric_combo.blockSignals(False)
@@ -216,9 +227,20 @@ class CompareView(QWidget):
         index = self.metric_combo.currentIndex()
         return self.series[index] if 0 <= index < len(self.series) else None
 
+    def charted_curves(self) -> CurveChart | None:
+        """The bus-bandwidth chart chosen, when the chosen chart is one (listed after the bars)."""
+        index = self.metric_combo.currentIndex() - len(self.series)
+        return self.curves[index] if 0 <= index < len(self.curves) else None
+
     def redraw_chart(self) -> None:
         item = self.chart.getPlotItem()
         item.clear()
+        item.getAxis("bottom").setTicks(None)
+        item.setLabel("bottom", "")
+        curves = self.charted_curves()
+        if curves is not None:
+            self._draw_curves(curves)
+            return
         series = self.charted()
         fg = theme.plot_foreground().name()
         if series is None:
@@ -259,6 +281,39 @@ class CompareView(QWidget):
         if series.catalogue is not None:
             legend += f'&nbsp;&nbsp; <span style="color:{catalogue_color.name()}">□</span> catalogue peak'
         self.chart_legend.setText(legend)
+
+    def _draw_curves(self, chart: CurveChart) -> None:
+        """Lines of bus bandwidth over message size (log2 axis, labelled in bytes), one per file."""
+        item = self.chart.getPlotItem()
+        legend = []
+        tops: list[float] = []
+        for i, curve in enumerate(chart.curves):
+            color = theme.series_color(i)
+            x = np.log2(np.array(curve.sizes_bytes, dtype=float))
+            item.addItem(
+                pg.PlotDataItem(
+                    x,
+                    np.array(curve.values),
+                    pen=pg.mkPen(color, width=2),
+                    symbol="o",
+                    symbolSize=5,
+                    symbolBrush=color,
+                    symbolPen=None,
+                )
+            )
+            tops += list(curve.values)
+            legend.append(f'<span style="color:{color.name()}">■</span> {curve.label}')
+        sizes = sorted({b for c in chart.curves for b in c.sizes_bytes})
+        lo, hi = int(np.log2(sizes[0])), int(np.ceil(np.log2(sizes[-1])))
+        step = max(1, (hi - lo) // 6)
+        ticks = [(k, format_bytes(2**k)) for k in range(lo, hi + 1, step)]
+        item.getAxis("bottom").setTicks([ticks])
+        item.setLabel("bottom", "message size")
+        item.setLabel("left", chart.unit)
+        item.setTitle(f"{chart.title} (higher is better)", color=theme.plot_foreground().name())
+        item.setXRange(lo - 0.3, hi + 0.3, padding=0)
+        item.setYRange(0, (max(tops) if tops else 1.0) * 1.1 or 1.0, padding=0)
+        self.chart_legend.setText("&nbsp;&nbsp; ".join(legend) + "<br>nccl-tests bus bandwidth (median time)")
 
     def changeEvent(self, event: QEvent) -> None:  # Qt override
         if event.type() == QEvent.Type.PaletteChange and hasattr(self, "chart"):

@@ -13,6 +13,7 @@ from pathlib import Path
 from gpu_advisor.bench.compare import Comparison, compare
 from gpu_advisor.bench.results import BenchReport, NamedReport, as_number
 from gpu_advisor.wording.compare import axis_unit, better_text
+from gpu_advisor.wording.distributed import CurveChart, busbw_charts_by_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +75,14 @@ def chart_series(table: Comparison) -> list[ChartSeries]:
             )
         )
     return series
+
+
+def cluster_curves(loaded: Sequence[LoadedResults]) -> list[CurveChart]:
+    """Bus bandwidth against message size, one chart per collective and scope, a line per file that
+    holds a cluster run (none when no file does)."""
+    named = [
+        (f"{item.report.device.name} ({item.path.name})", item.report.distributed)
+        for item in loaded
+        if item.report.distributed is not None
+    ]
+    return busbw_charts_by_file(named) if named else []

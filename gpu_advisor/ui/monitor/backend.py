@@ -19,6 +19,7 @@ from gpu_advisor.ui.workers import RunContext
 
 CPU_DEVICE_KEY = "cpu"
 COMMAND_WORKLOAD = "command"
+CLUSTER_WORKLOAD = "cluster"
 ALL_WORKLOADS = "all"
 CPU_MODE_TEXT = "CPU mode — no NVIDIA GPU"
 
@@ -39,6 +40,12 @@ WORKLOAD_CHOICES: tuple[tuple[str, str, str], ...] = (
     ("bandwidth", "Memory bandwidth", "Large copies: the device's achievable bytes/s."),
     ("dataloader", "Data loader", "A training loop fed by a slow data loader: shows an input-bound run."),
     ("transfer", "Host ↔ device transfer", "PCIe copies between host and GPU memory (GPU only)."),
+    (
+        CLUSTER_WORKLOAD,
+        "Cluster: N processes",
+        "Collectives, point-to-point links and data-parallel scaling over N processes on this machine with "
+        "torch.distributed (NCCL with one GPU each, gloo on the CPU), started through torchrun.",
+    ),
     (COMMAND_WORKLOAD, "My command…", "Run your own command and watch the machine while it runs."),
 )
 
@@ -71,6 +78,7 @@ class MonitorRequest:
     interval_s: float = 0.5
     command: str = ""
     working_dir: str = ""
+    nproc: int = 2  # processes of a cluster run
 
 
 def parse_command(command: str, working_dir: str) -> tuple[list[str], Path | None]:
@@ -142,6 +150,8 @@ class BenchBackend:
         through `context`; telemetry samples to `on_sample` (called on the sampler's thread)."""
         if request.workload == COMMAND_WORKLOAD:
             return self._run_command(request, context, on_sample)
+        if request.workload == CLUSTER_WORKLOAD:
+            return self._run_cluster(request, context, on_sample)
         from gpu_advisor.bench import WORKLOADS, BenchOptions, run_benchmark
 
         freeze_after_imports()
@@ -171,6 +181,37 @@ class BenchBackend:
         return run_monitor(
             argv, cwd=folder, interval_s=max(0.1, request.interval_s), on_sample=on_sample, stop=context.stop
         )
+
+    def _run_cluster(
+        self, request: MonitorRequest, context: RunContext, on_sample: Callable[[Sample], None]
+    ) -> Any:
+        """torchrun with `request.nproc` ranks here (bench.distributed.launcher); this process samples
+        the whole machine for the live plots while the ranks run. None when the user stopped it."""
+        from gpu_advisor.bench.distributed.errors import DistributedRunFailed
+        from gpu_advisor.bench.distributed.launcher import run_local
+        from gpu_advisor.bench.distributed.options import DistributedOptions
+        from gpu_advisor.telemetry import HostSource, NvmlSource, Sampler
+
+        interval_s = max(0.1, request.interval_s if not self.toy else 0.1)
+        options = DistributedOptions(
+            device=request.device.kind,
+            mode="toy" if self.toy else "quick" if request.quick else "full",
+            interval_s=interval_s,
+        )
+        nvml = NvmlSource()
+        sampler = Sampler(
+            interval_s, nvml=nvml if nvml.open() else None, host=HostSource(), on_sample=on_sample
+        )
+        sampler.start()
+        try:
+            return run_local(options, request.nproc, on_progress=context.report_progress, stop=context.stop)
+        except DistributedRunFailed:
+            if context.stop.is_set():
+                return None
+            raise
+        finally:
+            sampler.stop()
+            nvml.close()
 
     # ---- files -----------------------------------------------------------------------------------
     @staticmethod

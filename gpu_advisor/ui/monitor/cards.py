@@ -16,7 +16,8 @@ class Card(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
         layout.setSpacing(2)
-        title = QLabel(caption)
+        self.default_caption = caption
+        self.caption = title = QLabel(caption)
         title.setEnabled(False)  # muted palette colour
         self.value = QLabel("—")
         font = self.value.font()
@@ -33,6 +34,8 @@ class Card(QFrame):
         layout.addWidget(self.detail)
         layout.addStretch(1)
 
-    def set(self, value: str, detail: str = "") -> None:
+    def set(self, value: str, detail: str = "", caption: str | None = None) -> None:
+        """Show a value; `caption` replaces the card's title for this run (None: its usual one)."""
+        self.caption.setText(caption or self.default_caption)
         self.value.setText(value)
         self.detail.setText(detail)

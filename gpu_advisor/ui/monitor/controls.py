@@ -12,11 +12,12 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
-from gpu_advisor.ui.monitor.backend import COMMAND_WORKLOAD, WORKLOAD_CHOICES
+from gpu_advisor.ui.monitor.backend import CLUSTER_WORKLOAD, COMMAND_WORKLOAD, WORKLOAD_CHOICES
 
 
 class RunControls(QWidget):
@@ -34,6 +35,16 @@ class RunControls(QWidget):
         for key, label, description in WORKLOAD_CHOICES:
             self.workload_combo.addItem(label, key)
             self.workload_combo.setItemData(self.workload_combo.count() - 1, description, 3)  # ToolTipRole
+        self.nproc_spin = QSpinBox()
+        self.nproc_spin.setRange(2, 64)
+        self.nproc_spin.setValue(2)
+        self.nproc_spin.setAccessibleName("Processes")
+        self.nproc_spin.setToolTip(
+            "Processes (ranks) of the cluster run on this machine: one per GPU with NCCL, or CPU processes "
+            "with gloo."
+        )
+        self.nproc_label = QLabel("&Processes:")
+        self.nproc_label.setBuddy(self.nproc_spin)
         self.quick_check = QCheckBox("&Quick")
         self.quick_check.setChecked(True)
         self.quick_check.setToolTip("Smaller sizes and fewer steps: a CPU run takes under two minutes.")
@@ -55,6 +66,8 @@ class RunControls(QWidget):
             self.device_combo,
             workload_label,
             self.workload_combo,
+            self.nproc_label,
+            self.nproc_spin,
             self.quick_check,
         ):
             row.addWidget(widget)
@@ -95,6 +108,9 @@ class RunControls(QWidget):
 
     def _workload_changed(self, _index: int = 0) -> None:
         self.command_row.setVisible(self.workload_combo.currentData() == COMMAND_WORKLOAD)
+        cluster = self.workload_combo.currentData() == CLUSTER_WORKLOAD
+        self.nproc_label.setVisible(cluster)
+        self.nproc_spin.setVisible(cluster)
 
     def _choose_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Working folder", self.folder_edit.text())

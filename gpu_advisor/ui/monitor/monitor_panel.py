@@ -40,6 +40,7 @@ from gpu_advisor.ui.monitor.live_plots import LivePlots
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries, telemetry_values
 from gpu_advisor.ui.settings import AppSettings
 from gpu_advisor.ui.workers import JobRunner
+from gpu_advisor.wording.distributed import CLUSTER_CAPTIONS, cluster_cards
 from gpu_advisor.wording.monitor import Cards, cards_for, command_cards, measured_mfu, pick_result, plot_rate
 
 TEXT_REFRESH_MS = 1000
@@ -195,6 +196,7 @@ class MonitorPanel(QWidget):
             interval_s=self._settings.sample_interval_s,
             command=self.command_edit.text(),
             working_dir=self.folder_edit.text(),
+            nproc=self.controls.nproc_spin.value(),
         )
 
     def start(self) -> None:
@@ -242,7 +244,13 @@ class MonitorPanel(QWidget):
     def _set_running(self, running: bool) -> None:
         self.start_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
-        for widget in (self.device_combo, self.workload_combo, self.quick_check, self.command_row):
+        for widget in (
+            self.device_combo,
+            self.workload_combo,
+            self.quick_check,
+            self.command_row,
+            self.controls.nproc_spin,
+        ):
             widget.setEnabled(not running)
         self.run_state_changed.emit(running)
 
@@ -307,6 +315,8 @@ class MonitorPanel(QWidget):
             self.time_left.setText(f"{message}{left}")
         if self.report is not None and hasattr(self.report, "exit_code"):
             self._show(command_cards(self.report))  # a watched command (bench.monitor's MonitorReport)
+        elif getattr(self.report, "distributed", None) is not None:
+            self._show(cluster_cards(self.report.distributed), CLUSTER_CAPTIONS)  # bench.distributed
         else:
             self._show(cards_for(self.results, self._device_kind()))
 
@@ -317,11 +327,13 @@ class MonitorPanel(QWidget):
             return device.kind
         return self._request.device.kind if self._request is not None else self._device().kind
 
-    def _show(self, cards: Cards) -> None:
-        self.step_card.set(cards.step_time, cards.step_detail)
-        self.throughput_card.set(cards.throughput, cards.throughput_detail)
-        self.memory_card.set(cards.peak_memory, cards.memory_detail)
-        self.prediction_card.set(cards.prediction, cards.prediction_detail)
+    def _show(self, cards: Cards, captions: tuple[str, str, str, str] | None = None) -> None:
+        """The cards' texts; `captions` retitle the four cards for this run (a cluster run's figures)."""
+        titles = captions or (None, None, None, None)
+        self.step_card.set(cards.step_time, cards.step_detail, titles[0])
+        self.throughput_card.set(cards.throughput, cards.throughput_detail, titles[1])
+        self.memory_card.set(cards.peak_memory, cards.memory_detail, titles[2])
+        self.prediction_card.set(cards.prediction, cards.prediction_detail, titles[3])
         if cards.diagnosis_title:
             self.diagnosis.setText(
                 f"<b>{escape(cards.diagnosis_title)}</b> — {escape(cards.diagnosis_detail)}"

@@ -1,0 +1,228 @@
+"""Start a cluster run on this machine: torchrun with N processes, watched to the end. No torch here
+(torchrun runs in its own process), so the app can call it from a worker thread.
+
+    report = run_local(DistributedOptions(device="cpu"), nproc=2, json_path="cluster.json",
+                       on_progress=..., on_ranks=..., stop=threading.Event())
+
+What it starts: `python -m torch.distributed.run --standalone --nproc-per-node N --max-restarts 0
+-m gpu_advisor bench --distributed ...`, in its own process group, with a run folder for the ranks'
+events and failure notes (events.py) and torchrun's own output in `torchrun.log` there.
+
+How it ends: with the report (rank 0 wrote it atomically); or DistributedRunFailed with one line: a
+rank's own explanation when one left it, else torchrun's root cause (the rank and host that died and
+the signal or exit code), else the last line of torchrun's log. The whole run is bounded by
+`deadline_s`; setting `stop` ends it within a few seconds (SIGTERM to torchrun, which stops its
+workers; SIGKILL after a grace period). The run folder is removed after a success and kept after a
+failure (its path is in the message).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gpu_advisor.bench.distributed.errors import DistributedRunFailed
+from gpu_advisor.bench.distributed.events import RUN_DIR_ENV, EventReader, read_failures
+from gpu_advisor.bench.distributed.failures import parse_torchrun_root_cause, rendezvous_failure
+from gpu_advisor.bench.distributed.options import DistributedOptions
+from gpu_advisor.bench.options import ProgressEvent
+from gpu_advisor.bench.results import BenchReport, load_report
+
+LOG_FILE = "torchrun.log"
+RESULTS_FILE = "results.json"
+GRACE_S = 5.0  # torchrun's time to stop its workers after SIGTERM before SIGKILL
+FAILURE_GRACE_S = 2.0  # after a rank explained its failure, torchrun normally ends within a second
+_POLL_S = 0.1
+# Start-up (interpreters importing torch, the rendezvous) and the gathering at the end, on top of the
+# measurement budgets; generous on a loaded machine.
+STARTUP_ALLOWANCE_S = 60.0
+
+
+def expected_duration_s(options: DistributedOptions) -> float:
+    """A rough upper estimate of the measuring time, for the default deadline."""
+    budget = options.budget_s()
+    phases = {"collectives": 2 * len(options.ops) * budget, "p2p": 2 * budget, "scaling": 12 * budget}
+    return sum(phases[p] for p in options.phases)
+
+
+def default_deadline_s(options: DistributedOptions) -> float:
+    return STARTUP_ALLOWANCE_S + 3 * expected_duration_s(options) + options.timeout_s
+
+
+def torchrun_command(
+    options: DistributedOptions, nproc: int, json_path: Path, python: str = sys.executable
+) -> list[str]:
+    return [
+        python,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        f"--nproc-per-node={nproc}",
+        "--max-restarts=0",
+        "--monitor-interval=0.1",
+        "-m",
+        "gpu_advisor",
+        "bench",
+        "--distributed",
+        *options.to_argv(),
+        "--json",
+        str(json_path),
+    ]
+
+
+def _thread_env(nproc: int) -> dict[str, str]:
+    env = dict(os.environ)
+    # torchrun sets 1 thread per worker when OMP_NUM_THREADS is unset; share the cores out instead, so
+    # CPU ranks use the machine the way a data-parallel CPU job would.
+    env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // nproc)))
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
+def run_local(
+    options: DistributedOptions,
+    nproc: int,
+    *,
+    json_path: str | Path | None = None,
+    on_progress: Callable[[ProgressEvent], None] | None = None,
+    on_ranks: Callable[[list[dict[str, Any]]], None] | None = None,
+    stop: threading.Event | None = None,
+    deadline_s: float | None = None,
+    python: str = sys.executable,
+) -> BenchReport:
+    """Run `nproc` ranks here under torchrun and return rank 0's report (module docstring)."""
+    if nproc < 2:
+        raise DistributedRunFailed("--nproc: a cluster run needs at least 2 processes")
+    stop = stop if stop is not None else threading.Event()
+    deadline_s = default_deadline_s(options) if deadline_s is None else deadline_s
+    run_dir = Path(tempfile.mkdtemp(prefix="gpu-advisor-dist-"))
+    results = Path(json_path).expanduser().resolve() if json_path else run_dir / RESULTS_FILE
+    env = _thread_env(nproc)
+    env[RUN_DIR_ENV] = str(run_dir)
+    log_path = run_dir / LOG_FILE
+    reader = EventReader(run_dir / "events.jsonl")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            torchrun_command(options, nproc, results, python),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            start_new_session=True,  # its own process group: the whole tree can be signalled
+        )
+    began = time.monotonic()
+    why_stopped: str | None = None
+    failure_seen_s: float | None = None
+    try:
+        while proc.poll() is None:
+            _deliver(reader, on_progress, on_ranks)
+            now = time.monotonic()
+            if failure_seen_s is None and read_failures(run_dir):
+                failure_seen_s = now
+            if stop.is_set() and why_stopped is None:
+                why_stopped = "stopped by the user"
+                _terminate(proc)
+            elif now - began > deadline_s and why_stopped is None:
+                why_stopped = f"the run did not finish within {deadline_s:,.0f} s"
+                _terminate(proc)
+            elif failure_seen_s is not None and now - failure_seen_s > FAILURE_GRACE_S:
+                # A rank failed and explained why, but torchrun is still waiting for another one
+                # (a frozen rank ignores SIGTERM for torchrun's 30 s grace): end them all now.
+                _terminate(proc, grace_s=0.5)
+            time.sleep(_POLL_S)
+    except BaseException:  # KeyboardInterrupt in the CLI: never leave ranks behind
+        _terminate(proc)
+        raise
+    _deliver(reader, on_progress, on_ranks)
+    if proc.returncode == 0 and why_stopped is None:
+        report = load_report(results)
+        shutil.rmtree(run_dir, ignore_errors=True)
+        return report
+    raise DistributedRunFailed(_explain(run_dir, proc.returncode, why_stopped))
+
+
+def _deliver(
+    reader: EventReader,
+    on_progress: Callable[[ProgressEvent], None] | None,
+    on_ranks: Callable[[list[dict[str, Any]]], None] | None,
+) -> None:
+    for event in reader.poll():
+        if event.get("kind") == "progress" and on_progress is not None:
+            on_progress(
+                ProgressEvent(
+                    workload=str(event.get("phase", "")),
+                    fraction=float(event.get("fraction") or 0.0),
+                    message=str(event.get("message", "")),
+                    eta_s=event.get("eta_s"),
+                )
+            )
+        elif event.get("kind") == "ranks" and on_ranks is not None:
+            on_ranks(list(event.get("ranks") or []))
+
+
+def _terminate(proc: subprocess.Popen[bytes], grace_s: float = GRACE_S) -> None:
+    """SIGTERM torchrun (it stops its workers), then SIGKILL whatever of its tree is left after
+    `grace_s`. torchrun starts each worker in a session of its own, so the workers are found by
+    walking the process tree rather than signalled through torchrun's process group."""
+    if proc.poll() is not None:
+        return
+    import psutil
+
+    try:
+        tree = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:
+        tree = []
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(grace_s)
+    except subprocess.TimeoutExpired:
+        pass
+    except ProcessLookupError:
+        pass
+    for p in tree:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def _explain(run_dir: Path, returncode: int | None, why_stopped: str | None) -> str:
+    """One line: why the run ended, naming the rank and host where anything names them."""
+    log = _read_log(run_dir / LOG_FILE)
+    where = f"(torchrun's log: {run_dir / LOG_FILE})"
+    if why_stopped is not None:
+        return f"{why_stopped} {where}"
+    failures = read_failures(run_dir)
+    root = parse_torchrun_root_cause(log)
+    if failures:
+        # A failing rank's own words; prefer the rank torchrun saw fail first if it left any.
+        rank = root.rank if root is not None and root.rank in failures else min(failures)
+        return failures[rank]
+    if root is not None:
+        # --standalone names every host "localhost": this machine's name is more use.
+        return f"{root.describe(socket.gethostname())}; torchrun stopped the other ranks {where}"
+    rendezvous = rendezvous_failure(log)
+    if rendezvous:
+        return f"{rendezvous} {where}"
+    last = next((line for line in reversed(log.splitlines()) if line.strip()), "no output")
+    return f"torchrun ended with exit code {returncode}: {last.strip()} {where}"
+
+
+def _read_log(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""

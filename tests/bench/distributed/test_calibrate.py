@@ -1,0 +1,97 @@
+"""A real gloo cluster file calibrates a plan: the request carries the measured fabric, and the plan
+lists the measured bus bandwidth and latency, and the file, among its assumptions.
+
+The planner has no communication model yet (data-parallel all-reduce, ZeRO-3 gathers, tensor-parallel
+all-reduces, pipeline point-to-point); when it has one, it reads `request.calibration.fabric`, and a
+test here must check the communication time it reports against these measured figures.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from gpu_advisor.bench import ResultsFileError, load_report, save_report
+from gpu_advisor.bench.distributed.calibrate import fabric_from_section, load_fabric_calibration
+from tests.bench.distributed.helpers import cli, env
+
+pytestmark = pytest.mark.slow
+
+
+def _largest(section, op):
+    return section.rows(op, "intra-node")[-1]
+
+
+def test_the_calibration_holds_the_files_bus_bandwidth_and_latency(cluster_run):
+    section = load_report(cluster_run.path).distributed
+    calibration = load_fabric_calibration(cluster_run.path)
+    assert calibration.source == cluster_run.path.name
+    fabric = calibration.fabric
+    assert (fabric.backend, fabric.world_size, fabric.hosts) == ("gloo", 2, 1)
+    link = fabric.link("intra-node", "all_reduce")
+    assert link.busbw_bytes_per_s == _largest(section, "all_reduce").busbw_bytes_per_s
+    assert link.latency_s == section.rows("all_reduce", "intra-node")[0].time_s
+    assert {m.op for m in fabric.links} == {"all_reduce", "all_gather", "reduce_scatter", "broadcast"}
+
+
+def test_a_plan_calibrated_with_a_cluster_file_lists_its_measured_bus_bandwidth(cluster_run):
+    section = load_report(cluster_run.path).distributed
+    done = subprocess.run(
+        cli(
+            [
+                "plan",
+                "--model",
+                "gpt2-small",
+                "--task",
+                "pretrain",
+                "--calibrate",
+                str(cluster_run.path),
+                "--json",
+            ]
+        ),
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    assumptions = plan["assumptions"]
+    assert assumptions["calibration_source"] == cluster_run.path.name
+    assert assumptions["measured_fabric"] == "gloo, 2 ranks on 1 node"
+    expected = _largest(section, "all_reduce").busbw_bytes_per_s
+    assert assumptions["measured_busbw_intra_node_all_reduce_bytes_per_s"] == pytest.approx(
+        expected, rel=1e-12
+    )
+    carried = plan["inputs"]["calibration"]["fabric"]["links"]
+    assert any(m["op"] == "all_reduce" and m["busbw_bytes_per_s"] == pytest.approx(expected) for m in carried)
+
+
+def test_the_plan_text_says_it_is_calibrated(cluster_run):
+    done = subprocess.run(
+        cli(["plan", "--model", "gpt2-small", "--task", "pretrain", "--calibrate", str(cluster_run.path)]),
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"Calibrated with {cluster_run.path.name}: gloo, 2 ranks on 1 node." in done.stdout
+    assert "measured all-reduce intra-node: bus bandwidth" in done.stdout
+
+
+def test_a_single_device_file_cannot_calibrate_the_fabric(toy_report, tmp_path):
+    path = tmp_path / "single.json"
+    save_report(toy_report, path)
+    with pytest.raises(ResultsFileError, match=r"single\.json: distributed: no collectives measured"):
+        load_fabric_calibration(path)
+
+
+def test_the_slowest_node_speaks_for_a_scope(cluster_run):
+    section = load_report(cluster_run.path).distributed
+    slow = section.links[0].model_copy(update={"node_rank": 1, "busbw_bytes_per_s": 1.0})
+    two_nodes = section.model_copy(update={"links": [*section.links, slow]})
+    fabric = fabric_from_section(two_nodes)
+    assert fabric.link("intra-node", slow.op).busbw_bytes_per_s == 1.0

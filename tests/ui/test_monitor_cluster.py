@@ -1,0 +1,61 @@
+"""The Monitor starts a real cluster run on this machine (torchrun, 2 gloo ranks, toy sizes): live host
+telemetry while it runs, the cluster's figures on the cards when it ends, the results savable."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from gpu_advisor.bench import load_report
+from gpu_advisor.core.units import format_bandwidth, format_duration
+from gpu_advisor.ui.main_window import MainWindow
+from gpu_advisor.ui.monitor.backend import CLUSTER_WORKLOAD, BenchBackend
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def cluster_window(qtbot, dialogs):
+    window = MainWindow(backend=BenchBackend(toy=True))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window
+    window.close()
+
+
+def _choose_cluster(monitor, nproc: int = 2) -> None:
+    monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData(CLUSTER_WORKLOAD))
+    monitor.device_combo.setCurrentIndex(monitor.device_combo.count() - 1)  # the CPU
+    monitor.controls.nproc_spin.setValue(nproc)
+
+
+def test_the_processes_box_shows_only_for_a_cluster_run(cluster_window):
+    monitor = cluster_window.monitor
+    monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData("train"))
+    assert monitor.controls.nproc_spin.isHidden()
+    _choose_cluster(monitor)
+    assert not monitor.controls.nproc_spin.isHidden()
+
+
+def test_a_two_process_cluster_run_from_the_monitor(cluster_window, qtbot, dialogs, tmp_path):
+    monitor = cluster_window.monitor
+    cluster_window.tabs.setCurrentWidget(monitor)
+    _choose_cluster(monitor)
+    with qtbot.waitSignal(monitor.runner.run_finished, timeout=180_000):
+        qtbot.mouseClick(monitor.start_button, Qt.MouseButton.LeftButton)
+    assert dialogs == []
+    section = monitor.report.distributed
+    assert section.world_size == 2 and section.backend == "gloo"
+    assert monitor.telemetry.total_appended >= 1  # the machine, sampled while the ranks ran
+    assert monitor.time_left.text().startswith("Finished")
+    scaling = section.scaling
+    assert monitor.step_card.value.text() == format_duration(scaling.step_time_s[-1])
+    assert monitor.step_card.caption.text() == "Time per step (DDP)"
+    link = section.link("all_reduce", "intra-node")
+    assert monitor.prediction_card.value.text() == format_bandwidth(link.busbw_bytes_per_s)
+    assert "gloo on CPU, 2 ranks on 1 node" in monitor.diagnosis.text()
+    assert monitor.save_button.isEnabled() and not monitor.calibrate_button.isEnabled()
+    path = tmp_path / "cluster.json"
+    assert monitor.save_results(path)
+    assert load_report(path).distributed.world_size == 2

@@ -1,0 +1,38 @@
+"""The cluster tables a user reads: units through core.units, one table per collective and scope."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_advisor.bench import load_report
+from gpu_advisor.core.units import format_bandwidth, format_bytes
+from gpu_advisor.wording.distributed import collective_tables, latency_text, render_cluster, scaling_summary
+
+
+def test_latency_reads_in_microseconds_and_milliseconds():
+    assert latency_text(48.2e-6) == "48.2 µs"
+    assert latency_text(1.25e-3) == "1.25 ms"
+    assert latency_text(None) == "n/a"
+
+
+@pytest.mark.slow
+def test_the_cluster_text_has_every_collective_with_its_measured_figures(cluster_run):
+    report = load_report(cluster_run.path)
+    section = report.distributed
+    text = render_cluster(report)
+    assert text.startswith("GPU Advisor cluster benchmark: gloo on CPU, 2 ranks on 1 node")
+    tables = collective_tables(section)
+    assert [t.title.split(" within")[0] for t in tables] == [
+        "all-reduce",
+        "all-gather",
+        "reduce-scatter",
+        "broadcast",
+    ]
+    for table, op in zip(tables, ("all_reduce", "all_gather", "reduce_scatter", "broadcast"), strict=True):
+        rows = section.rows(op, "intra-node")
+        assert len(table.rows) == len(rows)
+        last = rows[-1]
+        assert table.rows[-1][0] == format_bytes(last.bytes)
+        assert table.rows[-1][-1] == format_bandwidth(last.busbw_bytes_per_s)
+    assert scaling_summary(section) in text
+    assert "nccl-tests conventions" in text
