@@ -1,10 +1,6 @@
-"""A real gloo cluster file calibrates a plan: the request carries the measured fabric, and the plan
-lists the measured bus bandwidth and latency, and the file, among its assumptions.
-
-The planner has no communication model yet (data-parallel all-reduce, ZeRO-3 gathers, tensor-parallel
-all-reduces, pipeline point-to-point); when it has one, it reads `request.calibration.fabric`, and a
-test here must check the communication time it reports against these measured figures.
-"""
+"""A real gloo cluster file calibrates a plan: the request carries the measured fabric, the plan lists
+the measured bus bandwidth and latency and the file among its assumptions, and the planner's
+communication model (core.comms) times its collectives with them."""
 
 from __future__ import annotations
 
@@ -95,3 +91,34 @@ def test_the_slowest_node_speaks_for_a_scope(cluster_run):
     two_nodes = section.model_copy(update={"links": [*section.links, slow]})
     fabric = fabric_from_section(two_nodes)
     assert fabric.link("intra-node", slow.op).busbw_bytes_per_s == 1.0
+
+
+def test_the_plans_gradient_all_reduce_takes_the_measured_bus_bandwidth(cluster_run):
+    """Two data-parallel GPUs in one machine: the planner's gradient all-reduce is the ring formula
+    2 (n - 1) / n x gradient bytes / busbw + one latency step, with the file's measured figures."""
+    from gpu_advisor.core.presets import get_preset
+    from gpu_advisor.core.recommend import plan
+    from gpu_advisor.core.request import PlanRequest
+
+    calibration = load_fabric_calibration(cluster_run.path)
+    measured = calibration.fabric.link("intra-node", "all_reduce")
+    model = get_preset("gpt2-small")
+    request = PlanRequest(
+        model=model,
+        task="pretrain",
+        gpus=2,
+        tensor_parallel=1,
+        zero_stage=0,
+        gpu="nvidia-h100-sxm",
+        calibration=calibration,
+    )
+    (option,) = plan(request).options
+    assert option.layout.data == 2
+    term = next(t for t in option.speed.terms if t.name == "data-parallel gradient reduction")
+    gradient_bytes = model.total_params() * 2  # bf16 gradients of every parameter
+    expected = 2 * (2 - 1) / 2 * gradient_bytes / measured.busbw_bytes_per_s + measured.latency_s
+    assert term.seconds == pytest.approx(expected, rel=1e-9)
+    assert "measured intra-node all_reduce busbw" in term.formula and cluster_run.path.name in term.formula
+    uncalibrated = plan(request.model_copy(update={"calibration": None})).options[0]
+    catalogue = next(t for t in uncalibrated.speed.terms if t.name == "data-parallel gradient reduction")
+    assert catalogue.seconds < term.seconds  # NVLink is faster than gloo on loopback
