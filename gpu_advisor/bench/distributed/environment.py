@@ -30,6 +30,7 @@ class RankEnv:
     local_rank: int
     local_world_size: int
     node_rank: int
+    nodes: int  # launchers (torchrun's GROUP_WORLD_SIZE), known before the ranks have met
     master_addr: str
     master_port: int
     agent_store: bool  # the launcher hosts the store (torchrun), rather than rank 0
@@ -51,6 +52,8 @@ class RankEnv:
             local_rank = int(env.get("LOCAL_RANK", rank))
             local_world = int(env.get("LOCAL_WORLD_SIZE", world))
             node_rank = int(env.get("GROUP_RANK", env.get("NODE_RANK", 0)))
+            # Without GROUP_WORLD_SIZE, equal ranks per node (torchrun's --nproc-per-node) give the count.
+            nodes = int(env.get("GROUP_WORLD_SIZE", -(-world // max(1, local_world))))
             port = int(env["MASTER_PORT"])
         except ValueError as exc:
             raise NotUnderLauncher(f"--distributed: a launcher variable is not a number ({exc})") from None
@@ -60,6 +63,7 @@ class RankEnv:
             local_rank=local_rank,
             local_world_size=local_world,
             node_rank=node_rank,
+            nodes=nodes,
             master_addr=env["MASTER_ADDR"],
             master_port=port,
             agent_store=env.get("TORCHELASTIC_USE_AGENT_STORE", "").lower() == "true",
@@ -67,8 +71,8 @@ class RankEnv:
             hostname=socket.gethostname(),
         )
 
-    def label(self, nodes: int = 1) -> str:
-        return rank_label(self.rank, self.hostname, self.node_rank, nodes)
+    def label(self) -> str:
+        return rank_label(self.rank, self.hostname, self.node_rank, self.nodes)
 
 
 def choose_device(device: str, env: RankEnv) -> tuple[Any, str, list[str]]:

@@ -103,6 +103,8 @@ def _run(
         env.world_size,
         Peer(env.rank, env.hostname, env.node_rank, os.getpid()),
     )
+    # Name nodes in failure messages from the start, not only once the ranks have described themselves.
+    liveness.nodes = env.nodes
     liveness.start()
     events = EventWriter(run_dir) if run_dir is not None and env.rank == 0 else None
     report_progress = on_progress
@@ -164,7 +166,7 @@ def _explain(
         failed = liveness.failures()
     except Exception:  # the store went with the node that hosted it
         return DistributedRunFailed(
-            f"{env.label(liveness.nodes)}: {where} failed: {cause}; the rendezvous store at "
+            f"{env.label()}: {where} failed: {cause}; the rendezvous store at "
             f"{env.master_addr}:{env.master_port} is gone too: the node hosting it ended, so the "
             "failure began there",
             culprits=None,
@@ -172,7 +174,7 @@ def _explain(
     culprits = tuple(sorted(set(silent) | set(failed)))
     if culprits:
         return DistributedRunFailed(f"{liveness.describe_lost(list(culprits), where)}: {cause}", culprits)
-    return DistributedRunFailed(f"{env.label(liveness.nodes)}: {where} failed: {cause}")
+    return DistributedRunFailed(f"{env.label()}: {where} failed: {cause}")
 
 
 class _NodeTelemetry:

@@ -27,7 +27,15 @@ def test_torchruns_variables_place_the_rank():
     env = RankEnv.from_environ(TORCHRUN)
     assert (env.rank, env.world_size, env.local_rank, env.local_world_size, env.node_rank) == (3, 8, 1, 2, 1)
     assert (env.master_addr, env.master_port, env.agent_store, env.run_id) == ("node0", 29500, True, "job-7")
-    assert env.label(nodes=4) == f"rank 3 on host {env.hostname} (node 1)"
+    # 8 ranks, 2 per node: 4 nodes, known before the ranks meet, so a failure at start-up names the node.
+    assert env.nodes == 4
+    assert env.label() == f"rank 3 on host {env.hostname} (node 1)"
+    assert RankEnv.from_environ({**TORCHRUN, "GROUP_WORLD_SIZE": "5"}).nodes == 5
+
+
+def test_one_node_needs_no_node_in_the_label():
+    env = RankEnv.from_environ({**TORCHRUN, "LOCAL_WORLD_SIZE": "8", "GROUP_RANK": "0"})
+    assert env.label() == f"rank 3 on host {env.hostname}"
 
 
 def test_a_bad_variable_is_named():
