@@ -53,6 +53,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--gpu", default=None, metavar="NAME", help="consider only this GPU (id or name)")
     p.add_argument("--tier", choices=[t.value for t in Tier], default=None)
     p.add_argument("--buy", action="store_true", help="rank by purchase cost instead of rent")
+    p.add_argument(
+        "--own-machines", action="store_true", help="I already own the machines: buying prices the GPUs only"
+    )
     p.add_argument("--hours-per-month", type=float, default=HOURS_PER_MONTH)
     p.add_argument("--electricity-usd-per-kwh", type=float, default=0.15)
     p.add_argument("--mfu", type=float, default=None, help="override the assumed training MFU (0-1)")
@@ -112,6 +115,7 @@ def request_from_args(args: argparse.Namespace):
             purchase=Purchase.BUY if args.buy else Purchase.RENT,
             hours_per_month=args.hours_per_month,
             electricity_usd_per_kwh=args.electricity_usd_per_kwh,
+            own_machines=args.own_machines,
             assumptions=assumptions,
         )
     except ConfigError as exc:

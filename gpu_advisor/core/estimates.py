@@ -126,6 +126,7 @@ class CostEstimate(BaseModel):
     electricity_usd_per_month: float | None
     breakeven_months: float | None
     job_cloud_usd: float | None = None
+    power_kw: float | None = None  # at the wall, GPUs and hosts, PUE included
     formula: str
 
     def rent_total_usd(self, months: float) -> float | None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 
+from .advice import count_suggestions
 from .calibration import assumption_entries
 from .catalog import Catalog, GpuSpec, default_catalog
 from .comms import resolve_fabric
 from .cost import estimate_cost
 from .efficiency import resolve_efficiency
 from .estimates import OWNERSHIP_MONTHS, TrainingSpeed
+from .hosts import machines_for, max_gpus_in_tier
 from .layout import Parallelism
 from .layouts import Candidate, best, candidates, meets, pp_options, speed_of, tp_options, zero_options
 from .memory import Device, estimate_memory, memory_basis, request_profile
@@ -76,8 +78,11 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> Candidat
     step = (req.tensor_parallel or 1) * (req.pipeline_parallel or 1)
     best_fit: Candidate | None = None
     last: Candidate | None = None
-    count = req.gpus or _smallest_fitting_count(req, gpu, step)
-    while count <= (req.gpus or MAX_GPUS):
+    limit = _count_limit(req, gpu, step)
+    if limit is None:
+        return None
+    count = req.gpus or min(_smallest_fitting_count(req, gpu, step), limit)
+    while count <= limit:
         found = list(candidates(req, count, gpu, peaks))
         last = found[-1] if found else last
         fitting = [c for c in found if c.fits]
@@ -96,6 +101,19 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> Candidat
     if last is not None:  # nothing fits: the most sharded attempt, to show how far off it is
         return Candidate(last.layout, speed_of(req, last.layout, peaks, detail=False), False)
     return None
+
+
+def _count_limit(req: PlanRequest, gpu: GpuSpec, step: int) -> int | None:
+    """The most GPUs this GPU's tier deploys for the request: its machines x cards per machine (a
+    power of two times tp x pp, the counts searched), or the fixed count; None when the fixed count or
+    layout needs more than the tier allows."""
+    tier_max = max_gpus_in_tier(gpu)
+    if req.gpus is not None:
+        return req.gpus if tier_max is None or req.gpus <= tier_max else None
+    top = MAX_GPUS if tier_max is None else tier_max
+    if step > top:
+        return None
+    return step * 2 ** ((top // step).bit_length() - 1)
 
 
 def _faster(a: Candidate, b: Candidate) -> bool:
@@ -169,12 +187,20 @@ def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | 
         return None, f"{gpu.name}: skipped, {note}"
     found = _best_layout(req, gpu, peaks)
     if found is None:
-        return None, None
+        return None, f"{gpu.name}: not offered, the layout asked for needs more than {_tier_room(gpu)}"
     par, fits = found.layout, found.fits
     speed = speed_of(req, par, peaks)  # the kept layout, with its worded terms
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
+    machines = machines_for(gpu, par.gpus)
     cost = estimate_cost(
-        gpu, par.gpus, req.hours_per_month, req.electricity_usd_per_kwh, req.assumptions, job_hours
+        gpu,
+        par.gpus,
+        machines,
+        req.hours_per_month,
+        req.electricity_usd_per_kwh,
+        req.assumptions,
+        job_hours,
+        req.own_machines,
     )
     if req.purchase is Purchase.BUY:
         rank = (
@@ -191,6 +217,9 @@ def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | 
         gpu_id=gpu.id,
         tier=gpu.tier,
         count=par.gpus,
+        machines=machines.machines,
+        gpus_per_machine=machines.gpus_per_machine,
+        host=machines.host,
         fits=fits,
         meets_target=fits and meets(req, speed),
         gpu_memory_bytes=gpu.memory_bytes,
@@ -200,9 +229,25 @@ def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | 
         cost=cost,
         rank_usd=rank,
         sources=_sources(gpu, catalog),
-        note=note or "",
+        note="; ".join(n for n in (note, _deployment_note(gpu, machines.machines)) if n),
     )
     return option, None
+
+
+def _tier_room(gpu: GpuSpec) -> str:
+    """'4 desktops of 2 GPUs'."""
+    host = machines_for(gpu, 1).host
+    return f"{host.max_machines} {host.label}s of {gpu.node().node_gpus} GPUs"
+
+
+def _deployment_note(gpu: GpuSpec, machines: int) -> str | None:
+    """A card used outside the deployment it is sold for (GeForce cards in a multi-machine cluster)."""
+    if gpu.tier is Tier.CONSUMER and gpu.vendor == "NVIDIA" and machines > 1:
+        return (
+            f"GeForce cards in a {machines}-machine cluster: NVIDIA's GeForce driver licence excludes "
+            "data-center deployment, and the cards have no ECC and no peer-to-peer between machines"
+        )
+    return None
 
 
 def _rank_key(option: Option) -> tuple:
@@ -314,6 +359,11 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
             parallelism=best.layout,
             reason=_reason(req, best),
         )
+        chosen = catalog.get(best.gpu_id)
+        deployment = _deployment_note(chosen, best.machines)
+        if deployment:
+            warnings.append(f"{best.gpu}: {deployment}.")
+        suggestions = count_suggestions(req, best, lambda changed: _option(changed, chosen, catalog)[0])
         if best.rank_usd is None:
             warnings.append(
                 f"No {'purchase' if req.purchase is Purchase.BUY else 'cloud'} price for the "

@@ -35,7 +35,7 @@ class Purchase(StrEnum):
 
 
 # Assumptions that earlier versions had and the planner no longer uses: dropped when an old plan is read.
-RETIRED_ASSUMPTIONS = ("tp_efficiency",)
+RETIRED_ASSUMPTIONS = ("tp_efficiency", "server_overhead", "system_power_fraction")
 
 
 class Assumptions(BaseModel):
@@ -117,19 +117,21 @@ class Assumptions(BaseModel):
         le=4096,
         description="Chunks of a chunked cross-entropy (torchtune CEWithChunkedOutputLoss: 8).",
     )
-    server_overhead: float = Field(
-        default=0.50,
+    host_usd_per_machine: float | None = Field(
+        default=None,
         ge=0,
-        le=5,
-        description="Purchase: the rest of the server (CPU, RAM, chassis, network) as a fraction of "
-        "the GPUs' price.",
+        le=10_000_000,
+        description="Purchase: one machine without its GPUs (CPU, RAM, chassis, network), USD. Empty: "
+        "per tier (resources/hosts.json: desktop $2,000, workstation tower $9,000, 8-GPU server "
+        "$75,000, 8-GPU PCIe server $25,000).",
     )
     pue: float = Field(default=1.3, ge=1, le=3, description="Power usage effectiveness (cooling overhead).")
-    system_power_fraction: float = Field(
-        default=0.30,
+    host_power_w_per_machine: float | None = Field(
+        default=None,
         ge=0,
-        le=3,
-        description="Host power (CPU, RAM, fans) as a fraction of the GPUs' TDP.",
+        le=100_000,
+        description="Power of one machine besides its GPUs (CPUs, RAM, fans, NICs), W under load. "
+        "Empty: per tier (resources/hosts.json: desktop 200 W to 8-GPU server 3 kW).",
     )
     utilisation_of_tdp: float = Field(
         default=0.70, gt=0, le=1.2, description="Average GPU draw as a fraction of TDP under load."
@@ -208,6 +210,10 @@ class PlanRequest(BaseModel):
         default=HOURS_PER_MONTH, gt=0, le=744, description="Hours of use per month"
     )
     electricity_usd_per_kwh: float = Field(default=0.15, ge=0, le=10)
+    # deployment, serving targets and filters
+    own_machines: bool = Field(
+        default=False, description="I already own the machines: buying prices the GPUs only"
+    )
     assumptions: Assumptions = Field(default_factory=Assumptions)
     calibration: Calibration | None = Field(
         default=None, description="Measured figures (a results file) that replace defaults"

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .estimates import CostEstimate, MemoryComponents, MemoryEstimate, Speed, TrainingSpeed
+from .hosts import HostSpec
 from .layout import Parallelism
 from .precision import Tier
 from .request import PlanRequest
@@ -26,6 +27,7 @@ COST_KEYS = (
     "electricity_usd_per_month",
     "breakeven_months",
     "job_cloud_usd",
+    "power_kw",
 )
 
 
@@ -47,6 +49,9 @@ class Option(BaseModel):
     gpu_id: str
     tier: Tier
     count: int
+    machines: int  # count = machines x gpus_per_machine; tensor parallelism stays inside one machine
+    gpus_per_machine: int
+    host: HostSpec  # what one machine is, costs and draws besides its GPUs
     fits: bool
     meets_target: bool
     gpu_memory_bytes: int
@@ -79,6 +84,9 @@ class Option(BaseModel):
             "gpu_id": self.gpu_id,
             "tier": self.tier.value,
             "count": self.count,
+            "machines": self.machines,
+            "gpus_per_machine": self.gpus_per_machine,
+            "machine": self.host.label,
             "fits": self.fits,
             "meets_target": self.meets_target,
             "gpu_memory_bytes": self.gpu_memory_bytes,

@@ -204,8 +204,8 @@ def build_document(
     doc.add(
         "<p>Every GPU the planner considered, best first: the smallest layout that fits and meets the "
         "target; “fits, too slow” fits in memory but misses the target. Rent is per hour for all "
-        f"the GPUs; Purchase = the GPUs plus {plan.request.assumptions.server_overhead:.0%} for the rest "
-        "of the server.</p>"
+        "the GPUs; Purchase = the GPUs plus each machine without its GPUs (desktop, workstation tower "
+        "or 8-GPU server, with its source in the cost formula).</p>"
     )
     _options_table(doc, plan)
     _speed(doc, plan)

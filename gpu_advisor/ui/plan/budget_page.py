@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QButtonGroup, QGroupBox, QHBoxLayout, QRadioButton, QWidget
+from PySide6.QtWidgets import QButtonGroup, QCheckBox, QGroupBox, QHBoxLayout, QRadioButton, QWidget
 
 from gpu_advisor.core.catalog import default_catalog
 from gpu_advisor.core.precision import TIER_LABELS
@@ -20,7 +20,8 @@ class BudgetPage(FormPage):
     def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
         super().__init__(
             "Budget",
-            "Renting is ranked by the hourly price; buying by the purchase plus three years of electricity. "
+            "Renting is ranked by the rent of the whole training job when a token budget is set, else by "
+            "the hourly price; buying by the cards and their machines plus three years of electricity. "
             "Both costs are shown either way, with the month where buying breaks even.",
             parent,
         )
@@ -42,6 +43,15 @@ class BudgetPage(FormPage):
         self.hours = NumberEdit(integer=False, placeholder=f"{HOURS_PER_MONTH:g}")
         self.add_field(
             money_form, "&Hours of use per month (h):", self.hours, "hours_per_month", tip("hours_per_month")
+        )
+        self.own_machines = QCheckBox("I already &own the machines (price the GPUs only)")
+        self.add_field(
+            money_form,
+            "Machines:",
+            self.own_machines,
+            "own_machines",
+            "Buying prices each desktop, workstation tower or 8-GPU server without its GPUs "
+            "(resources/hosts.json); tick this when the machines are already there.",
         )
         self.electricity = NumberEdit(integer=False, placeholder="0.15")
         self.add_field(
@@ -72,6 +82,7 @@ class BudgetPage(FormPage):
         b = self.binder
         b.choice(self.purchase_group, {self.rent: Purchase.RENT, self.buy: Purchase.BUY}, "purchase")
         b.number(self.hours, "hours_per_month")
+        b.check(self.own_machines, "own_machines")
         b.number(self.electricity, "electricity_usd_per_kwh")
         b.combo(self.tier, "tier")
         b.combo(self.gpu, "gpu")
