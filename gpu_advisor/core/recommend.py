@@ -22,6 +22,7 @@ from .result import GpuSources, Option, Plan, Recommendation
 from .speed import DevicePeaks, hardware_flops_per_token, training_flops_per_token
 from .trace import compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
+from .verdict import verdict
 
 MAX_GPUS = 65536  # Llama 3.1 405B trained on 16k H100s; leave room above that
 _SOURCE_KEY = re.compile(r"\[(S[0-9A-Za-z-]+)\]")
@@ -430,4 +431,5 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         warnings=tuple(warnings),
         suggestions=tuple(suggestions),
         trace=trace_comparison,
+        verdict=verdict(options, req.hours_per_month),
     )

@@ -109,6 +109,31 @@ class Option(BaseModel):
         }
 
 
+class VerdictSide(BaseModel):
+    """One side of the verdict: the option and what it costs on that side."""
+
+    model_config = ConfigDict(frozen=True)
+    gpu: str
+    gpu_id: str
+    count: int
+    machines: int
+    gpus_per_machine: int
+    machine: str
+    cost_usd: float  # rent: per month, or for the job; buy: the purchase
+    usd_per_month: float | None  # rent per month, or the purchase's electricity per month
+    job_usd: float | None = None  # a training job's rent, or its electricity when bought
+
+
+class Verdict(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    choice: str | None  # "rent" | "buy"; None when no option has a price
+    basis: str  # "monthly" | "job"
+    rent: VerdictSide | None
+    buy: VerdictSide | None
+    breakeven_months: float | None
+    reason: str
+
+
 class Recommendation(BaseModel):
     model_config = ConfigDict(frozen=True)
     tier: Tier | None
@@ -132,6 +157,7 @@ class Plan(BaseModel):
     warnings: tuple[str, ...]
     suggestions: tuple[str, ...] = ()
     trace: TraceComparison | None = None  # formulas beside a memory trace (core/trace.py), when traced
+    verdict: Verdict | None = None  # rent or buy across the options (core/verdict.py)
 
     @property
     def best(self) -> Option | None:
@@ -156,5 +182,6 @@ class Plan(BaseModel):
             "assumptions": self.assumptions,
             "warnings": list(self.warnings),
             "suggestions": list(self.suggestions),
+            "verdict": None if self.verdict is None else self.verdict.model_dump(mode="json"),
             **({"trace": self.trace.to_json_dict()} if self.trace is not None else {}),
         }

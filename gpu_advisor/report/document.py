@@ -28,6 +28,7 @@ from gpu_advisor.wording.plan import (
     gpu_line,
     rent_text,
     speed_text,
+    verdict_text,
 )
 
 CSS_PX_PER_PT = 96 / 72  # QTextDocument sizes images in 96-dpi pixels, whatever the paint device
@@ -227,6 +228,9 @@ def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
     doc.heading(2, "Executive summary")
     doc.add(f"<p class='headline'>{escape(summary.headline)}</p>")
     doc.add(f"<p class='lead'>{escape(summary.reason)}</p>")
+    verdict = verdict_text(plan)
+    if verdict:
+        doc.add(f"<p class='advice'>Rent or buy: {escape(verdict)}</p>")
     doc.kv(summary.facts, 24)
     for named in results:
         line = res.attached_line(named.name, named.report)
@@ -236,6 +240,9 @@ def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
         step("cost chart")
         doc.add(_image(doc, "cost", charts.cost_chart_image(plan, None, width_pt, dpi), dpi))
         _runners_up(doc, plan)
+        if plan.suggestions:
+            doc.heading(3, "What would need fewer GPUs")
+            doc.add(f"<ul>{''.join(f'<li>{escape(s)}</li>' for s in plan.suggestions)}</ul>")
     else:
         if plan.suggestions:
             doc.heading(3, "What would make it fit")
@@ -340,13 +347,15 @@ def _cost(doc: ReportDocument, plan: Plan, summary: Summary) -> None:
         return
     cost = summed.cost
     doc.add(f"<p>For {escape(gpu_line(summary.best))}; the chart is on page 1.</p>")
-    rows = [("Rent", rent_text(cost)), ("Buy", buy_text(cost)), ("Break-even", breakeven_text(cost))]
-    if summed.rent_total_usd is not None:
-        rows.append((f"Rent for {summed.horizon_months} months", format_usd(summed.rent_total_usd)))
-    if summed.buy_total_usd is not None:
-        rows.append((f"Buy and run for {summed.horizon_months} months", format_usd(summed.buy_total_usd)))
-    if cost.job_cloud_usd is not None:
+    rows = [("Rent", rent_text(cost)), ("Buy", buy_text(cost))]
+    if cost.job_cloud_usd is not None:  # a one-off job: its rent, not months of round-the-clock rent
         rows.append(("This training job, rented", format_usd(cost.job_cloud_usd)))
+    else:
+        rows.append(("Break-even", breakeven_text(cost)))
+        if summed.rent_total_usd is not None:
+            rows.append((f"Rent for {summed.horizon_months} months", format_usd(summed.rent_total_usd)))
+        if summed.buy_total_usd is not None:
+            rows.append((f"Buy and run for {summed.horizon_months} months", format_usd(summed.buy_total_usd)))
     doc.kv(rows, 32)
     doc.add(f"<p class='advice'>{escape(summed.advice)}</p>")
 

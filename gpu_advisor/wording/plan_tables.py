@@ -11,6 +11,7 @@ from gpu_advisor.core.estimates import COMPONENTS, MemoryEstimate, SpeedTerm
 from gpu_advisor.core.request import Assumptions, Purchase
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import (
+    NA,
     format_bandwidth,
     format_bytes,
     format_count,
@@ -29,13 +30,16 @@ from gpu_advisor.wording.plan import (
     TASK_LABELS,
     bound_text,
     breakeven_text,
-    build_summary,
     fits_text,
     gpu_line,
     headline,
+    job_cost_text,
+    machines_text,
     memory_text,
     plan_title,
+    rank_basis,
     speed_text,
+    verdict_text,
 )
 from gpu_advisor.wording.text import text_table
 
@@ -114,7 +118,26 @@ def option_columns(training: bool) -> tuple[Column, ...]:
                 "Generated tokens per second, all users",
             ),
         )
+    job: tuple[Column, ...] = ()
+    if training:
+        job = (
+            Column(
+                "job_cost",
+                "Job cost",
+                lambda o: o.cost.job_cloud_usd,
+                job_cost_text,
+                "Rent of the whole training job: GPU-hours x price per GPU-hour",
+            ),
+            Column(
+                "gpu_hours",
+                "GPU-hours",
+                lambda o: _training(o, "gpu_hours"),
+                lambda o: NA if _training(o, "gpu_hours") is None else f"{_training(o, 'gpu_hours'):,.0f}",
+                "GPUs x hours to train the token budget",
+            ),
+        )
     money = (
+        *job,
         Column(
             "rent",
             "Rent $/h",
@@ -127,7 +150,7 @@ def option_columns(training: bool) -> tuple[Column, ...]:
             "Purchase",
             lambda o: o.cost.purchase_usd,
             lambda o: format_usd(o.cost.purchase_usd, PRICE_UNKNOWN),
-            "GPUs plus the rest of the server (assumption: server overhead)",
+            "The GPUs plus each machine without its GPUs (desktop, workstation tower or 8-GPU server)",
         ),
         Column(
             "breakeven",
@@ -192,6 +215,14 @@ def option_columns(training: bool) -> tuple[Column, ...]:
             lambda o: o.layout.describe(),
             "How the GPUs share the work",
             "tensor_parallel",
+            numeric=False,
+        ),
+        Column(
+            "machines",
+            "Machines × GPUs",
+            lambda o: (o.machines, o.gpus_per_machine),
+            machines_text,
+            "Machines x GPUs per machine; tensor parallelism stays inside one machine",
             numeric=False,
         ),
         Column("tier", "Tier", lambda o: o.tier.label, lambda o: SHORT_TIER_LABELS[o.tier], numeric=False),
@@ -368,11 +399,13 @@ CLI_COLUMNS = {
     True: (
         "gpu",
         "count",
+        "machines",
         "fits",
         "memory",
         "step_time",
         "tokens_per_s",
-        "bound",
+        "job_cost",
+        "gpu_hours",
         "rent",
         "purchase",
         "breakeven",
@@ -380,11 +413,12 @@ CLI_COLUMNS = {
     False: (
         "gpu",
         "count",
+        "machines",
         "fits",
         "memory",
         "per_user",
         "aggregate",
-        "bound",
+        "prefill",
         "rent",
         "purchase",
         "breakeven",
@@ -400,14 +434,14 @@ def plan_text(plan: Plan) -> str:
     lines.append("Memory on one device, unsharded:")
     lines += [f"  {label:<28} {size:>10}   {formula}" for label, size, formula in memory_rows(plan.memory)]
     lines += [f"  note: {note}" for note in plan.memory.notes]
-    summary = build_summary(plan)
-    if summary.cost is not None:
-        lines += ["", summary.cost.advice]
+    verdict = verdict_text(plan)
+    if verdict:
+        lines += ["", f"Rent or buy: {verdict}"]
     training = plan.request.task.is_training
     columns = {c.key: c for c in option_columns(training)}
     chosen = [columns[key] for key in CLI_COLUMNS[training]]
     rows = [[c.text(o) for c in chosen] for o in plan.options[:CLI_OPTION_ROWS]]
-    lines += ["", "Options (best first):"]
+    lines += ["", f"Options (best first, {rank_basis(plan)}):"]
     lines += text_table([c.header for c in chosen], rows, [c.numeric for c in chosen])
     if len(plan.options) > CLI_OPTION_ROWS:
         lines.append(f"... {len(plan.options) - CLI_OPTION_ROWS} more (use --json for all)")

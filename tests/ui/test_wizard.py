@@ -94,8 +94,12 @@ def test_wizard_end_to_end_shows_exactly_the_core_plan(wizard, qtbot):
     assert [table.cell_text(r, "GPU") for r in range(3)] == [o.gpu for o in expected.options[:3]]
     chart = wizard.result_view.memory_chart
     assert dict(chart.shown_rows)["unsharded, one device"] == expected.memory.total_bytes
-    breakeven = best.cost.breakeven_months
-    assert f"after {breakeven:.1f} months" in wizard.result_view.cost_chart.message
+    # A one-off 2B-token job is charted as the job (its rent against the purchase), not in months.
+    job_rent = format_usd(best.cost.job_cloud_usd, "price unknown")
+    assert f"Renting this job costs {job_rent}" in wizard.result_view.cost_chart.message
+    assert (
+        wizard.result_view.cost_chart.getPlotItem().getAxis("bottom").labelText == "hours of the training job"
+    )
 
 
 def test_invalid_input_shows_the_message_and_disables_next(wizard, qtbot):
