@@ -20,6 +20,7 @@ from .precision import Precision, Task, Tier
 from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
 from .speed import DevicePeaks, hardware_flops_per_token, training_flops_per_token
+from .tiers import tier_choices
 from .trace import compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
 from .verdict import verdict
@@ -432,4 +433,5 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         suggestions=tuple(suggestions),
         trace=trace_comparison,
         verdict=verdict(options, req.hours_per_month),
+        tiers=tier_choices(req, options, catalog),
     )

@@ -134,6 +134,19 @@ class Verdict(BaseModel):
     reason: str
 
 
+class TierChoice(BaseModel):
+    """One tier's answer: its best option (by gpu_id among the plan's options) or why it has none,
+    and what its machines are like."""
+
+    model_config = ConfigDict(frozen=True)
+    tier: Tier
+    gpu_id: str | None
+    reason: str
+    deployment: str
+    noise: str
+    support: str
+
+
 class Recommendation(BaseModel):
     model_config = ConfigDict(frozen=True)
     tier: Tier | None
@@ -158,12 +171,33 @@ class Plan(BaseModel):
     suggestions: tuple[str, ...] = ()
     trace: TraceComparison | None = None  # formulas beside a memory trace (core/trace.py), when traced
     verdict: Verdict | None = None  # rent or buy across the options (core/verdict.py)
+    tiers: tuple[TierChoice, ...] = ()  # the best option of each tier (core/tiers.py)
 
     @property
     def best(self) -> Option | None:
         """The recommended option, if any."""
         rec = self.recommendation
         return next((o for o in self.options if o.gpu_id == rec.gpu_id and rec.gpu_id), None)
+
+    def tier_best(self, choice: TierChoice) -> Option | None:
+        """The option a tier's choice names."""
+        return next((o for o in self.options if o.gpu_id == choice.gpu_id and choice.gpu_id), None)
+
+    def _tiers_json(self) -> list[dict[str, Any]]:
+        out = []
+        for choice in self.tiers:
+            best = self.tier_best(choice)
+            out.append(
+                {
+                    "tier": choice.tier.value,
+                    "best": None if best is None else best.to_json_dict(),
+                    "reason": choice.reason,
+                    "deployment": choice.deployment,
+                    "noise": choice.noise,
+                    "support": choice.support,
+                }
+            )
+        return out
 
     def to_json_dict(self) -> dict[str, Any]:
         """The `gpu-advisor plan --json` object (DESIGN.md, "Data contracts")."""
@@ -183,5 +217,6 @@ class Plan(BaseModel):
             "warnings": list(self.warnings),
             "suggestions": list(self.suggestions),
             "verdict": None if self.verdict is None else self.verdict.model_dump(mode="json"),
+            "tiers": self._tiers_json(),
             **({"trace": self.trace.to_json_dict()} if self.trace is not None else {}),
         }

@@ -30,6 +30,7 @@ from gpu_advisor.wording.plan import (
     speed_text,
     verdict_text,
 )
+from gpu_advisor.wording.tiers import tier_columns
 
 CSS_PX_PER_PT = 96 / 72  # QTextDocument sizes images in 96-dpi pixels, whatever the paint device
 
@@ -236,8 +237,11 @@ def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
         line = res.attached_line(named.name, named.report)
         if line:
             doc.add(f"<p>{escape(line)}</p>")
+    _tiers(doc, plan)
     if plan.best is not None:
         step("cost chart")
+        # Page one holds the answer, the verdict and the tiers; the chart starts the next page whole.
+        doc.heading(2, "Rent or buy over time", new_page=True)
         doc.add(_image(doc, "cost", charts.cost_chart_image(plan, None, width_pt, dpi), dpi))
         _runners_up(doc, plan)
         if plan.suggestions:
@@ -255,6 +259,23 @@ def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
             f"<p class='muted small'>{n} note{'s' if n != 1 else ''} from the planner "
             f"{'are' if n != 1 else 'is'} listed under \u201cHow the numbers were computed\u201d.</p>"
         )
+
+
+def _tiers(doc: ReportDocument, plan: Plan) -> None:
+    """The three tiers side by side: one column per tier, one row per figure."""
+    columns = tier_columns(plan)
+    if not columns:
+        return
+    doc.heading(3, "The three tiers side by side")
+    heads = [("", 16, False)] + [
+        (escape(c.title + (" (recommended)" if c.recommended else "")), 28, False) for c in columns
+    ]
+    labels = list(dict.fromkeys(["Why not", *(label for c in columns for label, _ in c.rows)]))
+    labels = [label for label in labels if any(label in dict(c.rows) for c in columns)]
+    rows = [["<b>Best option</b>", *(f"<b>{escape(c.answer)}</b>" for c in columns)]]
+    for label in labels:
+        rows.append([escape(label), *(escape(dict(c.rows).get(label, "")) for c in columns)])
+    doc.table(heads, rows, 7.5)
 
 
 def _runners_up(doc: ReportDocument, plan: Plan, limit: int = 3) -> None:

@@ -42,6 +42,7 @@ from gpu_advisor.wording.plan import (
     verdict_text,
 )
 from gpu_advisor.wording.text import text_table
+from gpu_advisor.wording.tiers import tiers_text
 
 
 @dataclass(frozen=True)
@@ -437,6 +438,7 @@ def plan_text(plan: Plan) -> str:
     verdict = verdict_text(plan)
     if verdict:
         lines += ["", f"Rent or buy: {verdict}"]
+    lines += ["", *tiers_text(plan)]
     training = plan.request.task.is_training
     columns = {c.key: c for c in option_columns(training)}
     chosen = [columns[key] for key in CLI_COLUMNS[training]]

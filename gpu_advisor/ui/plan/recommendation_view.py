@@ -23,6 +23,7 @@ from gpu_advisor.ui.plan.charts import CostChart, MemoryChart
 from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.plan.options_table import OptionsTable
 from gpu_advisor.ui.plan.tier_card import TierCard
+from gpu_advisor.ui.plan.tiers_view import TiersView
 from gpu_advisor.wording.plan import rank_basis
 from gpu_advisor.wording.plan_tables import compute_rows, formula_rows, memory_rows
 
@@ -65,6 +66,9 @@ class RecommendationView(QWidget):
         self.warnings.setObjectName("warnings")
         overview_layout.addWidget(self.warnings)
         self.tabs.addTab(overview, "&Overview")
+        self.tiers = TiersView()
+        self.tabs.insertTab(0, self.tiers, "&Three tiers")
+        self.tabs.setCurrentIndex(0)
 
         options_page = QWidget()
         options_layout = QVBoxLayout(options_page)
@@ -98,6 +102,7 @@ class RecommendationView(QWidget):
     def show_plan(self, plan: Plan) -> None:
         self.plan = plan
         self.card.show_plan(plan)
+        self.tiers.show_plan(plan)
         self.memory_chart.show_plan(plan)
         self.cost_chart.show_plan(plan)
         self.memory_legend.setText(self.memory_chart.legend_html())
