@@ -48,6 +48,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prompt-tokens", type=int, default=512)
     p.add_argument("--output-tokens", type=int, default=256)
     p.add_argument("--tokens-per-s", type=float, default=None, help="target tokens/s per user (inference)")
+    p.add_argument(
+        "--requests-per-s",
+        type=float,
+        default=None,
+        metavar="R",
+        help="traffic as requests per second instead of --users (Little's law; needs --tokens-per-s)",
+    )
+    p.add_argument("--ttft-s", type=float, default=None, metavar="S", help="target time to first token (s)")
     p.add_argument("--train-tokens", type=float, default=None, help="training token budget, e.g. 1e9")
     p.add_argument("--max-hours", type=float, default=None, help="training deadline in hours")
     p.add_argument("--gpu", default=None, metavar="NAME", help="consider only this GPU (id or name)")
@@ -108,6 +116,8 @@ def request_from_args(args: argparse.Namespace):
             prompt_tokens=args.prompt_tokens,
             output_tokens=args.output_tokens,
             tokens_per_s_per_user=args.tokens_per_s,
+            requests_per_s=args.requests_per_s,
+            ttft_s=args.ttft_s,
             train_tokens=args.train_tokens,
             max_hours=args.max_hours,
             gpu=args.gpu,

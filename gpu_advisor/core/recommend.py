@@ -19,6 +19,7 @@ from .memory import Device, estimate_memory, memory_basis, request_profile
 from .precision import Precision, Task, Tier
 from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
+from .serving import with_concurrency
 from .speed import DevicePeaks, hardware_flops_per_token, training_flops_per_token
 from .tiers import tier_choices
 from .trace import compare_with_formulas, comparison_warnings, traced_formulas
@@ -263,6 +264,16 @@ def _rank_key(option: Option) -> tuple:
     )
 
 
+def _serving_target(req: PlanRequest) -> str:
+    """'30 tokens/s per user and a first token within 0.5 s'."""
+    parts = []
+    if req.tokens_per_s_per_user is not None:
+        parts.append(f"{req.tokens_per_s_per_user:g} tokens/s per user")
+    if req.ttft_s is not None:
+        parts.append(f"a first token within {req.ttft_s:g} s")
+    return " and ".join(parts)
+
+
 def _reason(req: PlanRequest, best: Option) -> str:
     model = req.model
     profile = request_profile(req)
@@ -314,6 +325,7 @@ def _suggestions(req: PlanRequest) -> list[str]:
 def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     """Answer one planning question. Pure: the same request and catalogue give the same plan."""
     catalog = catalog or default_catalog()
+    req, concurrency = with_concurrency(req)
     gpus = [g for g in catalog.gpus if req.tier is None or g.tier is req.tier]
     if req.gpu is not None:
         gpus = [catalog.get(req.gpu)]
@@ -336,11 +348,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         biggest = max((g.memory_bytes for g in gpus), default=0)
         where = "the chosen GPUs" if req.gpu or req.tier else "the catalogue"
         if any(o.fits for o in options):
-            target = (
-                f"the {req.max_hours:g} h deadline"
-                if req.task.is_training
-                else f"{req.tokens_per_s_per_user:g} tokens/s per user"
-            )
+            target = f"the {req.max_hours:g} h deadline" if req.task.is_training else _serving_target(req)
             limit = f"{req.gpus} GPUs" if req.gpus else f"{MAX_GPUS:,} GPUs"
             reason = f"Nothing in {where} meets {target} with up to {limit}. " + suggestions[0]
         else:
@@ -422,6 +430,11 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     }
     if req.task is Task.INFERENCE:
         assumptions["engine"] = req.engine.value
+        assumptions["time_to_first_token"] = (
+            "prefill of one user's prompt + one decode step of the running batch"
+        )
+    if concurrency is not None:
+        assumptions["concurrent_users_from_requests_per_s"] = concurrency
     return Plan(
         request=req,
         memory=unsharded,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any, Self
 
@@ -214,6 +215,16 @@ class PlanRequest(BaseModel):
     own_machines: bool = Field(
         default=False, description="I already own the machines: buying prices the GPUs only"
     )
+    requests_per_s: float | None = Field(
+        default=None,
+        gt=0,
+        le=1_000_000,
+        description="Serving traffic as requests per second; the concurrent users follow by Little's "
+        "law from the time each request takes (replaces users)",
+    )
+    ttft_s: float | None = Field(
+        default=None, gt=0, le=3600, description="Target time to first token, seconds (inference)"
+    )
     assumptions: Assumptions = Field(default_factory=Assumptions)
     calibration: Calibration | None = Field(
         default=None, description="Measured figures (a results file) that replace defaults"
@@ -266,6 +277,14 @@ class PlanRequest(BaseModel):
             raise ValueError(
                 f"model: {self.model.name} is an encoder; it does not generate tokens (set output tokens to 1)"
             )
+        if self.task.is_training and (self.requests_per_s is not None or self.ttft_s is not None):
+            field = "requests_per_s" if self.requests_per_s is not None else "ttft_s"
+            raise ValueError(f"{field}: serving targets apply to inference, not {self.task}")
+        if self.requests_per_s is not None and self.tokens_per_s_per_user is None:
+            raise ValueError(
+                "requests_per_s: give a tokens/s per user target too: Little's law needs the time each "
+                "request takes (its output tokens at that speed)"
+            )
         if self.zero_stage and not self.task.is_training:
             raise ValueError("zero_stage: ZeRO shards training state; it does not apply to inference")
         if self.task.is_training and self.seq_len > self.model.max_positions * 64:
@@ -282,6 +301,28 @@ class PlanRequest(BaseModel):
         return self.users * (self.prompt_tokens + self.output_tokens)
 
 
+_PLAIN_BOUNDS = (
+    (re.compile(r"^Input should be greater than or equal to (\S+)$"), "at least {}"),
+    (re.compile(r"^Input should be greater than (\S+)$"), "more than {}"),
+    (re.compile(r"^Input should be less than or equal to (\S+)$"), "at most {}"),
+    (re.compile(r"^Input should be less than (\S+)$"), "less than {}"),
+)
+# What a bound counts, for the fields a person reads as a number of things ("at least 1 user").
+_FIELD_UNITS = {"users": "user", "gpus": "GPU", "batch_size": "sequence", "prompt_tokens": "token"}
+
+
+def _plain(field: str, message: str) -> str:
+    """pydantic's 'Input should be greater than or equal to 1' as 'at least 1 user'."""
+    for pattern, words in _PLAIN_BOUNDS:
+        match = pattern.match(message)
+        if match:
+            bound = match.group(1)
+            unit = _FIELD_UNITS.get(field)
+            text = words.format(bound)
+            return f"{text} {unit}{'' if bound == '1' else 's'}" if unit else text
+    return message
+
+
 def describe_validation_error(exc: Exception) -> tuple[str, str]:
     """(field, message) from a pydantic ValidationError or a ValueError 'field: message'."""
     errors = getattr(exc, "errors", None)
@@ -295,7 +336,8 @@ def describe_validation_error(exc: Exception) -> tuple[str, str]:
         if ": " in msg and msg.split(": ", 1)[0].replace("_", "").isalpha():
             field, _, rest = msg.partition(": ")
             return field, rest
-        return (".".join(loc) or "request"), msg
+        field = ".".join(loc) or "request"
+        return field, _plain(field, msg)
     text = str(exc)
     field, sep, rest = text.partition(": ")
     return (field, rest) if sep and " " not in field.strip() else ("request", text)

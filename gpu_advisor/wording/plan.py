@@ -111,7 +111,7 @@ def speed_text(option: Option) -> str:
     return (
         f"{format_rate(speed.tokens_per_s_per_user, 'tokens/s per user')} "
         f"({format_rate(speed.tokens_per_s, 'tokens/s')} total), "
-        f"first token after {format_duration(speed.prefill_s)}"
+        f"first token after {format_duration(speed.ttft_s)}"
     )
 
 

@@ -174,9 +174,9 @@ def option_columns(training: bool) -> tuple[Column, ...]:
         detail = Column(
             "prefill",
             "First token",
-            lambda o: o.speed.prefill_s,
-            lambda o: format_duration(o.speed.prefill_s),
-            "Prefill of one user's prompt",
+            lambda o: o.speed.ttft_s,
+            lambda o: format_duration(o.speed.ttft_s),
+            "Time to first token: the prefill of one user's prompt, then one decode step of the batch",
         )
     efficiency: tuple[Column, ...] = ()
     if training:
@@ -262,6 +262,12 @@ def input_rows(plan: Plan) -> list[tuple[str, str]]:
         rows += [
             ("Serving engine", ENGINE_LABELS[req.engine]),
             ("Concurrent users", f"{req.users:,}"),
+            *(
+                [("Requests per second", f"{req.requests_per_s:g} (users by Little's law)")]
+                if req.requests_per_s is not None
+                else []
+            ),
+            ("Time to first token", "not set" if req.ttft_s is None else f"at most {req.ttft_s:g} s"),
             ("Prompt / output tokens", f"{req.prompt_tokens:,} / {req.output_tokens:,}"),
             ("Target per user", "not set" if target is None else format_rate(target, "tokens/s")),
         ]

@@ -10,9 +10,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gpu_advisor.core.recommend import plan
-from gpu_advisor.core.units import format_usd
+from gpu_advisor.core.units import format_duration, format_usd
 from gpu_advisor.ui.plan.form import PlanForm
-from gpu_advisor.ui.plan.wizard import STEP_BUDGET, STEP_RESULT, PlanWizard
+from gpu_advisor.ui.plan.wizard import STEP_BUDGET, STEP_RESULT, STEP_TRAFFIC, PlanWizard
 
 
 @pytest.fixture
@@ -82,3 +82,26 @@ def test_owning_the_machines_takes_the_hosts_out_of_the_purchase(wizard, qtbot):
     after = wizard.result_view.card.figure("buy")
     assert after.startswith(format_usd(best.cost.purchase_usd)) and after != before
     assert best.cost.purchase_usd == best.count * 32_000  # H200 cards only
+
+
+def test_traffic_as_requests_per_second_and_a_first_token_target(wizard, qtbot):
+    """Typing requests/s and a first-token target on the traffic page plans for Little's-law users."""
+    form = wizard.form
+    form.set_model_source("preset", "llama-3-70b")
+    form.set_field("task", "inference")
+    wizard.go_to(STEP_TRAFFIC)
+    page = wizard.traffic_page
+    qtbot.keyClicks(page.requests_per_s, "5")
+    assert "tokens/s per user target" in page.error_text("requests_per_s")
+    assert not wizard.next_button.isEnabled()
+    qtbot.keyClicks(page.tokens_per_s, "30")
+    qtbot.keyClicks(page.ttft, "0.5")
+    assert page.error_text("requests_per_s") == "" and wizard.next_button.isEnabled()
+    assert (form.request.requests_per_s, form.request.ttft_s) == (5, 0.5)
+    _shot(wizard, "traffic-requests-per-s")
+    wizard.go_to(STEP_RESULT)
+    result = form.plan_now()
+    assert result.request.users == 46
+    table = wizard.result_view.options
+    first = result.options[0]
+    assert table.cell_text(0, "First token") == format_duration(first.speed.ttft_s)
