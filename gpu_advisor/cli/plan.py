@@ -10,7 +10,7 @@ from gpu_advisor.cli.models import MODEL_HELP, chosen_model, with_trace
 from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
 from gpu_advisor.core.precision import Engine, LossImpl, Optimizer, Precision, Task, Tier
-from gpu_advisor.core.request import Attention, Purchase, describe_validation_error
+from gpu_advisor.core.request import Attention, Purchase, Vendor, describe_validation_error
 from gpu_advisor.core.units import HOURS_PER_MONTH
 from gpu_advisor.wording.plan_tables import plan_text
 
@@ -60,6 +60,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-hours", type=float, default=None, help="training deadline in hours")
     p.add_argument("--gpu", default=None, metavar="NAME", help="consider only this GPU (id or name)")
     p.add_argument("--tier", choices=[t.value for t in Tier], default=None)
+    p.add_argument(
+        "--vendor", choices=[v.value for v in Vendor], default=None, help="only this vendor's GPUs"
+    )
+    p.add_argument(
+        "--require-nvlink", action="store_true", help="only GPUs joined by NVLink (bridges or NVSwitch)"
+    )
     p.add_argument("--buy", action="store_true", help="rank by purchase cost instead of rent")
     p.add_argument(
         "--own-machines", action="store_true", help="I already own the machines: buying prices the GPUs only"
@@ -122,6 +128,8 @@ def request_from_args(args: argparse.Namespace):
             max_hours=args.max_hours,
             gpu=args.gpu,
             tier=args.tier,
+            vendor=args.vendor,
+            require_nvlink=args.require_nvlink,
             purchase=Purchase.BUY if args.buy else Purchase.RENT,
             hours_per_month=args.hours_per_month,
             electricity_usd_per_kwh=args.electricity_usd_per_kwh,

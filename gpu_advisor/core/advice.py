@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .precision import Precision
+from .precision import Precision, Task
 from .request import PlanRequest
 from .result import Option
 from .units import format_bytes, format_duration, format_rate
@@ -66,3 +66,27 @@ def count_suggestions(req: PlanRequest, best: Option, replan: Replan) -> list[st
         )
     found.sort(key=lambda item: -item[0])
     return [text for _, text in found]
+
+
+def fallback_suggestions(req: PlanRequest) -> list[str]:
+    """What to change when nothing fits or meets the target (the first one is quoted in the reason)."""
+    out = []
+    if req.precision in (Precision.FP32, Precision.BF16, Precision.FP16) and req.task is Task.INFERENCE:
+        out.append("Quantise the weights (int8 or int4) to cut weight memory 2-4x.")
+    if req.task in (Task.PRETRAIN, Task.FINETUNE):
+        out.append("Fine-tune with LoRA or QLoRA: no gradients or optimizer state for the frozen base.")
+        if not req.grad_checkpointing:
+            out.append(
+                "Turn on gradient checkpointing to trade ~33% more compute for far less activation memory."
+            )
+        if req.zero_stage is not None and req.zero_stage < 3:
+            out.append("Shard optimizer, gradients and weights with ZeRO stage 3.")
+    if req.gpus is not None:
+        out.append("Allow more GPUs (leave the GPU count unset).")
+    if req.tier is not None or req.gpu is not None:
+        out.append("Widen the search to every tier and GPU.")
+    if req.task is Task.INFERENCE:
+        out.append("Serve fewer concurrent users per replica or shorten the context.")
+    else:
+        out.append("Lower the micro-batch or sequence length.")
+    return out

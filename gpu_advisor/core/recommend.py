@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import re
 
-from .advice import count_suggestions
+from .advice import count_suggestions, fallback_suggestions
 from .calibration import assumption_entries
 from .catalog import Catalog, GpuSpec, default_catalog
 from .comms import resolve_fabric
 from .cost import estimate_cost
+from .deployment import count_limit, deployment_note, filters_text, passes_filters, tier_room
 from .efficiency import resolve_efficiency
 from .estimates import OWNERSHIP_MONTHS, TrainingSpeed
-from .hosts import machines_for, max_gpus_in_tier
+from .hosts import machines_for
 from .layout import Parallelism
 from .layouts import Candidate, best, candidates, meets, pp_options, speed_of, tp_options, zero_options
 from .memory import Device, estimate_memory, memory_basis, request_profile
-from .precision import Precision, Task, Tier
+from .precision import Task, Tier
 from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
 from .serving import with_concurrency
@@ -81,7 +82,7 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> Candidat
     step = (req.tensor_parallel or 1) * (req.pipeline_parallel or 1)
     best_fit: Candidate | None = None
     last: Candidate | None = None
-    limit = _count_limit(req, gpu, step)
+    limit = count_limit(req, gpu, step, MAX_GPUS)
     if limit is None:
         return None
     count = req.gpus or min(_smallest_fitting_count(req, gpu, step), limit)
@@ -104,19 +105,6 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> Candidat
     if last is not None:  # nothing fits: the most sharded attempt, to show how far off it is
         return Candidate(last.layout, speed_of(req, last.layout, peaks, detail=False), False)
     return None
-
-
-def _count_limit(req: PlanRequest, gpu: GpuSpec, step: int) -> int | None:
-    """The most GPUs this GPU's tier deploys for the request: its machines x cards per machine (a
-    power of two times tp x pp, the counts searched), or the fixed count; None when the fixed count or
-    layout needs more than the tier allows."""
-    tier_max = max_gpus_in_tier(gpu)
-    if req.gpus is not None:
-        return req.gpus if tier_max is None or req.gpus <= tier_max else None
-    top = MAX_GPUS if tier_max is None else tier_max
-    if step > top:
-        return None
-    return step * 2 ** ((top // step).bit_length() - 1)
 
 
 def _faster(a: Candidate, b: Candidate) -> bool:
@@ -190,7 +178,7 @@ def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | 
         return None, f"{gpu.name}: skipped, {note}"
     found = _best_layout(req, gpu, peaks)
     if found is None:
-        return None, f"{gpu.name}: not offered, the layout asked for needs more than {_tier_room(gpu)}"
+        return None, f"{gpu.name}: not offered, the layout asked for needs more than {tier_room(gpu)}"
     par, fits = found.layout, found.fits
     speed = speed_of(req, par, peaks)  # the kept layout, with its worded terms
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
@@ -232,25 +220,9 @@ def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | 
         cost=cost,
         rank_usd=rank,
         sources=_sources(gpu, catalog),
-        note="; ".join(n for n in (note, _deployment_note(gpu, machines.machines)) if n),
+        note="; ".join(n for n in (note, deployment_note(gpu, machines.machines)) if n),
     )
     return option, None
-
-
-def _tier_room(gpu: GpuSpec) -> str:
-    """'4 desktops of 2 GPUs'."""
-    host = machines_for(gpu, 1).host
-    return f"{host.max_machines} {host.label}s of {gpu.node().node_gpus} GPUs"
-
-
-def _deployment_note(gpu: GpuSpec, machines: int) -> str | None:
-    """A card used outside the deployment it is sold for (GeForce cards in a multi-machine cluster)."""
-    if gpu.tier is Tier.CONSUMER and gpu.vendor == "NVIDIA" and machines > 1:
-        return (
-            f"GeForce cards in a {machines}-machine cluster: NVIDIA's GeForce driver licence excludes "
-            "data-center deployment, and the cards have no ECC and no peer-to-peer between machines"
-        )
-    return None
 
 
 def _rank_key(option: Option) -> tuple:
@@ -278,10 +250,13 @@ def _reason(req: PlanRequest, best: Option) -> str:
     model = req.model
     profile = request_profile(req)
     weights = profile.weight_bytes_total(model.total_params(), model.embedding_params())
-    head = (
-        f"{format_count(model.total_params())} parameters at {profile.weight_format} need "
-        f"{format_bytes(weights)} for weights"
+    # QLoRA's frozen base is 4-bit NF4 whatever the compute dtype: say so, not "at bf16".
+    fmt = (
+        f"in a 4-bit {profile.weight_format} base"
+        if req.task is Task.QLORA
+        else f"at {profile.weight_format}"
     )
+    head = f"{format_count(model.total_params())} parameters {fmt} need {format_bytes(weights)} for weights"
     if req.task is Task.INFERENCE:
         head += f" and the KV cache for {req.users} users takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
     what = f"{best.count} x {best.gpu}" if best.count > 1 else f"one {best.gpu}"
@@ -299,29 +274,6 @@ def _reason(req: PlanRequest, best: Option) -> str:
     return f"{head}; {what}{layout} fit{'s' if best.count == 1 else ''} it at {format_bytes(best.per_gpu_bytes)} per GPU, {speed}{money}."
 
 
-def _suggestions(req: PlanRequest) -> list[str]:
-    out = []
-    if req.precision in (Precision.FP32, Precision.BF16, Precision.FP16) and req.task is Task.INFERENCE:
-        out.append("Quantise the weights (int8 or int4) to cut weight memory 2-4x.")
-    if req.task in (Task.PRETRAIN, Task.FINETUNE):
-        out.append("Fine-tune with LoRA or QLoRA: no gradients or optimizer state for the frozen base.")
-        if not req.grad_checkpointing:
-            out.append(
-                "Turn on gradient checkpointing to trade ~33% more compute for far less activation memory."
-            )
-        if req.zero_stage is not None and req.zero_stage < 3:
-            out.append("Shard optimizer, gradients and weights with ZeRO stage 3.")
-    if req.gpus is not None:
-        out.append("Allow more GPUs (leave the GPU count unset).")
-    if req.tier is not None or req.gpu is not None:
-        out.append("Widen the search to every tier and GPU.")
-    if req.task is Task.INFERENCE:
-        out.append("Serve fewer concurrent users per replica or shorten the context.")
-    else:
-        out.append("Lower the micro-batch or sequence length.")
-    return out
-
-
 def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     """Answer one planning question. Pure: the same request and catalogue give the same plan."""
     catalog = catalog or default_catalog()
@@ -329,6 +281,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     gpus = [g for g in catalog.gpus if req.tier is None or g.tier is req.tier]
     if req.gpu is not None:
         gpus = [catalog.get(req.gpu)]
+    gpus = [g for g in gpus if passes_filters(req, g)]
     warnings = list(catalog.warnings)
     options: list[Option] = []
     not_considered: list[str] = []
@@ -344,10 +297,13 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     best = next((o for o in options if o.fits and o.meets_target), None)
     suggestions: list[str] = []
     if best is None:
-        suggestions = _suggestions(req)
+        suggestions = fallback_suggestions(req)
         biggest = max((g.memory_bytes for g in gpus), default=0)
-        where = "the chosen GPUs" if req.gpu or req.tier else "the catalogue"
-        if any(o.fits for o in options):
+        filtered = req.gpu or req.tier or req.vendor or req.require_nvlink
+        where = "the chosen GPUs" if filtered else "the catalogue"
+        if not gpus:
+            reason = "No GPU in the catalogue passes the filters (" + filters_text(req) + ")."
+        elif any(o.fits for o in options):
             target = f"the {req.max_hours:g} h deadline" if req.task.is_training else _serving_target(req)
             limit = f"{req.gpus} GPUs" if req.gpus else f"{MAX_GPUS:,} GPUs"
             reason = f"Nothing in {where} meets {target} with up to {limit}. " + suggestions[0]
@@ -370,7 +326,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
             reason=_reason(req, best),
         )
         chosen = catalog.get(best.gpu_id)
-        deployment = _deployment_note(chosen, best.machines)
+        deployment = deployment_note(chosen, best.machines)
         if deployment:
             warnings.append(f"{best.gpu}: {deployment}.")
         suggestions = count_suggestions(req, best, lambda changed: _option(changed, chosen, catalog)[0])

@@ -30,6 +30,11 @@ class Attention(StrEnum):
     EAGER = "eager"  # attention matrix materialised (and kept for backward)
 
 
+class Vendor(StrEnum):
+    NVIDIA = "nvidia"
+    AMD = "amd"
+
+
 class Purchase(StrEnum):
     RENT = "rent"
     BUY = "buy"
@@ -225,6 +230,8 @@ class PlanRequest(BaseModel):
     ttft_s: float | None = Field(
         default=None, gt=0, le=3600, description="Target time to first token, seconds (inference)"
     )
+    vendor: Vendor | None = Field(default=None, description="Consider only this vendor's GPUs")
+    require_nvlink: bool = Field(default=False, description="Consider only GPUs joined by NVLink")
     assumptions: Assumptions = Field(default_factory=Assumptions)
     calibration: Calibration | None = Field(
         default=None, description="Measured figures (a results file) that replace defaults"

@@ -312,6 +312,8 @@ def headline(plan: Plan) -> str:
     best = plan.best
     if best is not None:
         return f"{best.tier.label} tier: {gpu_line(best)}"
+    if not plan.options:
+        return "No recommendation: no GPU to consider"
     fits = any(o.fits for o in plan.options)
     return "No recommendation: " + ("nothing meets the speed target" if fits else "nothing fits in memory")
 

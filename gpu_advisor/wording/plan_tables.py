@@ -275,6 +275,8 @@ def input_rows(plan: Plan) -> list[tuple[str, str]]:
     restrict = [
         f"GPU {req.gpu}" if req.gpu else "",
         f"tier {req.tier.label}" if req.tier else "",
+        f"{req.vendor.name} GPUs" if req.vendor else "",
+        "NVLink required" if req.require_nvlink else "",
         f"{req.gpus} GPUs" if req.gpus else "",
         f"tensor parallel {req.tensor_parallel}" if req.tensor_parallel else "",
         f"pipeline parallel {req.pipeline_parallel}" if req.pipeline_parallel else "",

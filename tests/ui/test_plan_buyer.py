@@ -105,3 +105,24 @@ def test_traffic_as_requests_per_second_and_a_first_token_target(wizard, qtbot):
     table = wizard.result_view.options
     first = result.options[0]
     assert table.cell_text(0, "First token") == format_duration(first.speed.ttft_s)
+
+
+def test_vendor_and_nvlink_filters_on_the_budget_page_narrow_the_options(wizard, qtbot):
+    _serve_70b(wizard)
+    wizard.go_to(STEP_BUDGET)
+    page = wizard.budget_page
+    page.vendor.setCurrentIndex(page.vendor.findData("nvidia"))
+    _shot(wizard, "budget-filters")
+    page.require_nvlink.setFocus()
+    qtbot.keyClick(page.require_nvlink, Qt.Key.Key_Space)
+    assert wizard.form.request.vendor == "nvidia" and wizard.form.request.require_nvlink
+    _shot(wizard, "budget-filters")
+    wizard.go_to(STEP_RESULT)
+    result = wizard.form.plan_now()
+    assert result.options and all(o.gpu_id.startswith("nvidia-") for o in result.options)
+    table = wizard.result_view.options
+    shown = {table.cell_text(r, "GPU") for r in range(table.proxy.rowCount())}
+    assert not any("AMD" in name or "L40S" in name or "RTX 5090" in name for name in shown)
+    assert wizard.result_view.card.verdict_label.text().count("AMD") == 0
+    wizard.result_view.tabs.setCurrentWidget(table.parentWidget())
+    _shot(wizard, "options-filtered")

@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QButtonGroup, QCheckBox, QGroupBox, QHBoxLayout, Q
 
 from gpu_advisor.core.catalog import default_catalog
 from gpu_advisor.core.precision import TIER_LABELS
-from gpu_advisor.core.request import Purchase
+from gpu_advisor.core.request import Purchase, Vendor
 from gpu_advisor.core.units import HOURS_PER_MONTH
 from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.plan.binding import FieldBinder
@@ -72,6 +72,25 @@ class BudgetPage(FormPage):
         self.add_field(
             limits_form, "&GPU model:", self.gpu, "gpu", "Consider only this GPU (from the catalogue)."
         )
+        self.vendor = make_combo(
+            (("Any vendor", None), ("NVIDIA (CUDA)", Vendor.NVIDIA), ("AMD (ROCm)", Vendor.AMD))
+        )
+        self.add_field(
+            limits_form,
+            "&Vendor:",
+            self.vendor,
+            "vendor",
+            "Consider only this vendor's GPUs (a CUDA-only code base needs NVIDIA).",
+        )
+        self.require_nvlink = QCheckBox("Only GPUs joined by NV&Link")
+        self.add_field(
+            limits_form,
+            "Interconnect:",
+            self.require_nvlink,
+            "require_nvlink",
+            "Consider only GPUs with NVLink between them (NVSwitch boards or NVLink bridges); PCIe-only "
+            "cards and AMD Infinity Fabric are left out.",
+        )
         self.gpus = NumberEdit(integer=True, optional=True, placeholder="auto — smallest count that works")
         self.add_field(limits_form, "GPU &count:", self.gpus, "gpus", tip("gpus"))
 
@@ -86,4 +105,6 @@ class BudgetPage(FormPage):
         b.number(self.electricity, "electricity_usd_per_kwh")
         b.combo(self.tier, "tier")
         b.combo(self.gpu, "gpu")
+        b.combo(self.vendor, "vendor")
+        b.check(self.require_nvlink, "require_nvlink")
         b.number(self.gpus, "gpus")
