@@ -39,14 +39,23 @@ def _changes(req: PlanRequest) -> list[tuple[str, str, dict]]:
     return out
 
 
-def count_suggestions(req: PlanRequest, best: Option, replan: Replan) -> list[str]:
-    """Sentences like 'Turn on gradient checkpointing: 1 x RTX 3060 instead of 2 (...)'."""
+def count_suggestions(req: PlanRequest, best: Option, replan: Replan, memory_set: bool = True) -> list[str]:
+    """Sentences like 'Turn on gradient checkpointing: 1 x RTX 3060 instead of 2 (...)'.
+
+    `memory_set`: whether memory (not the speed target) sets the count. Cutting activations only
+    slows a step, so it cannot lower a count the target set; quantised weights also decode faster,
+    so they are tried either way.
+    """
+    if best.count == 1:
+        return []  # nothing can need fewer than one GPU
     components = best.per_gpu_components
     found: list[tuple[int, str]] = []
     tried_weights = False
     for cut, words, update in _changes(req):
         if cut == "weights" and tried_weights:
             continue  # int4 only when int8 does not already lower the count
+        if cut == "activations" and not memory_set:
+            continue
         # Every change keeps the request valid (llama.cpp runs int8 and int4 too): no re-validation.
         option = replan(req.model_copy(update=update))
         if option is None or not (option.fits and option.meets_target) or option.count >= best.count:

@@ -15,8 +15,18 @@ from .efficiency import resolve_efficiency
 from .estimates import OWNERSHIP_MONTHS, TrainingSpeed
 from .hosts import machines_for
 from .layout import Parallelism
-from .layouts import Candidate, best, candidates, meets, pp_options, speed_of, tp_options, zero_options
-from .memory import Device, estimate_memory, memory_basis, request_profile
+from .layouts import (
+    Candidate,
+    best,
+    candidates,
+    layout,
+    meets,
+    pp_options,
+    speed_of,
+    tp_options,
+    zero_options,
+)
+from .memory import Device, MemoryBasis, estimate_memory, memory_basis, request_profile
 from .precision import Task, Tier
 from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
@@ -113,27 +123,33 @@ def _faster(a: Candidate, b: Candidate) -> bool:
     return a.speed.tokens_per_s > b.speed.tokens_per_s * 1.01
 
 
+def _fits_at(req: PlanRequest, gpu: GpuSpec, count: int, basis: MemoryBasis | None = None) -> bool:
+    """Whether some layout of `count` GPUs fits in memory. The most sharded layouts need the least
+    memory per GPU: the widest tensor parallelism, the deepest pipeline, the highest ZeRO stage."""
+    basis = basis or memory_basis(req, Device.CUDA)
+    node = gpu.node().node_gpus
+    tps = tp_options(req, count, node)
+    if not tps:
+        return False
+    tp = max(tps)
+    pps = pp_options(req, count, tp, node) or [1]
+    for pp in {min(pps), max(pps)}:
+        dp = count // (tp * pp)
+        zero = max(zero_options(req, dp))
+        # layout() hands out one cached Parallelism per degree combination (no validation per call)
+        if basis.fits(layout(tp, pp, dp, zero if dp > 1 else 0), gpu.memory_bytes):
+            return True
+    return False
+
+
 def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec, step: int = 1) -> int:
     """Binary search over powers of two (times a fixed tp x pp): per-GPU memory never grows with the
     GPU count."""
+
     basis = memory_basis(req, Device.CUDA)
-    node = gpu.node().node_gpus
-    capacity = gpu.memory_bytes
 
     def fits(count: int) -> bool:
-        # The most sharded layouts need the least memory per GPU: the widest tensor parallelism, the
-        # deepest pipeline, the highest ZeRO stage.
-        tps = tp_options(req, count, node)
-        if not tps:
-            return False
-        tp = max(tps)
-        pps = pp_options(req, count, tp, node) or [1]
-        layouts = set()
-        for pp in {min(pps), max(pps)}:
-            dp = count // (tp * pp)
-            zero = max(zero_options(req, dp))
-            layouts.add(Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero if dp > 1 else 0))
-        return any(basis.fits(par, capacity) for par in layouts)
+        return _fits_at(req, gpu, count, basis)
 
     top = (MAX_GPUS // step).bit_length() - 1
     if fits(step):
@@ -159,6 +175,14 @@ def _next_count(req: PlanRequest, count: int, best_fit: Candidate | None) -> int
             nxt *= 2
         nxt = max(count * 2, nxt // 2 if nxt // 2 > count else nxt)
     return nxt
+
+
+def _fewer(req: PlanRequest, gpu: GpuSpec, catalog: Catalog, count: int) -> Option | None:
+    """The option for a changed request, planned only when memory alone would fit half of `count`
+    GPUs (the next count searched): a change that cannot lower the count costs one memory check."""
+    if count % 2 or not _fits_at(req, gpu, count // 2):
+        return None
+    return _option(req, gpu, catalog)[0]
 
 
 def _sources(gpu: GpuSpec, catalog: Catalog) -> GpuSources:
@@ -329,7 +353,11 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         deployment = deployment_note(chosen, best.machines)
         if deployment:
             warnings.append(f"{best.gpu}: {deployment}.")
-        suggestions = count_suggestions(req, best, lambda changed: _option(changed, chosen, catalog)[0])
+        # A count set by the target, not by memory, is not lowered by changes that only cut memory.
+        memory_set = best.count % 2 == 1 or not _fits_at(req, chosen, best.count // 2)
+        suggestions = count_suggestions(
+            req, best, lambda changed: _fewer(changed, chosen, catalog, best.count), memory_set
+        )
         if best.rank_usd is None:
             warnings.append(
                 f"No {'purchase' if req.purchase is Purchase.BUY else 'cloud'} price for the "
