@@ -16,15 +16,14 @@ from PySide6.QtGui import QImage
 from gpu_advisor import __version__
 from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.result import Plan
-from gpu_advisor.core.units import format_usd
 from gpu_advisor.report import charts
 from gpu_advisor.wording import plan_tables as tables
 from gpu_advisor.wording import results as res
 from gpu_advisor.wording.plan import (
     Summary,
-    breakeven_text,
     build_summary,
     buy_text,
+    cost_rows,
     gpu_line,
     rent_text,
     speed_text,
@@ -366,17 +365,8 @@ def _cost(doc: ReportDocument, plan: Plan, summary: Summary) -> None:
     if summed is None or summary.best is None:
         doc.add("<p>No option fits, so there is nothing to price.</p>")
         return
-    cost = summed.cost
-    doc.add(f"<p>For {escape(gpu_line(summary.best))}; the chart is on page 1.</p>")
-    rows = [("Rent", rent_text(cost)), ("Buy", buy_text(cost))]
-    if cost.job_cloud_usd is not None:  # a one-off job: its rent, not months of round-the-clock rent
-        rows.append(("This training job, rented", format_usd(cost.job_cloud_usd)))
-    else:
-        rows.append(("Break-even", breakeven_text(cost)))
-        if summed.rent_total_usd is not None:
-            rows.append((f"Rent for {summed.horizon_months} months", format_usd(summed.rent_total_usd)))
-        if summed.buy_total_usd is not None:
-            rows.append((f"Buy and run for {summed.horizon_months} months", format_usd(summed.buy_total_usd)))
+    doc.add(f"<p>For {escape(gpu_line(summary.best))}; the chart is on page 2.</p>")
+    rows = cost_rows(summed)
     doc.kv(rows, 32)
     doc.add(f"<p class='advice'>{escape(summed.advice)}</p>")
 

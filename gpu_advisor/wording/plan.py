@@ -289,6 +289,21 @@ def cost_summary(plan: Plan, option: Option) -> CostSummary:
     return CostSummary(cost, horizon, rent_total, buy_total, choice, advice)
 
 
+def cost_rows(summed: CostSummary) -> list[tuple[str, str]]:
+    """The cost table of one option: a training job's rent, or the break-even and totals over the
+    ownership life (never months of round-the-clock rent beside a one-off job)."""
+    cost = summed.cost
+    rows = [("Rent", rent_text(cost)), ("Buy (GPUs + machines)", buy_text(cost))]
+    if cost.job_cloud_usd is not None:
+        return [*rows, ("This training job, rented", format_usd(cost.job_cloud_usd))]
+    rows.append(("Break-even", breakeven_text(cost)))
+    if summed.rent_total_usd is not None:
+        rows.append((f"Rent for {summed.horizon_months} months", format_usd(summed.rent_total_usd)))
+    if summed.buy_total_usd is not None:
+        rows.append((f"Buy and run for {summed.horizon_months} months", format_usd(summed.buy_total_usd)))
+    return rows
+
+
 # ---- the page-one summary ----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Summary:
