@@ -221,9 +221,17 @@ def cost_curve(plan: Plan, option: Option) -> CostCurve:
 def job_chart_message(option: Option) -> str:
     """What the job chart shows, in one sentence."""
     cost = option.cost
-    rent = format_usd(cost.job_cloud_usd, PRICE_UNKNOWN)
-    buy = format_usd(cost.purchase_usd, PRICE_UNKNOWN)
-    return f"Renting this job costs {rent}; buying the hardware costs {buy} before its first step."
+    rent = (
+        f"Renting this job costs {format_usd(cost.job_cloud_usd)}"
+        if cost.job_cloud_usd is not None
+        else "No cloud price for this GPU (price unknown)"
+    )
+    buy = (
+        f"buying the hardware costs {format_usd(cost.purchase_usd)} before its first step"
+        if cost.purchase_usd is not None
+        else "no purchase price for this GPU (price unknown)"
+    )
+    return f"{rent}; {buy}."
 
 
 def cost_chart_months(cost: CostEstimate) -> int:
