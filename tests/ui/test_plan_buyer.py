@@ -6,23 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 
 from gpu_advisor.core.recommend import plan
 from gpu_advisor.core.units import format_duration, format_usd
-from gpu_advisor.ui.plan.form import PlanForm
-from gpu_advisor.ui.plan.wizard import STEP_BUDGET, STEP_RESULT, STEP_TRAFFIC, PlanWizard
-
-
-@pytest.fixture
-def wizard(qtbot, dialogs) -> PlanWizard:
-    widget = PlanWizard(PlanForm())
-    qtbot.addWidget(widget)
-    widget.resize(1280, 800)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+from gpu_advisor.ui.plan.wizard import STEP_BUDGET, STEP_RESULT, STEP_TRAFFIC
 
 
 def _shot(widget, name: str) -> None:
