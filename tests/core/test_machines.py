@@ -29,7 +29,10 @@ def test_70b_for_200_users_is_not_sixteen_geforce_cards_with_tp8_because_desktop
     answer is a data-center server."""
     result = _plan(catalog, model="llama-3-70b", users=200, tokens_per_s_per_user=30, purchase="buy")
     assert result.recommendation.tier == "datacenter"
-    assert result.best.machines == 1 and result.best.gpus_per_machine == result.best.count
+    best = result.best
+    # 2 x H200 (141 GB each) hold 131 GiB of weights and 47 GiB of KV cache: one server, TP 2.
+    assert (best.gpu_id, best.machines, best.gpus_per_machine) == ("nvidia-h200-sxm", 1, 2)
+    assert (best.layout.tensor, best.layout.pipeline, best.layout.data) == (2, 1, 1)
     for option in result.options:
         assert option.layout.tensor <= option.gpus_per_machine
         assert option.machines * option.gpus_per_machine >= option.count
