@@ -86,6 +86,7 @@ def test_traffic_as_requests_per_second_and_a_first_token_target(wizard, qtbot):
     qtbot.keyClicks(page.ttft, "0.5")
     assert page.error_text("requests_per_s") == "" and wizard.next_button.isEnabled()
     assert (form.request.requests_per_s, form.request.ttft_s) == (5, 0.5)
+    assert not page.users.isEnabled()  # the users now follow from the rate
     _shot(wizard, "traffic-requests-per-s")
     wizard.go_to(STEP_RESULT)
     result = form.plan_now()

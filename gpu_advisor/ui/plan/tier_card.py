@@ -28,7 +28,7 @@ FIGURES = (
     ("bound", "Limited by"),
     ("rent", "Rent"),
     ("buy", "Buy"),
-    ("breakeven", "Break-even"),
+    ("breakeven", "Break-even, this GPU"),
 )
 
 

@@ -263,8 +263,21 @@ class TrafficPage(FormPage):
         ):
             b.number(editor, field)
         form.field_changed.connect(lambda field: field == "task" and self._show_task())
+        form.field_changed.connect(lambda field: field == "requests_per_s" and self._show_traffic_kind())
         form.request_loaded.connect(lambda _r: self._show_task())
+        form.request_loaded.connect(lambda _r: self._show_traffic_kind())
         self._show_task()
+        self._show_traffic_kind()
+
+    def _show_traffic_kind(self) -> None:
+        """Requests per second replace the concurrent users (Little's law derives them)."""
+        by_rate = self._form.value("requests_per_s") is not None
+        self.users.setEnabled(not by_rate)
+        self.users.setToolTip(
+            "Derived from the requests per second by Little's law (see the plan's assumptions)."
+            if by_rate
+            else tip("users")
+        )
 
     def _show_task(self) -> None:
         training = Task(self._form.value("task")).is_training
