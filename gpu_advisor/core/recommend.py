@@ -282,7 +282,7 @@ def _reason(req: PlanRequest, best: Option) -> str:
     )
     head = f"{format_count(model.total_params())} parameters {fmt} need {format_bytes(weights)} for weights"
     if req.task is Task.INFERENCE:
-        head += f" and the KV cache for {req.users} users takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
+        head += f" and the KV cache for {req.users} user{'' if req.users == 1 else 's'} takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
     what = f"{best.count} x {best.gpu}" if best.count > 1 else f"one {best.gpu}"
     layout = f" with {best.layout.describe()}" if best.count > 1 else ""
     speed = (
