@@ -10,7 +10,7 @@ from gpu_advisor.cli.models import MODEL_HELP, chosen_model, with_trace
 from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
 from gpu_advisor.core.precision import Engine, LossImpl, Optimizer, Precision, Task, Tier
-from gpu_advisor.core.request import Attention, Purchase, describe_validation_error
+from gpu_advisor.core.request import Attention, Purchase, Vendor, describe_validation_error
 from gpu_advisor.core.units import HOURS_PER_MONTH
 from gpu_advisor.wording.plan_tables import plan_text
 
@@ -48,11 +48,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prompt-tokens", type=int, default=512)
     p.add_argument("--output-tokens", type=int, default=256)
     p.add_argument("--tokens-per-s", type=float, default=None, help="target tokens/s per user (inference)")
+    p.add_argument(
+        "--requests-per-s",
+        type=float,
+        default=None,
+        metavar="R",
+        help="traffic as requests per second instead of --users (Little's law; needs --tokens-per-s)",
+    )
+    p.add_argument("--ttft-s", type=float, default=None, metavar="S", help="target time to first token (s)")
     p.add_argument("--train-tokens", type=float, default=None, help="training token budget, e.g. 1e9")
     p.add_argument("--max-hours", type=float, default=None, help="training deadline in hours")
     p.add_argument("--gpu", default=None, metavar="NAME", help="consider only this GPU (id or name)")
     p.add_argument("--tier", choices=[t.value for t in Tier], default=None)
+    p.add_argument(
+        "--vendor", choices=[v.value for v in Vendor], default=None, help="only this vendor's GPUs"
+    )
+    p.add_argument(
+        "--require-nvlink", action="store_true", help="only GPUs joined by NVLink (bridges or NVSwitch)"
+    )
     p.add_argument("--buy", action="store_true", help="rank by purchase cost instead of rent")
+    p.add_argument(
+        "--own-machines", action="store_true", help="I already own the machines: buying prices the GPUs only"
+    )
     p.add_argument("--hours-per-month", type=float, default=HOURS_PER_MONTH)
     p.add_argument("--electricity-usd-per-kwh", type=float, default=0.15)
     p.add_argument("--mfu", type=float, default=None, help="override the assumed training MFU (0-1)")
@@ -105,13 +122,18 @@ def request_from_args(args: argparse.Namespace):
             prompt_tokens=args.prompt_tokens,
             output_tokens=args.output_tokens,
             tokens_per_s_per_user=args.tokens_per_s,
+            requests_per_s=args.requests_per_s,
+            ttft_s=args.ttft_s,
             train_tokens=args.train_tokens,
             max_hours=args.max_hours,
             gpu=args.gpu,
             tier=args.tier,
+            vendor=args.vendor,
+            require_nvlink=args.require_nvlink,
             purchase=Purchase.BUY if args.buy else Purchase.RENT,
             hours_per_month=args.hours_per_month,
             electricity_usd_per_kwh=args.electricity_usd_per_kwh,
+            own_machines=args.own_machines,
             assumptions=assumptions,
         )
     except ConfigError as exc:

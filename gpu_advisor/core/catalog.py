@@ -83,7 +83,7 @@ class GpuSpec(BaseModel):
         """The vendor's label in decimal bytes ("80 GB")."""
         return round(self.memory_gb * GB)
 
-    @property
+    @cached_property
     def form(self) -> str:
         """'datacenter-sxm', 'datacenter-pcie', 'workstation' or 'consumer': the usual node it sits in."""
         if self.tier is Tier.DATACENTER:

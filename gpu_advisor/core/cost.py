@@ -1,36 +1,53 @@
-"""Renting against buying: cloud cost, purchase, electricity and the break-even month."""
+"""Renting against buying: cloud cost, purchase, electricity and the break-even month.
+
+Buying prices what is deployed: the cards, and each machine's host (desktop, workstation tower or
+8-GPU server, resources/hosts.json) unless the user already owns the machines.
+"""
 
 from __future__ import annotations
 
 from .catalog import GpuSpec
 from .estimates import CostEstimate
+from .hosts import Machines
 from .request import Assumptions
 from .units import format_usd
 
 
-def power_kw(gpu: GpuSpec, count: int, a: Assumptions) -> float | None:
-    """Wall power of the GPUs and their share of the host, cooling included (PUE)."""
+def host_price_usd(machines: Machines, a: Assumptions) -> float:
+    return machines.host.price_usd if a.host_usd_per_machine is None else a.host_usd_per_machine
+
+
+def host_power_w(machines: Machines, a: Assumptions) -> float:
+    return machines.host.power_w if a.host_power_w_per_machine is None else a.host_power_w_per_machine
+
+
+def power_kw(gpu: GpuSpec, count: int, machines: Machines, a: Assumptions) -> float | None:
+    """Wall power of the GPUs and their machines' hosts, cooling included (PUE)."""
     if gpu.tdp_w is None:
         return None
-    return count * gpu.tdp_w * a.utilisation_of_tdp * (1 + a.system_power_fraction) * a.pue / 1000
+    watts = count * gpu.tdp_w * a.utilisation_of_tdp + machines.machines * host_power_w(machines, a)
+    return watts * a.pue / 1000
 
 
 def estimate_cost(
     gpu: GpuSpec,
     count: int,
+    machines: Machines,
     hours_per_month: float,
     electricity_usd_per_kwh: float,
     a: Assumptions,
     job_gpu_hours: float | None = None,
+    own_machines: bool = False,
 ) -> CostEstimate:
-    """Rent: count x price per GPU-hour. Buy: GPUs x (1 + server overhead), plus electricity.
+    """Rent: count x price per GPU-hour. Buy: the cards plus each machine's host, then electricity.
 
     Break-even: the month at which cumulative rent exceeds purchase + cumulative electricity.
     """
     hourly = None if gpu.cloud_usd_per_hour is None else gpu.cloud_usd_per_hour * count
     monthly = None if hourly is None else hourly * hours_per_month
-    purchase = None if gpu.purchase_usd is None else gpu.purchase_usd * count * (1 + a.server_overhead)
-    kw = power_kw(gpu, count, a)
+    hosts_usd = 0.0 if own_machines else machines.machines * host_price_usd(machines, a)
+    purchase = None if gpu.purchase_usd is None else gpu.purchase_usd * count + hosts_usd
+    kw = power_kw(gpu, count, machines, a)
     electricity = None if kw is None else kw * hours_per_month * electricity_usd_per_kwh
     breakeven = None
     if monthly is not None and purchase is not None:
@@ -40,12 +57,19 @@ def estimate_cost(
     if job_gpu_hours is not None and gpu.cloud_usd_per_hour is not None:
         job = job_gpu_hours * gpu.cloud_usd_per_hour
     unknown = "price unknown"
+    n, host = machines.machines, machines.host.label
+    host_text = (
+        "machines already owned"
+        if own_machines
+        else f"{n} x {format_usd(host_price_usd(machines, a))} {host}"
+    )
     tdp = "TDP unknown" if gpu.tdp_w is None else f"{gpu.tdp_w:.0f} W"
     formula = (
         f"rent = {count} x {format_usd(gpu.cloud_usd_per_hour, unknown)}/GPU-h x {hours_per_month:g} h/month; "
-        f"buy = {count} x {format_usd(gpu.purchase_usd, unknown)} x (1 + {a.server_overhead:.0%} server); "
-        f"power = {count} x {tdp} x {a.utilisation_of_tdp:.0%} x "
-        f"(1 + {a.system_power_fraction:.0%} host) x PUE {a.pue:g} x {format_usd(electricity_usd_per_kwh)}/kWh"
+        f"buy = {count} x {format_usd(gpu.purchase_usd, unknown)} + {host_text}; "
+        f"power = ({count} x {tdp} x {a.utilisation_of_tdp:.0%} + {n} x "
+        f"{host_power_w(machines, a):.0f} W {host}) x PUE {a.pue:g} x "
+        f"{format_usd(electricity_usd_per_kwh)}/kWh"
     )
     return CostEstimate(
         cloud_usd_per_hour=hourly,
@@ -54,5 +78,6 @@ def estimate_cost(
         electricity_usd_per_month=electricity,
         breakeven_months=breakeven,
         job_cloud_usd=job,
+        power_kw=kw,
         formula=formula,
     )

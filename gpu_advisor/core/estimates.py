@@ -84,6 +84,12 @@ class TrainingSpeed(BaseModel):
     efficiency_source: str = ""
 
 
+def time_to_first_token_s(prefill_s: float, tokens_per_s_per_user: float) -> float:
+    """A new request's first token: its prompt's prefill, then one decode step of the running batch
+    (continuous batching admits it between steps)."""
+    return prefill_s + (1 / tokens_per_s_per_user if tokens_per_s_per_user > 0 else 0.0)
+
+
 class InferenceSpeed(BaseModel):
     """Prefill of one user's prompt and decode at the layout's concurrency."""
 
@@ -99,6 +105,10 @@ class InferenceSpeed(BaseModel):
     prefill_formula: str = ""
     terms: tuple[SpeedTerm, ...] = ()
     efficiency_source: str = ""
+
+    @property
+    def ttft_s(self) -> float:
+        return time_to_first_token_s(self.prefill_s, self.tokens_per_s_per_user)
 
 
 Speed = TrainingSpeed | InferenceSpeed
@@ -126,6 +136,7 @@ class CostEstimate(BaseModel):
     electricity_usd_per_month: float | None
     breakeven_months: float | None
     job_cloud_usd: float | None = None
+    power_kw: float | None = None  # at the wall, GPUs and hosts, PUE included
     formula: str
 
     def rent_total_usd(self, months: float) -> float | None:

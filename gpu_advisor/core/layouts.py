@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .catalog import GpuSpec
-from .estimates import InferenceSpeed, SpeedSummary, TrainingSpeed
+from .estimates import InferenceSpeed, SpeedSummary, TrainingSpeed, time_to_first_token_s
 from .layout import Parallelism
 from .memory import Device, MemoryBasis, memory_basis
 from .precision import Task
@@ -141,11 +141,17 @@ def best(req: PlanRequest, found: list[Candidate]) -> Candidate | None:
 
 
 def meets(req: PlanRequest, speed: Speed) -> bool:
-    """Whether a speed meets the request's deadline or tokens/s target (no target: always)."""
+    """Whether a speed meets the request's deadline, or its tokens/s per user and time-to-first-token
+    targets (no target: always)."""
     if speed.kind == "training":
         if req.max_hours is None or speed.time_to_train_s is None:
             return True
         return speed.time_to_train_s <= req.max_hours * 3600
+    if (
+        req.ttft_s is not None
+        and time_to_first_token_s(speed.prefill_s, speed.tokens_per_s_per_user) > req.ttft_s
+    ):
+        return False
     if req.tokens_per_s_per_user is None:
         return True
     return speed.tokens_per_s_per_user >= req.tokens_per_s_per_user

@@ -5,21 +5,37 @@ from __future__ import annotations
 
 import re
 
+from .advice import count_suggestions, fallback_suggestions
 from .calibration import assumption_entries
 from .catalog import Catalog, GpuSpec, default_catalog
 from .comms import resolve_fabric
 from .cost import estimate_cost
+from .deployment import count_limit, deployment_note, filters_text, passes_filters, tier_room
 from .efficiency import resolve_efficiency
 from .estimates import OWNERSHIP_MONTHS, TrainingSpeed
+from .hosts import machines_for
 from .layout import Parallelism
-from .layouts import Candidate, best, candidates, meets, pp_options, speed_of, tp_options, zero_options
-from .memory import Device, estimate_memory, memory_basis, request_profile
-from .precision import Precision, Task, Tier
+from .layouts import (
+    Candidate,
+    best,
+    candidates,
+    layout,
+    meets,
+    pp_options,
+    speed_of,
+    tp_options,
+    zero_options,
+)
+from .memory import Device, MemoryBasis, estimate_memory, memory_basis, request_profile
+from .precision import Task, Tier
 from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
+from .serving import with_concurrency
 from .speed import DevicePeaks, hardware_flops_per_token, training_flops_per_token
+from .tiers import tier_choices
 from .trace import compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
+from .verdict import verdict
 
 MAX_GPUS = 65536  # Llama 3.1 405B trained on 16k H100s; leave room above that
 _SOURCE_KEY = re.compile(r"\[(S[0-9A-Za-z-]+)\]")
@@ -76,8 +92,11 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> Candidat
     step = (req.tensor_parallel or 1) * (req.pipeline_parallel or 1)
     best_fit: Candidate | None = None
     last: Candidate | None = None
-    count = req.gpus or _smallest_fitting_count(req, gpu, step)
-    while count <= (req.gpus or MAX_GPUS):
+    limit = count_limit(req, gpu, step, MAX_GPUS)
+    if limit is None:
+        return None
+    count = req.gpus or min(_smallest_fitting_count(req, gpu, step), limit)
+    while count <= limit:
         found = list(candidates(req, count, gpu, peaks))
         last = found[-1] if found else last
         fitting = [c for c in found if c.fits]
@@ -104,27 +123,33 @@ def _faster(a: Candidate, b: Candidate) -> bool:
     return a.speed.tokens_per_s > b.speed.tokens_per_s * 1.01
 
 
+def _fits_at(req: PlanRequest, gpu: GpuSpec, count: int, basis: MemoryBasis | None = None) -> bool:
+    """Whether some layout of `count` GPUs fits in memory. The most sharded layouts need the least
+    memory per GPU: the widest tensor parallelism, the deepest pipeline, the highest ZeRO stage."""
+    basis = basis or memory_basis(req, Device.CUDA)
+    node = gpu.node().node_gpus
+    tps = tp_options(req, count, node)
+    if not tps:
+        return False
+    tp = max(tps)
+    pps = pp_options(req, count, tp, node) or [1]
+    for pp in {min(pps), max(pps)}:
+        dp = count // (tp * pp)
+        zero = max(zero_options(req, dp))
+        # layout() hands out one cached Parallelism per degree combination (no validation per call)
+        if basis.fits(layout(tp, pp, dp, zero if dp > 1 else 0), gpu.memory_bytes):
+            return True
+    return False
+
+
 def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec, step: int = 1) -> int:
     """Binary search over powers of two (times a fixed tp x pp): per-GPU memory never grows with the
     GPU count."""
+
     basis = memory_basis(req, Device.CUDA)
-    node = gpu.node().node_gpus
-    capacity = gpu.memory_bytes
 
     def fits(count: int) -> bool:
-        # The most sharded layouts need the least memory per GPU: the widest tensor parallelism, the
-        # deepest pipeline, the highest ZeRO stage.
-        tps = tp_options(req, count, node)
-        if not tps:
-            return False
-        tp = max(tps)
-        pps = pp_options(req, count, tp, node) or [1]
-        layouts = set()
-        for pp in {min(pps), max(pps)}:
-            dp = count // (tp * pp)
-            zero = max(zero_options(req, dp))
-            layouts.add(Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero if dp > 1 else 0))
-        return any(basis.fits(par, capacity) for par in layouts)
+        return _fits_at(req, gpu, count, basis)
 
     top = (MAX_GPUS // step).bit_length() - 1
     if fits(step):
@@ -152,6 +177,14 @@ def _next_count(req: PlanRequest, count: int, best_fit: Candidate | None) -> int
     return nxt
 
 
+def _fewer(req: PlanRequest, gpu: GpuSpec, catalog: Catalog, count: int) -> Option | None:
+    """The option for a changed request, planned only when memory alone would fit half of `count`
+    GPUs (the next count searched): a change that cannot lower the count costs one memory check."""
+    if count % 2 or not _fits_at(req, gpu, count // 2):
+        return None
+    return _option(req, gpu, catalog)[0]
+
+
 def _sources(gpu: GpuSpec, catalog: Catalog) -> GpuSources:
     cited = {
         key: catalog.source_keys[key]
@@ -169,12 +202,20 @@ def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | 
         return None, f"{gpu.name}: skipped, {note}"
     found = _best_layout(req, gpu, peaks)
     if found is None:
-        return None, None
+        return None, f"{gpu.name}: not offered, the layout asked for needs more than {tier_room(gpu)}"
     par, fits = found.layout, found.fits
     speed = speed_of(req, par, peaks)  # the kept layout, with its worded terms
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
+    machines = machines_for(gpu, par.gpus)
     cost = estimate_cost(
-        gpu, par.gpus, req.hours_per_month, req.electricity_usd_per_kwh, req.assumptions, job_hours
+        gpu,
+        par.gpus,
+        machines,
+        req.hours_per_month,
+        req.electricity_usd_per_kwh,
+        req.assumptions,
+        job_hours,
+        req.own_machines,
     )
     if req.purchase is Purchase.BUY:
         rank = (
@@ -191,6 +232,9 @@ def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | 
         gpu_id=gpu.id,
         tier=gpu.tier,
         count=par.gpus,
+        machines=machines.machines,
+        gpus_per_machine=machines.gpus_per_machine,
+        host=machines.host,
         fits=fits,
         meets_target=fits and meets(req, speed),
         gpu_memory_bytes=gpu.memory_bytes,
@@ -200,7 +244,7 @@ def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | 
         cost=cost,
         rank_usd=rank,
         sources=_sources(gpu, catalog),
-        note=note or "",
+        note="; ".join(n for n in (note, deployment_note(gpu, machines.machines)) if n),
     )
     return option, None
 
@@ -216,16 +260,29 @@ def _rank_key(option: Option) -> tuple:
     )
 
 
+def _serving_target(req: PlanRequest) -> str:
+    """'30 tokens/s per user and a first token within 0.5 s'."""
+    parts = []
+    if req.tokens_per_s_per_user is not None:
+        parts.append(f"{req.tokens_per_s_per_user:g} tokens/s per user")
+    if req.ttft_s is not None:
+        parts.append(f"a first token within {req.ttft_s:g} s")
+    return " and ".join(parts)
+
+
 def _reason(req: PlanRequest, best: Option) -> str:
     model = req.model
     profile = request_profile(req)
     weights = profile.weight_bytes_total(model.total_params(), model.embedding_params())
-    head = (
-        f"{format_count(model.total_params())} parameters at {profile.weight_format} need "
-        f"{format_bytes(weights)} for weights"
+    # QLoRA's frozen base is 4-bit NF4 whatever the compute dtype: say so, not "at bf16".
+    fmt = (
+        f"in a 4-bit {profile.weight_format} base"
+        if req.task is Task.QLORA
+        else f"at {profile.weight_format}"
     )
+    head = f"{format_count(model.total_params())} parameters {fmt} need {format_bytes(weights)} for weights"
     if req.task is Task.INFERENCE:
-        head += f" and the KV cache for {req.users} users takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
+        head += f" and the KV cache for {req.users} user{'' if req.users == 1 else 's'} takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
     what = f"{best.count} x {best.gpu}" if best.count > 1 else f"one {best.gpu}"
     layout = f" with {best.layout.describe()}" if best.count > 1 else ""
     speed = (
@@ -241,35 +298,14 @@ def _reason(req: PlanRequest, best: Option) -> str:
     return f"{head}; {what}{layout} fit{'s' if best.count == 1 else ''} it at {format_bytes(best.per_gpu_bytes)} per GPU, {speed}{money}."
 
 
-def _suggestions(req: PlanRequest) -> list[str]:
-    out = []
-    if req.precision in (Precision.FP32, Precision.BF16, Precision.FP16) and req.task is Task.INFERENCE:
-        out.append("Quantise the weights (int8 or int4) to cut weight memory 2-4x.")
-    if req.task in (Task.PRETRAIN, Task.FINETUNE):
-        out.append("Fine-tune with LoRA or QLoRA: no gradients or optimizer state for the frozen base.")
-        if not req.grad_checkpointing:
-            out.append(
-                "Turn on gradient checkpointing to trade ~33% more compute for far less activation memory."
-            )
-        if req.zero_stage is not None and req.zero_stage < 3:
-            out.append("Shard optimizer, gradients and weights with ZeRO stage 3.")
-    if req.gpus is not None:
-        out.append("Allow more GPUs (leave the GPU count unset).")
-    if req.tier is not None or req.gpu is not None:
-        out.append("Widen the search to every tier and GPU.")
-    if req.task is Task.INFERENCE:
-        out.append("Serve fewer concurrent users per replica or shorten the context.")
-    else:
-        out.append("Lower the micro-batch or sequence length.")
-    return out
-
-
 def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     """Answer one planning question. Pure: the same request and catalogue give the same plan."""
     catalog = catalog or default_catalog()
+    req, concurrency = with_concurrency(req)
     gpus = [g for g in catalog.gpus if req.tier is None or g.tier is req.tier]
     if req.gpu is not None:
         gpus = [catalog.get(req.gpu)]
+    gpus = [g for g in gpus if passes_filters(req, g)]
     warnings = list(catalog.warnings)
     options: list[Option] = []
     not_considered: list[str] = []
@@ -285,15 +321,14 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     best = next((o for o in options if o.fits and o.meets_target), None)
     suggestions: list[str] = []
     if best is None:
-        suggestions = _suggestions(req)
+        suggestions = fallback_suggestions(req)
         biggest = max((g.memory_bytes for g in gpus), default=0)
-        where = "the chosen GPUs" if req.gpu or req.tier else "the catalogue"
-        if any(o.fits for o in options):
-            target = (
-                f"the {req.max_hours:g} h deadline"
-                if req.task.is_training
-                else f"{req.tokens_per_s_per_user:g} tokens/s per user"
-            )
+        filtered = req.gpu or req.tier or req.vendor or req.require_nvlink
+        where = "the chosen GPUs" if filtered else "the catalogue"
+        if not gpus:
+            reason = "No GPU in the catalogue passes the filters (" + filters_text(req) + ")."
+        elif any(o.fits for o in options):
+            target = f"the {req.max_hours:g} h deadline" if req.task.is_training else _serving_target(req)
             limit = f"{req.gpus} GPUs" if req.gpus else f"{MAX_GPUS:,} GPUs"
             reason = f"Nothing in {where} meets {target} with up to {limit}. " + suggestions[0]
         else:
@@ -313,6 +348,15 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
             count=best.count,
             parallelism=best.layout,
             reason=_reason(req, best),
+        )
+        chosen = catalog.get(best.gpu_id)
+        deployment = deployment_note(chosen, best.machines)
+        if deployment:
+            warnings.append(f"{best.gpu}: {deployment}.")
+        # A count set by the target, not by memory, is not lowered by changes that only cut memory.
+        memory_set = best.count % 2 == 1 or not _fits_at(req, chosen, best.count // 2)
+        suggestions = count_suggestions(
+            req, best, lambda changed: _fewer(changed, chosen, catalog, best.count), memory_set
         )
         if best.rank_usd is None:
             warnings.append(
@@ -370,6 +414,11 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     }
     if req.task is Task.INFERENCE:
         assumptions["engine"] = req.engine.value
+        assumptions["time_to_first_token"] = (
+            "prefill of one user's prompt + one decode step of the running batch"
+        )
+    if concurrency is not None:
+        assumptions["concurrent_users_from_requests_per_s"] = concurrency
     return Plan(
         request=req,
         memory=unsharded,
@@ -380,4 +429,6 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         warnings=tuple(warnings),
         suggestions=tuple(suggestions),
         trace=trace_comparison,
+        verdict=verdict(options, req.hours_per_month),
+        tiers=tier_choices(req, options, catalog),
     )

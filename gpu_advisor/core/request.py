@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any, Self
 
@@ -29,13 +30,18 @@ class Attention(StrEnum):
     EAGER = "eager"  # attention matrix materialised (and kept for backward)
 
 
+class Vendor(StrEnum):
+    NVIDIA = "nvidia"
+    AMD = "amd"
+
+
 class Purchase(StrEnum):
     RENT = "rent"
     BUY = "buy"
 
 
 # Assumptions that earlier versions had and the planner no longer uses: dropped when an old plan is read.
-RETIRED_ASSUMPTIONS = ("tp_efficiency",)
+RETIRED_ASSUMPTIONS = ("tp_efficiency", "server_overhead", "system_power_fraction")
 
 
 class Assumptions(BaseModel):
@@ -117,19 +123,21 @@ class Assumptions(BaseModel):
         le=4096,
         description="Chunks of a chunked cross-entropy (torchtune CEWithChunkedOutputLoss: 8).",
     )
-    server_overhead: float = Field(
-        default=0.50,
+    host_usd_per_machine: float | None = Field(
+        default=None,
         ge=0,
-        le=5,
-        description="Purchase: the rest of the server (CPU, RAM, chassis, network) as a fraction of "
-        "the GPUs' price.",
+        le=10_000_000,
+        description="Purchase: one machine without its GPUs (CPU, RAM, chassis, network), USD. Empty: "
+        "per tier (resources/hosts.json: desktop $2,000, workstation tower $9,000, 8-GPU server "
+        "$75,000, 8-GPU PCIe server $25,000).",
     )
     pue: float = Field(default=1.3, ge=1, le=3, description="Power usage effectiveness (cooling overhead).")
-    system_power_fraction: float = Field(
-        default=0.30,
+    host_power_w_per_machine: float | None = Field(
+        default=None,
         ge=0,
-        le=3,
-        description="Host power (CPU, RAM, fans) as a fraction of the GPUs' TDP.",
+        le=100_000,
+        description="Power of one machine besides its GPUs (CPUs, RAM, fans, NICs), W under load. "
+        "Empty: per tier (resources/hosts.json: desktop 200 W to 8-GPU server 3 kW).",
     )
     utilisation_of_tdp: float = Field(
         default=0.70, gt=0, le=1.2, description="Average GPU draw as a fraction of TDP under load."
@@ -208,6 +216,22 @@ class PlanRequest(BaseModel):
         default=HOURS_PER_MONTH, gt=0, le=744, description="Hours of use per month"
     )
     electricity_usd_per_kwh: float = Field(default=0.15, ge=0, le=10)
+    # deployment, serving targets and filters
+    own_machines: bool = Field(
+        default=False, description="I already own the machines: buying prices the GPUs only"
+    )
+    requests_per_s: float | None = Field(
+        default=None,
+        gt=0,
+        le=1_000_000,
+        description="Serving traffic as requests per second; the concurrent users follow by Little's "
+        "law from the time each request takes (replaces users)",
+    )
+    ttft_s: float | None = Field(
+        default=None, gt=0, le=3600, description="Target time to first token, seconds (inference)"
+    )
+    vendor: Vendor | None = Field(default=None, description="Consider only this vendor's GPUs")
+    require_nvlink: bool = Field(default=False, description="Consider only GPUs joined by NVLink")
     assumptions: Assumptions = Field(default_factory=Assumptions)
     calibration: Calibration | None = Field(
         default=None, description="Measured figures (a results file) that replace defaults"
@@ -260,6 +284,14 @@ class PlanRequest(BaseModel):
             raise ValueError(
                 f"model: {self.model.name} is an encoder; it does not generate tokens (set output tokens to 1)"
             )
+        if self.task.is_training and (self.requests_per_s is not None or self.ttft_s is not None):
+            field = "requests_per_s" if self.requests_per_s is not None else "ttft_s"
+            raise ValueError(f"{field}: serving targets apply to inference, not {self.task}")
+        if self.requests_per_s is not None and self.tokens_per_s_per_user is None:
+            raise ValueError(
+                "requests_per_s: give a tokens/s per user target too: Little's law needs the time each "
+                "request takes (its output tokens at that speed)"
+            )
         if self.zero_stage and not self.task.is_training:
             raise ValueError("zero_stage: ZeRO shards training state; it does not apply to inference")
         if self.task.is_training and self.seq_len > self.model.max_positions * 64:
@@ -276,6 +308,28 @@ class PlanRequest(BaseModel):
         return self.users * (self.prompt_tokens + self.output_tokens)
 
 
+_PLAIN_BOUNDS = (
+    (re.compile(r"^Input should be greater than or equal to (\S+)$"), "at least {}"),
+    (re.compile(r"^Input should be greater than (\S+)$"), "more than {}"),
+    (re.compile(r"^Input should be less than or equal to (\S+)$"), "at most {}"),
+    (re.compile(r"^Input should be less than (\S+)$"), "less than {}"),
+)
+# What a bound counts, for the fields a person reads as a number of things ("at least 1 user").
+_FIELD_UNITS = {"users": "user", "gpus": "GPU", "batch_size": "sequence", "prompt_tokens": "token"}
+
+
+def _plain(field: str, message: str) -> str:
+    """pydantic's 'Input should be greater than or equal to 1' as 'at least 1 user'."""
+    for pattern, words in _PLAIN_BOUNDS:
+        match = pattern.match(message)
+        if match:
+            bound = match.group(1)
+            unit = _FIELD_UNITS.get(field)
+            text = words.format(bound)
+            return f"{text} {unit}{'' if bound == '1' else 's'}" if unit else text
+    return message
+
+
 def describe_validation_error(exc: Exception) -> tuple[str, str]:
     """(field, message) from a pydantic ValidationError or a ValueError 'field: message'."""
     errors = getattr(exc, "errors", None)
@@ -289,7 +343,8 @@ def describe_validation_error(exc: Exception) -> tuple[str, str]:
         if ": " in msg and msg.split(": ", 1)[0].replace("_", "").isalpha():
             field, _, rest = msg.partition(": ")
             return field, rest
-        return (".".join(loc) or "request"), msg
+        field = ".".join(loc) or "request"
+        return field, _plain(field, msg)
     text = str(exc)
     field, sep, rest = text.partition(": ")
     return (field, rest) if sep and " " not in field.strip() else ("request", text)

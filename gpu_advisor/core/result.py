@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .estimates import CostEstimate, MemoryComponents, MemoryEstimate, Speed, TrainingSpeed
+from .hosts import HostSpec
 from .layout import Parallelism
 from .precision import Tier
 from .request import PlanRequest
@@ -18,7 +19,7 @@ from .trace import TraceComparison
 
 PLAN_SCHEMA = "gpu-advisor/plan@1"
 TRAINING_SPEED_KEYS = ("step_time_s", "tokens_per_s", "time_to_train_s", "gpu_hours", "mfu", "hfu")
-INFERENCE_SPEED_KEYS = ("prefill_s", "decode_s_per_token", "tokens_per_s_per_user", "tokens_per_s")
+INFERENCE_SPEED_KEYS = ("prefill_s", "ttft_s", "decode_s_per_token", "tokens_per_s_per_user", "tokens_per_s")
 COST_KEYS = (
     "cloud_usd_per_hour",
     "cloud_usd_per_month",
@@ -26,6 +27,7 @@ COST_KEYS = (
     "electricity_usd_per_month",
     "breakeven_months",
     "job_cloud_usd",
+    "power_kw",
 )
 
 
@@ -47,6 +49,9 @@ class Option(BaseModel):
     gpu_id: str
     tier: Tier
     count: int
+    machines: int  # count = machines x gpus_per_machine; tensor parallelism stays inside one machine
+    gpus_per_machine: int
+    host: HostSpec  # what one machine is, costs and draws besides its GPUs
     fits: bool
     meets_target: bool
     gpu_memory_bytes: int
@@ -79,6 +84,9 @@ class Option(BaseModel):
             "gpu_id": self.gpu_id,
             "tier": self.tier.value,
             "count": self.count,
+            "machines": self.machines,
+            "gpus_per_machine": self.gpus_per_machine,
+            "machine": self.host.label,
             "fits": self.fits,
             "meets_target": self.meets_target,
             "gpu_memory_bytes": self.gpu_memory_bytes,
@@ -99,6 +107,44 @@ class Option(BaseModel):
             "sources": self.sources.model_dump(),
             "note": self.note,
         }
+
+
+class VerdictSide(BaseModel):
+    """One side of the verdict: the option and what it costs on that side."""
+
+    model_config = ConfigDict(frozen=True)
+    gpu: str
+    gpu_id: str
+    count: int
+    machines: int
+    gpus_per_machine: int
+    machine: str
+    cost_usd: float  # rent: per month, or for the job; buy: the purchase
+    usd_per_month: float | None  # rent per month, or the purchase's electricity per month
+    job_usd: float | None = None  # a training job's rent, or its electricity when bought
+
+
+class Verdict(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    choice: str | None  # "rent" | "buy"; None when no option has a price
+    basis: str  # "monthly" | "job"
+    rent: VerdictSide | None
+    buy: VerdictSide | None
+    breakeven_months: float | None
+    reason: str
+
+
+class TierChoice(BaseModel):
+    """One tier's answer: its best option (by gpu_id among the plan's options) or why it has none,
+    and what its machines are like."""
+
+    model_config = ConfigDict(frozen=True)
+    tier: Tier
+    gpu_id: str | None
+    reason: str
+    deployment: str
+    noise: str
+    support: str
 
 
 class Recommendation(BaseModel):
@@ -124,12 +170,34 @@ class Plan(BaseModel):
     warnings: tuple[str, ...]
     suggestions: tuple[str, ...] = ()
     trace: TraceComparison | None = None  # formulas beside a memory trace (core/trace.py), when traced
+    verdict: Verdict | None = None  # rent or buy across the options (core/verdict.py)
+    tiers: tuple[TierChoice, ...] = ()  # the best option of each tier (core/tiers.py)
 
     @property
     def best(self) -> Option | None:
         """The recommended option, if any."""
         rec = self.recommendation
         return next((o for o in self.options if o.gpu_id == rec.gpu_id and rec.gpu_id), None)
+
+    def tier_best(self, choice: TierChoice) -> Option | None:
+        """The option a tier's choice names."""
+        return next((o for o in self.options if o.gpu_id == choice.gpu_id and choice.gpu_id), None)
+
+    def _tiers_json(self) -> list[dict[str, Any]]:
+        out = []
+        for choice in self.tiers:
+            best = self.tier_best(choice)
+            out.append(
+                {
+                    "tier": choice.tier.value,
+                    "best": None if best is None else best.to_json_dict(),
+                    "reason": choice.reason,
+                    "deployment": choice.deployment,
+                    "noise": choice.noise,
+                    "support": choice.support,
+                }
+            )
+        return out
 
     def to_json_dict(self) -> dict[str, Any]:
         """The `gpu-advisor plan --json` object (DESIGN.md, "Data contracts")."""
@@ -148,5 +216,7 @@ class Plan(BaseModel):
             "assumptions": self.assumptions,
             "warnings": list(self.warnings),
             "suggestions": list(self.suggestions),
+            "verdict": None if self.verdict is None else self.verdict.model_dump(mode="json"),
+            "tiers": self._tiers_json(),
             **({"trace": self.trace.to_json_dict()} if self.trace is not None else {}),
         }

@@ -34,7 +34,7 @@ from gpu_advisor.report.chartkit import (
     render_image,
 )
 from gpu_advisor.telemetry.samples import Sample, of_gpu
-from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_chart_months, gpu_line, memory_text
+from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_curve, gpu_line, memory_text
 from gpu_advisor.wording.results import telemetry_title
 
 COMPONENT_COLORS = dict(zip(COMPONENTS, PALETTE, strict=False))
@@ -121,18 +121,22 @@ def memory_chart_image(plan: Plan, width_pt: float = 480, dpi: int = PRINT_DPI) 
 def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option) -> None:
     """Cumulative cost of renting against buying (purchase + electricity), break-even marked."""
     cost = option.cost
-    months = cost_chart_months(cost)
-    rent, buy = cost.cumulative(months)
+    curve = cost_curve(plan, option)
+    months = curve.x[-1]
+    rent, buy = curve.rent, curve.buy
     hours = plan.request.hours_per_month
-    top = rect.top() + draw_title(
-        p, rect, f"Cumulative cost: rent or buy {gpu_line(option)} at {hours:g} h/month"
+    title = (
+        f"The training job: rent or buy {gpu_line(option)}"
+        if curve.job
+        else f"Cumulative cost: rent or buy {gpu_line(option)} at {hours:g} h/month"
     )
+    top = rect.top() + draw_title(p, rect, title)
     legend = []
     if rent[0] is not None:
         legend.append(("Rent (cloud price)", PALETTE[0], "line"))
     if buy[0] is not None:
         legend.append(("Buy (GPUs + server + electricity)", PALETTE[1], "line"))
-    if cost.breakeven_months is not None and cost.breakeven_months <= months:
+    if curve.breakeven_months is not None and curve.breakeven_months <= months:
         legend.append(("Break-even", PALETTE[5], "dash"))
     top += draw_legend(p, rect.left(), top, legend, max_width=rect.width())
     values = [v for v in (*rent, *buy) if v is not None]
@@ -142,20 +146,23 @@ def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option) -> N
         )
         return
     y_ticks = nice_ticks(0, max(values) * 1.02)
-    step = 6 if months <= 36 else 12 if months <= 72 else 24
-    x_ticks = [float(m) for m in range(0, months + 1, step)]
-    if x_ticks[-1] < months:
-        x_ticks.append(x_ticks[-1] + step)
+    if curve.job:
+        x_ticks = nice_ticks(0, months)
+    else:
+        step = 6 if months <= 36 else 12 if months <= 72 else 24
+        x_ticks = [float(m) for m in range(0, int(months) + 1, step)]
+        if x_ticks[-1] < months:
+            x_ticks.append(x_ticks[-1] + step)
     body = rect.adjusted(0, top - rect.top(), 0, 0)
     area = plot_area(body, y_ticks, format_usd_short)
     axes = Axes(area, x_ticks, y_ticks)
-    axes.draw_frame(p, "months of use", "cumulative cost (USD)", y_format=format_usd_short)
-    xs = list(range(months + 1))
+    axes.draw_frame(p, curve.x_label, "cumulative cost (USD)", y_format=format_usd_short)
+    xs = curve.x
     if rent[0] is not None:
         draw_series(p, axes, xs, rent, PALETTE[0], 1.6)
     if buy[0] is not None:
         draw_series(p, axes, xs, buy, PALETTE[1], 1.6)
-    be = cost.breakeven_months
+    be = curve.breakeven_months
     if be is not None and be <= x_ticks[-1] and cost.cloud_usd_per_month is not None:
         y = cost.cloud_usd_per_month * be
         pen = QPen(PALETTE[5], 1.0)
@@ -173,7 +180,7 @@ def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option) -> N
         if tx + fm.horizontalAdvance(text) > area.right():
             tx = axes.px(be) - 4 - fm.horizontalAdvance(text)
         p.drawText(QPointF(tx, area.top() + fm.ascent() + 2), text)
-    if months > OWNERSHIP_MONTHS:
+    if not curve.job and months > OWNERSHIP_MONTHS:
         pen = QPen(MUTED, 0.8)
         pen.setStyle(Qt.PenStyle.DotLine)
         p.setPen(pen)

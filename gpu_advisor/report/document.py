@@ -16,19 +16,20 @@ from PySide6.QtGui import QImage
 from gpu_advisor import __version__
 from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.result import Plan
-from gpu_advisor.core.units import format_usd
 from gpu_advisor.report import charts
 from gpu_advisor.wording import plan_tables as tables
 from gpu_advisor.wording import results as res
 from gpu_advisor.wording.plan import (
     Summary,
-    breakeven_text,
     build_summary,
     buy_text,
+    cost_rows,
     gpu_line,
     rent_text,
     speed_text,
+    verdict_text,
 )
+from gpu_advisor.wording.tiers import tier_columns
 
 CSS_PX_PER_PT = 96 / 72  # QTextDocument sizes images in 96-dpi pixels, whatever the paint device
 
@@ -204,8 +205,8 @@ def build_document(
     doc.add(
         "<p>Every GPU the planner considered, best first: the smallest layout that fits and meets the "
         "target; “fits, too slow” fits in memory but misses the target. Rent is per hour for all "
-        f"the GPUs; Purchase = the GPUs plus {plan.request.assumptions.server_overhead:.0%} for the rest "
-        "of the server.</p>"
+        "the GPUs; Purchase = the GPUs plus each machine without its GPUs (desktop, workstation tower "
+        "or 8-GPU server, with its source in the cost formula).</p>"
     )
     _options_table(doc, plan)
     _speed(doc, plan)
@@ -227,15 +228,24 @@ def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
     doc.heading(2, "Executive summary")
     doc.add(f"<p class='headline'>{escape(summary.headline)}</p>")
     doc.add(f"<p class='lead'>{escape(summary.reason)}</p>")
+    verdict = verdict_text(plan)
+    if verdict:
+        doc.add(f"<p class='advice'>Rent or buy: {escape(verdict)}</p>")
     doc.kv(summary.facts, 24)
     for named in results:
         line = res.attached_line(named.name, named.report)
         if line:
             doc.add(f"<p>{escape(line)}</p>")
+    _tiers(doc, plan)
     if plan.best is not None:
         step("cost chart")
+        # Page one holds the answer, the verdict and the tiers; the chart starts the next page whole.
+        doc.heading(2, "Rent or buy over time", new_page=True)
         doc.add(_image(doc, "cost", charts.cost_chart_image(plan, None, width_pt, dpi), dpi))
         _runners_up(doc, plan)
+        if plan.suggestions:
+            doc.heading(3, "What would need fewer GPUs")
+            doc.add(f"<ul>{''.join(f'<li>{escape(s)}</li>' for s in plan.suggestions)}</ul>")
     else:
         if plan.suggestions:
             doc.heading(3, "What would make it fit")
@@ -248,6 +258,23 @@ def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
             f"<p class='muted small'>{n} note{'s' if n != 1 else ''} from the planner "
             f"{'are' if n != 1 else 'is'} listed under \u201cHow the numbers were computed\u201d.</p>"
         )
+
+
+def _tiers(doc: ReportDocument, plan: Plan) -> None:
+    """The three tiers side by side: one column per tier, one row per figure."""
+    columns = tier_columns(plan)
+    if not columns:
+        return
+    doc.heading(3, "The three tiers side by side")
+    heads = [("", 16, False)] + [
+        (escape(c.title + (" (recommended)" if c.recommended else "")), 28, False) for c in columns
+    ]
+    labels = list(dict.fromkeys(["Why not", *(label for c in columns for label, _ in c.rows)]))
+    labels = [label for label in labels if any(label in dict(c.rows) for c in columns)]
+    rows = [["<b>Best option</b>", *(f"<b>{escape(c.answer)}</b>" for c in columns)]]
+    for label in labels:
+        rows.append([escape(label), *(escape(dict(c.rows).get(label, "")) for c in columns)])
+    doc.table(heads, rows, 7.5)
 
 
 def _runners_up(doc: ReportDocument, plan: Plan, limit: int = 3) -> None:
@@ -338,15 +365,8 @@ def _cost(doc: ReportDocument, plan: Plan, summary: Summary) -> None:
     if summed is None or summary.best is None:
         doc.add("<p>No option fits, so there is nothing to price.</p>")
         return
-    cost = summed.cost
-    doc.add(f"<p>For {escape(gpu_line(summary.best))}; the chart is on page 1.</p>")
-    rows = [("Rent", rent_text(cost)), ("Buy", buy_text(cost)), ("Break-even", breakeven_text(cost))]
-    if summed.rent_total_usd is not None:
-        rows.append((f"Rent for {summed.horizon_months} months", format_usd(summed.rent_total_usd)))
-    if summed.buy_total_usd is not None:
-        rows.append((f"Buy and run for {summed.horizon_months} months", format_usd(summed.buy_total_usd)))
-    if cost.job_cloud_usd is not None:
-        rows.append(("This training job, rented", format_usd(cost.job_cloud_usd)))
+    doc.add(f"<p>For {escape(gpu_line(summary.best))}; the chart is on page 2.</p>")
+    rows = cost_rows(summed)
     doc.kv(rows, 32)
     doc.add(f"<p class='advice'>{escape(summed.advice)}</p>")
 

@@ -12,7 +12,15 @@ from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import format_usd
 from gpu_advisor.wording import plan_tables as tables
 from gpu_advisor.wording import results as res
-from gpu_advisor.wording.plan import CostSummary, breakeven_text, build_summary, buy_text, gpu_line, rent_text
+from gpu_advisor.wording.plan import (
+    CostSummary,
+    build_summary,
+    cost_rows,
+    gpu_line,
+    rank_basis,
+    verdict_text,
+)
+from gpu_advisor.wording.tiers import tier_columns
 
 
 def _cell(text: str) -> str:
@@ -37,9 +45,21 @@ def render_markdown(plan: Plan, results: Sequence[NamedReport] = (), now: dt.dat
     lines = [f"# GPU recommendation: {summary.title}", ""]
     lines += [f"*{summary.subtitle}. Prepared {now:%d %B %Y, %H:%M}.*", ""]
     lines += ["## Executive summary", "", f"**{summary.headline}**", "", summary.reason, ""]
+    verdict = verdict_text(plan)
+    if verdict:
+        lines += [f"**Rent or buy:** {verdict}", ""]
     lines += _kv(summary.facts, ("", "Answer"))
-    if not summary.has_recommendation and plan.suggestions:
-        lines += ["What would make it fit:", "", *[f"- {s}" for s in plan.suggestions], ""]
+    if plan.suggestions:
+        head = "What would make it fit:" if not summary.has_recommendation else "What would need fewer GPUs:"
+        lines += [head, "", *[f"- {s}" for s in plan.suggestions], ""]
+    columns_by_tier = tier_columns(plan)
+    if columns_by_tier:
+        lines += ["### The three tiers side by side", ""]
+        labels = list(dict.fromkeys(label for c in columns_by_tier for label, _ in c.rows))
+        rows = [["Best option", *(c.answer for c in columns_by_tier)]]
+        rows += [[label, *(dict(c.rows).get(label, "") for c in columns_by_tier)] for label in labels]
+        titles = [c.title + (" (recommended)" if c.recommended else "") for c in columns_by_tier]
+        lines += _table(("", *titles), rows)
     lines += ["## Inputs", "", *_kv(tables.input_rows(plan), ("Input", "Value"))]
     lines += ["## Memory", "", "One device, no sharding (GiB = 2^30 bytes):", ""]
     memory_rows = tables.memory_rows(plan.memory, "sum of the above, one device, no sharding")
@@ -53,7 +73,7 @@ def render_markdown(plan: Plan, results: Sequence[NamedReport] = (), now: dt.dat
     lines += [
         "## Options",
         "",
-        "Best first; “fits, too slow” fits in memory but misses the target.",
+        f"Best first, {rank_basis(plan)}; “fits, too slow” fits in memory but misses the target.",
         "",
     ]
     columns = tables.option_columns(plan.request.task.is_training)
@@ -89,18 +109,10 @@ def render_markdown(plan: Plan, results: Sequence[NamedReport] = (), now: dt.dat
 def _cost_lines(plan: Plan, best: Option, summed: CostSummary) -> list[str]:
     cost = summed.cost
     lines = [f"For {gpu_line(best)} at {plan.request.hours_per_month:g} h/month.", ""]
-    lines += _kv(
-        [
-            ("Rent", rent_text(cost)),
-            ("Buy (GPUs + server)", buy_text(cost)),
-            ("Break-even", breakeven_text(cost)),
-            (f"Rent for {summed.horizon_months} months", format_usd(summed.rent_total_usd)),
-            (f"Buy and run for {summed.horizon_months} months", format_usd(summed.buy_total_usd)),
-            ("This training job, rented", format_usd(cost.job_cloud_usd)),
-        ],
-        ("Cost", "USD"),
-    )
+    lines += _kv(cost_rows(summed), ("Cost", "USD"))
     lines += [f"**{summed.advice}**", ""]
+    if cost.job_cloud_usd is not None:
+        return lines
     months = [m for m in (6, 12, 24, 36) if m <= summed.horizon_months]
     rent, buy = cost.cumulative(summed.horizon_months)
     lines += ["Cumulative cost (the PDF draws this as a chart):", ""]

@@ -103,7 +103,7 @@ def take(outdir: Path, dark: bool = False) -> list[Path]:
     shot("05-plan-serving-traffic")
     wizard.go_to(STEP_RESULT)
     tabs = wizard.result_view.tabs
-    for index, name in enumerate(("overview", "options", "how-computed", "assumptions")):
+    for index, name in enumerate(("tiers", "overview", "options", "how-computed", "assumptions")):
         tabs.setCurrentIndex(index)
         shot(f"06-recommendation-{name}")
     tabs.setCurrentIndex(0)

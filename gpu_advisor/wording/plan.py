@@ -111,7 +111,7 @@ def speed_text(option: Option) -> str:
     return (
         f"{format_rate(speed.tokens_per_s_per_user, 'tokens/s per user')} "
         f"({format_rate(speed.tokens_per_s, 'tokens/s')} total), "
-        f"first token after {format_duration(speed.prefill_s)}"
+        f"first token after {format_duration(speed.ttft_s)}"
     )
 
 
@@ -138,6 +138,100 @@ def breakeven_text(cost: CostEstimate, unit: str = "months") -> str:
     if cost.cloud_usd_per_hour is None or cost.purchase_usd is None:
         return f"{NA} ({PRICE_UNKNOWN})"
     return "never" if cost.breakeven_months is None else format_months(cost.breakeven_months, unit)
+
+
+def job_cost_text(option: Option) -> str:
+    """'$92.81' to rent the whole training job, 'price unknown', or n/a without a token budget."""
+    if option.training is None or option.training.gpu_hours is None:
+        return NA
+    return format_usd(option.cost.job_cloud_usd, PRICE_UNKNOWN)
+
+
+def job_rent_text(option: Option) -> str:
+    """'$92.81 for the job (66 GPU-hours)' for a training job with a token budget, else ''."""
+    speed = option.training
+    if speed is None or speed.gpu_hours is None:
+        return ""
+    return f"{job_cost_text(option)} for the job ({speed.gpu_hours:,.0f} GPU-hours)"
+
+
+def machines_text(option: Option) -> str:
+    """'1 × 2': machines × GPUs per machine (the machine's kind is in machine_text)."""
+    return f"{option.machines} × {option.gpus_per_machine}"
+
+
+def machine_text(option: Option) -> str:
+    """'one desktop with 2 GPUs', '2 8-GPU servers with 8 GPUs each'."""
+    host = option.host.label
+    if option.machines == 1:
+        gpus = "GPU" if option.gpus_per_machine == 1 else "GPUs"
+        return f"one {host} with {option.gpus_per_machine} {gpus}"
+    return f"{option.machines} {host}s with {option.gpus_per_machine} GPUs each"
+
+
+def rank_basis(plan: Plan) -> str:
+    """What the options are sorted by, in words."""
+    req = plan.request
+    if req.purchase.value == "buy":
+        return f"by purchase + {OWNERSHIP_MONTHS} months of electricity"
+    if req.task.is_training and req.train_tokens is not None:
+        return "by the rent of the whole job"
+    return "by rent per hour"
+
+
+def verdict_text(plan: Plan) -> str:
+    """The rent-or-buy headline across every option ('' when the plan has none)."""
+    return "" if plan.verdict is None else plan.verdict.reason
+
+
+@dataclass(frozen=True)
+class CostCurve:
+    """What a rent-against-buy chart plots: cumulative cost over months of use, or over the hours of
+    a one-off training job. None values: price unknown."""
+
+    x: list[float]
+    x_label: str
+    rent: list[float | None]
+    buy: list[float | None]
+    job: bool
+    breakeven_months: float | None
+
+
+JOB_CHART_POINTS = 24
+
+
+def cost_curve(plan: Plan, option: Option) -> CostCurve:
+    """A training job with a token budget is charted over its own hours; anything else over months."""
+    cost = option.cost
+    speed = option.training
+    if speed is not None and speed.time_to_train_s is not None and plan.request.train_tokens is not None:
+        hours = speed.time_to_train_s / 3600
+        xs = [hours * i / JOB_CHART_POINTS for i in range(JOB_CHART_POINTS + 1)]
+        per_hour = (cost.electricity_usd_per_month or 0.0) / plan.request.hours_per_month
+        rent = [None if cost.cloud_usd_per_hour is None else cost.cloud_usd_per_hour * h for h in xs]
+        buy = [None if cost.purchase_usd is None else cost.purchase_usd + per_hour * h for h in xs]
+        return CostCurve(xs, "hours of the training job", rent, buy, True, None)
+    months = cost_chart_months(cost)
+    rent_m, buy_m = cost.cumulative(months)
+    return CostCurve(
+        [float(m) for m in range(months + 1)], "months of use", rent_m, buy_m, False, cost.breakeven_months
+    )
+
+
+def job_chart_message(option: Option) -> str:
+    """What the job chart shows, in one sentence."""
+    cost = option.cost
+    rent = (
+        f"Renting this job costs {format_usd(cost.job_cloud_usd)}"
+        if cost.job_cloud_usd is not None
+        else "No cloud price for this GPU (price unknown)"
+    )
+    buy = (
+        f"buying the hardware costs {format_usd(cost.purchase_usd)} before its first step"
+        if cost.purchase_usd is not None
+        else "no purchase price for this GPU (price unknown)"
+    )
+    return f"{rent}; {buy}."
 
 
 def cost_chart_months(cost: CostEstimate) -> int:
@@ -203,6 +297,21 @@ def cost_summary(plan: Plan, option: Option) -> CostSummary:
     return CostSummary(cost, horizon, rent_total, buy_total, choice, advice)
 
 
+def cost_rows(summed: CostSummary) -> list[tuple[str, str]]:
+    """The cost table of one option: a training job's rent, or the break-even and totals over the
+    ownership life (never months of round-the-clock rent beside a one-off job)."""
+    cost = summed.cost
+    rows = [("Rent", rent_text(cost)), ("Buy (GPUs + machines)", buy_text(cost))]
+    if cost.job_cloud_usd is not None:
+        return [*rows, ("This training job, rented", format_usd(cost.job_cloud_usd))]
+    rows.append(("Break-even", breakeven_text(cost)))
+    if summed.rent_total_usd is not None:
+        rows.append((f"Rent for {summed.horizon_months} months", format_usd(summed.rent_total_usd)))
+    if summed.buy_total_usd is not None:
+        rows.append((f"Buy and run for {summed.horizon_months} months", format_usd(summed.buy_total_usd)))
+    return rows
+
+
 # ---- the page-one summary ----------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Summary:
@@ -226,6 +335,8 @@ def headline(plan: Plan) -> str:
     best = plan.best
     if best is not None:
         return f"{best.tier.label} tier: {gpu_line(best)}"
+    if not plan.options:
+        return "No recommendation: no GPU to consider"
     fits = any(o.fits for o in plan.options)
     return "No recommendation: " + ("nothing meets the speed target" if fits else "nothing fits in memory")
 
@@ -257,6 +368,7 @@ def build_summary(plan: Plan) -> Summary:
     facts = [
         ("Tier", best.tier.label),
         ("GPU × count", gpu_line(best)),
+        ("Machines", machine_text(best)),
         ("Layout", best.layout.describe()),
         ("Memory per GPU", memory_text(best)),
         ("Speed", speed_text(best)),
@@ -265,15 +377,19 @@ def build_summary(plan: Plan) -> Summary:
         ("Buy", buy_text(best.cost)),
     ]
     totals = []
+    if best.training is not None and best.training.gpu_hours is not None:
+        facts.append(("Job", f"{job_cost_text(best)} to rent, {best.training.gpu_hours:,.0f} GPU-hours"))
     if best.cost.job_cloud_usd is not None:
         totals.append(f"{format_usd(best.cost.job_cloud_usd)} to rent this job")
-    if cost.rent_total_usd is not None:
+        if best.cost.purchase_usd is not None:
+            totals.append(f"{format_usd(best.cost.purchase_usd)} to buy the hardware")
+    elif cost.rent_total_usd is not None:
         totals.append(f"{format_usd(cost.rent_total_usd)} to rent for {cost.horizon_months} months")
-    if cost.buy_total_usd is not None:
+    if cost.buy_total_usd is not None and best.cost.job_cloud_usd is None:
         totals.append(f"{format_usd(cost.buy_total_usd)} to buy and run for {cost.horizon_months} months")
     facts.append(("Total cost", "; ".join(totals) or "no price in the catalogue"))
     facts.append(("Break-even", breakeven_text(best.cost)))
-    facts.append(("Rent or buy", cost.advice))
+    facts.append(("This option: rent or buy", cost.advice))
     return Summary(**common, best=best, cost=cost, facts=facts)
 
 

@@ -11,6 +11,7 @@ from gpu_advisor.core.estimates import COMPONENTS, MemoryEstimate, SpeedTerm
 from gpu_advisor.core.request import Assumptions, Purchase
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import (
+    NA,
     format_bandwidth,
     format_bytes,
     format_count,
@@ -29,15 +30,19 @@ from gpu_advisor.wording.plan import (
     TASK_LABELS,
     bound_text,
     breakeven_text,
-    build_summary,
     fits_text,
     gpu_line,
     headline,
+    job_cost_text,
+    machines_text,
     memory_text,
     plan_title,
+    rank_basis,
     speed_text,
+    verdict_text,
 )
 from gpu_advisor.wording.text import text_table
+from gpu_advisor.wording.tiers import tiers_text
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,26 @@ def option_columns(training: bool) -> tuple[Column, ...]:
                 "Generated tokens per second, all users",
             ),
         )
+    job: tuple[Column, ...] = ()
+    if training:
+        job = (
+            Column(
+                "job_cost",
+                "Job cost",
+                lambda o: o.cost.job_cloud_usd,
+                job_cost_text,
+                "Rent of the whole training job: GPU-hours x price per GPU-hour",
+            ),
+            Column(
+                "gpu_hours",
+                "GPU-hours",
+                lambda o: _training(o, "gpu_hours"),
+                lambda o: NA if _training(o, "gpu_hours") is None else f"{_training(o, 'gpu_hours'):,.0f}",
+                "GPUs x hours to train the token budget",
+            ),
+        )
     money = (
+        *job,
         Column(
             "rent",
             "Rent $/h",
@@ -127,7 +151,7 @@ def option_columns(training: bool) -> tuple[Column, ...]:
             "Purchase",
             lambda o: o.cost.purchase_usd,
             lambda o: format_usd(o.cost.purchase_usd, PRICE_UNKNOWN),
-            "GPUs plus the rest of the server (assumption: server overhead)",
+            "The GPUs plus each machine without its GPUs (desktop, workstation tower or 8-GPU server)",
         ),
         Column(
             "breakeven",
@@ -150,9 +174,9 @@ def option_columns(training: bool) -> tuple[Column, ...]:
         detail = Column(
             "prefill",
             "First token",
-            lambda o: o.speed.prefill_s,
-            lambda o: format_duration(o.speed.prefill_s),
-            "Prefill of one user's prompt",
+            lambda o: o.speed.ttft_s,
+            lambda o: format_duration(o.speed.ttft_s),
+            "Time to first token: the prefill of one user's prompt, then one decode step of the batch",
         )
     efficiency: tuple[Column, ...] = ()
     if training:
@@ -194,6 +218,14 @@ def option_columns(training: bool) -> tuple[Column, ...]:
             "tensor_parallel",
             numeric=False,
         ),
+        Column(
+            "machines",
+            "Machines × GPUs",
+            lambda o: (o.machines, o.gpus_per_machine),
+            machines_text,
+            "Machines x GPUs per machine; tensor parallelism stays inside one machine",
+            numeric=False,
+        ),
         Column("tier", "Tier", lambda o: o.tier.label, lambda o: SHORT_TIER_LABELS[o.tier], numeric=False),
     )
     return head + speed + money + details
@@ -230,6 +262,12 @@ def input_rows(plan: Plan) -> list[tuple[str, str]]:
         rows += [
             ("Serving engine", ENGINE_LABELS[req.engine]),
             ("Concurrent users", f"{req.users:,}"),
+            *(
+                [("Requests per second", f"{req.requests_per_s:g} (users by Little's law)")]
+                if req.requests_per_s is not None
+                else []
+            ),
+            ("Time to first token", "not set" if req.ttft_s is None else f"at most {req.ttft_s:g} s"),
             ("Prompt / output tokens", f"{req.prompt_tokens:,} / {req.output_tokens:,}"),
             ("Target per user", "not set" if target is None else format_rate(target, "tokens/s")),
         ]
@@ -237,6 +275,8 @@ def input_rows(plan: Plan) -> list[tuple[str, str]]:
     restrict = [
         f"GPU {req.gpu}" if req.gpu else "",
         f"tier {req.tier.label}" if req.tier else "",
+        f"{req.vendor.name} GPUs" if req.vendor else "",
+        "NVLink required" if req.require_nvlink else "",
         f"{req.gpus} GPUs" if req.gpus else "",
         f"tensor parallel {req.tensor_parallel}" if req.tensor_parallel else "",
         f"pipeline parallel {req.pipeline_parallel}" if req.pipeline_parallel else "",
@@ -368,11 +408,13 @@ CLI_COLUMNS = {
     True: (
         "gpu",
         "count",
+        "machines",
         "fits",
         "memory",
         "step_time",
         "tokens_per_s",
-        "bound",
+        "job_cost",
+        "gpu_hours",
         "rent",
         "purchase",
         "breakeven",
@@ -380,11 +422,12 @@ CLI_COLUMNS = {
     False: (
         "gpu",
         "count",
+        "machines",
         "fits",
         "memory",
         "per_user",
         "aggregate",
-        "bound",
+        "prefill",
         "rent",
         "purchase",
         "breakeven",
@@ -400,14 +443,15 @@ def plan_text(plan: Plan) -> str:
     lines.append("Memory on one device, unsharded:")
     lines += [f"  {label:<28} {size:>10}   {formula}" for label, size, formula in memory_rows(plan.memory)]
     lines += [f"  note: {note}" for note in plan.memory.notes]
-    summary = build_summary(plan)
-    if summary.cost is not None:
-        lines += ["", summary.cost.advice]
+    verdict = verdict_text(plan)
+    if verdict:
+        lines += ["", f"Rent or buy: {verdict}"]
+    lines += ["", *tiers_text(plan)]
     training = plan.request.task.is_training
     columns = {c.key: c for c in option_columns(training)}
     chosen = [columns[key] for key in CLI_COLUMNS[training]]
     rows = [[c.text(o) for c in chosen] for o in plan.options[:CLI_OPTION_ROWS]]
-    lines += ["", "Options (best first):"]
+    lines += ["", f"Options (best first, {rank_basis(plan)}):"]
     lines += text_table([c.header for c in chosen], rows, [c.numeric for c in chosen])
     if len(plan.options) > CLI_OPTION_ROWS:
         lines.append(f"... {len(plan.options) - CLI_OPTION_ROWS} more (use --json for all)")

@@ -10,7 +10,7 @@ from gpu_advisor.cli import run_cli
 def test_plan_prints_a_table_with_the_recommendation(capsys):
     assert run_cli(["plan", "--model", "llama-3-8b", "--users", "4"]) == 0
     out = capsys.readouterr().out
-    assert "Recommendation:" in out and "Options (best first):" in out and "GiB" in out
+    assert "Recommendation:" in out and "Options (best first, by rent per hour):" in out and "GiB" in out
 
 
 def test_plan_json_is_one_object_with_the_schema(capsys):

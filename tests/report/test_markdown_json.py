@@ -36,11 +36,16 @@ def test_markdown_summary_options_and_assumptions(inference):
     assert "| KV cache | 7.5 GiB |" in text
 
 
-def test_markdown_training_has_cumulative_costs():
+def test_markdown_training_job_is_priced_as_the_job_not_36_months_of_rent():
+    """A one-off job reads as its rent against the purchase; 36 months of round-the-clock rent
+    beside it (what the report used to print) is no figure anyone would pay."""
     plan = training_plan()
     text = render_markdown(plan)
-    assert "| 36 | " + format_usd(plan.best.cost.cloud_usd_per_month * 36) in text
+    assert "| 36 | " + format_usd(plan.best.cost.cloud_usd_per_month * 36) not in text
     assert f"{format_usd(plan.best.cost.job_cloud_usd)} to rent this job" in text
+    assert f"| This training job, rented | {format_usd(plan.best.cost.job_cloud_usd)} |" in text
+    assert f"**Rent or buy:** {plan.verdict.reason}" in text
+    assert "### The three tiers side by side" in text
 
 
 def test_markdown_no_fit_lists_suggestions():

@@ -14,6 +14,7 @@ from gpu_advisor.cli import run_cli
 from gpu_advisor.core.units import format_usd
 from gpu_advisor.report import pdf as pdf_module
 from gpu_advisor.report.pdf import write_pdf
+from gpu_advisor.wording.plan import machine_text
 from tests.report.conftest import pdf_text, squash
 from tests.report.samples import bench_results, buy_plan, inference_plan, no_fit_plan, training_plan
 
@@ -276,3 +277,25 @@ def test_cli_reports_a_full_disk_with_exit_2(small_disk, capsys):
     err = capsys.readouterr().err
     assert "cannot write" in err and "No space left" in err
     assert list(small_disk.iterdir()) == []
+
+
+def test_page_one_answers_rent_or_buy_and_shows_the_three_tiers(tmp_path, inference):
+    """Page 1 carries the verdict across every option and one column per tier with its machines."""
+    path = tmp_path / "tiers.pdf"
+    write_pdf(inference, path)
+    first = pdf_text(path)[0]
+    assert squash(f"Rent or buy: {inference.verdict.reason}") in first
+    assert squash("The three tiers side by side") in first
+    for choice in inference.tiers:
+        assert squash(choice.tier.label) in first
+    best = inference.best
+    assert squash(f"Machines{machine_text(best)}") in first
+
+
+def test_a_training_job_pdf_does_not_quote_months_of_round_the_clock_rent(tmp_path):
+    plan = training_plan()
+    path = tmp_path / "job.pdf"
+    write_pdf(plan, path)
+    text = "".join(pdf_text(path))
+    assert squash("to rent for 36 months") not in text
+    assert squash(f"{format_usd(plan.best.cost.job_cloud_usd)} to rent this job") in text

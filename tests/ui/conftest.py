@@ -25,6 +25,8 @@ from gpu_advisor.bench.results import (
 )
 from gpu_advisor.telemetry.samples import HostSample, Sample
 from gpu_advisor.ui.monitor.backend import BenchBackend, MonitorRequest
+from gpu_advisor.ui.plan.form import PlanForm
+from gpu_advisor.ui.plan.wizard import PlanWizard
 from gpu_advisor.ui.workers import RunContext
 
 
@@ -161,3 +163,14 @@ def results_files(tmp_path: Path) -> tuple[Path, Path]:
     make_report("Test CPU", "cpu", flops=2e12).save(first)
     make_report("NVIDIA H100 80GB HBM3", "cuda", flops=600e12).save(second)
     return first, second
+
+
+@pytest.fixture
+def wizard(qtbot, dialogs) -> PlanWizard:
+    """The Plan wizard at the screenshot size (1280x800), shown offscreen."""
+    widget = PlanWizard(PlanForm())
+    qtbot.addWidget(widget)
+    widget.resize(1280, 800)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget

@@ -26,9 +26,9 @@ ASSUMPTION_LABELS: dict[str, tuple[str, int]] = {
     "max_prefill_tokens": ("Prefill budget (tokens per step):", 1),
     "lora_rank": ("LoRA rank r:", 1),
     "lora_all_linear": ("LoRA on every linear layer:", 1),
-    "server_overhead": ("Server cost over GPU price (fraction):", 1),
+    "host_usd_per_machine": ("Machine price without GPUs (USD):", 1),
     "pue": ("PUE (cooling factor, ≥ 1):", 1),
-    "system_power_fraction": ("Host power over GPU TDP (fraction):", 1),
+    "host_power_w_per_machine": ("Machine power without GPUs (W):", 1),
     "utilisation_of_tdp": ("Average GPU draw (fraction of TDP):", 1),
 }
 GROUPS = (
@@ -55,7 +55,7 @@ GROUPS = (
             "lora_all_linear",
         ),
     ),
-    ("Cost and power", ("server_overhead", "pue", "system_power_fraction", "utilisation_of_tdp")),
+    ("Cost and power", ("host_usd_per_machine", "host_power_w_per_machine", "pue", "utilisation_of_tdp")),
 )
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QButtonGroup, QGroupBox, QHBoxLayout, QRadioButton, QWidget
+from PySide6.QtWidgets import QButtonGroup, QCheckBox, QGroupBox, QHBoxLayout, QRadioButton, QWidget
 
 from gpu_advisor.core.catalog import default_catalog
 from gpu_advisor.core.precision import TIER_LABELS
-from gpu_advisor.core.request import Purchase
+from gpu_advisor.core.request import Purchase, Vendor
 from gpu_advisor.core.units import HOURS_PER_MONTH
 from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.plan.binding import FieldBinder
@@ -20,7 +20,8 @@ class BudgetPage(FormPage):
     def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
         super().__init__(
             "Budget",
-            "Renting is ranked by the hourly price; buying by the purchase plus three years of electricity. "
+            "Renting is ranked by the rent of the whole training job when a token budget is set, else by "
+            "the hourly price; buying by the cards and their machines plus three years of electricity. "
             "Both costs are shown either way, with the month where buying breaks even.",
             parent,
         )
@@ -43,6 +44,15 @@ class BudgetPage(FormPage):
         self.add_field(
             money_form, "&Hours of use per month (h):", self.hours, "hours_per_month", tip("hours_per_month")
         )
+        self.own_machines = QCheckBox("I already &own the machines (price the GPUs only)")
+        self.add_field(
+            money_form,
+            "Machines:",
+            self.own_machines,
+            "own_machines",
+            "Buying prices each desktop, workstation tower or 8-GPU server without its GPUs "
+            "(resources/hosts.json); tick this when the machines are already there.",
+        )
         self.electricity = NumberEdit(integer=False, placeholder="0.15")
         self.add_field(
             money_form,
@@ -62,6 +72,25 @@ class BudgetPage(FormPage):
         self.add_field(
             limits_form, "&GPU model:", self.gpu, "gpu", "Consider only this GPU (from the catalogue)."
         )
+        self.vendor = make_combo(
+            (("Any vendor", None), ("NVIDIA (CUDA)", Vendor.NVIDIA), ("AMD (ROCm)", Vendor.AMD))
+        )
+        self.add_field(
+            limits_form,
+            "&Vendor:",
+            self.vendor,
+            "vendor",
+            "Consider only this vendor's GPUs (a CUDA-only code base needs NVIDIA).",
+        )
+        self.require_nvlink = QCheckBox("Only GPUs joined by NV&Link")
+        self.add_field(
+            limits_form,
+            "Interconnect:",
+            self.require_nvlink,
+            "require_nvlink",
+            "Consider only GPUs with NVLink between them (NVSwitch boards or NVLink bridges); PCIe-only "
+            "cards and AMD Infinity Fabric are left out.",
+        )
         self.gpus = NumberEdit(integer=True, optional=True, placeholder="auto — smallest count that works")
         self.add_field(limits_form, "GPU &count:", self.gpus, "gpus", tip("gpus"))
 
@@ -72,7 +101,10 @@ class BudgetPage(FormPage):
         b = self.binder
         b.choice(self.purchase_group, {self.rent: Purchase.RENT, self.buy: Purchase.BUY}, "purchase")
         b.number(self.hours, "hours_per_month")
+        b.check(self.own_machines, "own_machines")
         b.number(self.electricity, "electricity_usd_per_kwh")
         b.combo(self.tier, "tier")
         b.combo(self.gpu, "gpu")
+        b.combo(self.vendor, "vendor")
+        b.check(self.require_nvlink, "require_nvlink")
         b.number(self.gpus, "gpus")

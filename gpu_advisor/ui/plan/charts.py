@@ -12,7 +12,7 @@ from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import GIB, format_bytes, format_months
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import tip
-from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_chart_months, gpu_line
+from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_curve, gpu_line, job_chart_message
 
 BAR_WIDTH = 0.55
 
@@ -153,10 +153,13 @@ class CostChart(_ThemedPlot):
             self.message = "No recommendation to price."
             return
         cost = best.cost
-        be = cost.breakeven_months
-        months = cost_chart_months(cost)
-        rent, buy = cost.cumulative(months)
-        x = np.arange(months + 1, dtype=float)
+        curve = cost_curve(self._plan, best)
+        be = curve.breakeven_months
+        months = curve.x[-1]
+        rent, buy = curve.rent, curve.buy
+        x = np.array(curve.x, dtype=float)
+        item.setLabel("bottom", curve.x_label)
+        item.setTitle("Rent or buy: the training job" if curve.job else "Rent or buy: cumulative cost")
         fg = theme.plot_foreground()
         for index, (values, text) in enumerate(((rent, "rent"), (buy, "buy (purchase + electricity)"))):
             if values[0] is None:
@@ -164,7 +167,9 @@ class CostChart(_ThemedPlot):
             color = theme.series_color(index)
             item.plot(x, np.array(values, dtype=float), pen=pg.mkPen(color, width=2))
             self.legend_entries.append((color.name(), text))
-        if be is not None and be <= months and cost.cloud_usd_per_month is not None:
+        if curve.job:
+            self.message = job_chart_message(best)
+        elif be is not None and be <= months and cost.cloud_usd_per_month is not None:
             y = cost.cloud_usd_per_month * be
             item.addItem(
                 pg.InfiniteLine(

@@ -23,6 +23,8 @@ from gpu_advisor.ui.plan.charts import CostChart, MemoryChart
 from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.plan.options_table import OptionsTable
 from gpu_advisor.ui.plan.tier_card import TierCard
+from gpu_advisor.ui.plan.tiers_view import TiersView
+from gpu_advisor.wording.plan import rank_basis
 from gpu_advisor.wording.plan_tables import compute_rows, formula_rows, memory_rows
 
 
@@ -64,9 +66,18 @@ class RecommendationView(QWidget):
         self.warnings.setObjectName("warnings")
         overview_layout.addWidget(self.warnings)
         self.tabs.addTab(overview, "&Overview")
+        self.tiers = TiersView()
+        self.tabs.insertTab(0, self.tiers, "&Three tiers")
+        self.tabs.setCurrentIndex(0)
 
+        options_page = QWidget()
+        options_layout = QVBoxLayout(options_page)
+        self.options_caption = _label()
+        self.options_caption.setObjectName("options_caption")
         self.options = OptionsTable()
-        self.tabs.addTab(self.options, "O&ptions")
+        options_layout.addWidget(self.options_caption)
+        options_layout.addWidget(self.options, 1)
+        self.tabs.addTab(options_page, "O&ptions")
 
         details = QWidget()
         details_layout = QVBoxLayout(details)
@@ -91,6 +102,7 @@ class RecommendationView(QWidget):
     def show_plan(self, plan: Plan) -> None:
         self.plan = plan
         self.card.show_plan(plan)
+        self.tiers.show_plan(plan)
         self.memory_chart.show_plan(plan)
         self.cost_chart.show_plan(plan)
         self.memory_legend.setText(self.memory_chart.legend_html())
@@ -102,6 +114,7 @@ class RecommendationView(QWidget):
         self.warnings.setText("<br>".join(notes))
         self.warnings.setVisible(bool(notes))
         self.options.set_plan(plan)
+        self.options_caption.setText(f"Best first, {rank_basis(plan)}; click a column header to sort by it.")
         self._show_details(plan)
 
     def _show_details(self, plan: Plan) -> None:

@@ -12,19 +12,23 @@ from gpu_advisor.wording.plan import (
     breakeven_text,
     buy_text,
     gpu_line,
+    job_rent_text,
+    machine_text,
     memory_text,
     plan_title,
     rent_text,
     speed_text,
+    verdict_text,
 )
 
 FIGURES = (
+    ("machines", "Machines"),
     ("memory", "Memory per GPU"),
     ("speed", "Expected speed"),
     ("bound", "Limited by"),
     ("rent", "Rent"),
     ("buy", "Buy"),
-    ("breakeven", "Break-even"),
+    ("breakeven", "Break-even, this GPU"),
 )
 
 
@@ -44,12 +48,21 @@ class TierCard(QFrame):
         self.reason_label = QLabel()
         self.reason_label.setWordWrap(True)
         self.reason_label.setObjectName("reason")
-        for label in (self.tier_label, self.gpu_label, self.reason_label, self.model_label):
+        self.verdict_label = QLabel()
+        self.verdict_label.setWordWrap(True)
+        self.verdict_label.setObjectName("verdict")
+        self.verdict_label.setToolTip(
+            "Rent or buy across every option that fits: the cheapest rental against the cheapest purchase "
+            "(for a training job with a token budget, the job's rent against the purchase)."
+        )
+        labels = (self.tier_label, self.gpu_label, self.reason_label, self.model_label, self.verdict_label)
+        for label in labels:
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.model_label)
         layout.addWidget(self.tier_label)
         layout.addWidget(self.gpu_label)
         layout.addWidget(self.reason_label)
+        layout.addWidget(self.verdict_label)
         grid = QGridLayout()
         grid.setHorizontalSpacing(28)
         self._figures: dict[str, QLabel] = {}
@@ -74,6 +87,9 @@ class TierCard(QFrame):
         rec = plan.recommendation
         best = plan.best
         self.model_label.setText(plan_title(plan))
+        verdict = verdict_text(plan)
+        self.verdict_label.setText(f"<b>Rent or buy:</b> {verdict}" if verdict else "")
+        self.verdict_label.setVisible(bool(verdict))
         if rec.tier is None or best is None:
             self.tier_label.setText("<h2>No GPU in the catalogue fits</h2>")
             self.gpu_label.setText("")
@@ -86,10 +102,11 @@ class TierCard(QFrame):
         self.gpu_label.setToolTip(f"{tip('tensor_parallel')}\n\n{tip('data_parallel')}\n\n{tip('zero')}")
         self.reason_label.setText(rec.reason)
         figures = {
+            "machines": machine_text(best),
             "memory": memory_text(best),
             "speed": speed_text(best),
             "bound": bound_text(best.speed.bound),
-            "rent": rent_text(best.cost),
+            "rent": job_rent_text(best) or rent_text(best.cost),
             "buy": buy_text(best.cost),
             "breakeven": breakeven_text(best.cost),
         }

@@ -189,6 +189,18 @@ class TrafficPage(FormPage):
         )
         self.users = NumberEdit(integer=True, placeholder="1")
         self.add_field(inference, "Concurrent &users:", self.users, "users", tip("users"))
+        self.requests_per_s = NumberEdit(
+            integer=False, optional=True, placeholder="none — use the users above"
+        )
+        self.add_field(
+            inference,
+            "Re&quests per second:",
+            self.requests_per_s,
+            "requests_per_s",
+            "Traffic as requests per second instead of concurrent users: Little's law gives the users "
+            "(requests/s × the time each request takes: its first token, then its output at the speed "
+            "per user). Needs a speed per user.",
+        )
         self.prompt_tokens = NumberEdit(integer=True, placeholder="512")
         self.add_field(
             inference,
@@ -213,6 +225,14 @@ class TrafficPage(FormPage):
             "tokens_per_s_per_user",
             tip("tokens_per_s_per_user"),
         )
+        self.ttft = NumberEdit(integer=False, optional=True, placeholder="none — any first-token time")
+        self.add_field(
+            inference,
+            "Time to &first token (s):",
+            self.ttft,
+            "ttft_s",
+            "Target time to first token: the prompt's prefill plus one decode step of the running batch.",
+        )
         kv_note = QLabel("The <b>KV cache</b> grows with users × (prompt + output) tokens.")
         kv_note.setToolTip(tip("kv_cache"))
         inference.addRow("", kv_note)
@@ -236,13 +256,28 @@ class TrafficPage(FormPage):
             (self.prompt_tokens, "prompt_tokens"),
             (self.output_tokens, "output_tokens"),
             (self.tokens_per_s, "tokens_per_s_per_user"),
+            (self.requests_per_s, "requests_per_s"),
+            (self.ttft, "ttft_s"),
             (self.train_tokens, "train_tokens"),
             (self.max_hours, "max_hours"),
         ):
             b.number(editor, field)
         form.field_changed.connect(lambda field: field == "task" and self._show_task())
+        form.field_changed.connect(lambda field: field == "requests_per_s" and self._show_traffic_kind())
         form.request_loaded.connect(lambda _r: self._show_task())
+        form.request_loaded.connect(lambda _r: self._show_traffic_kind())
         self._show_task()
+        self._show_traffic_kind()
+
+    def _show_traffic_kind(self) -> None:
+        """Requests per second replace the concurrent users (Little's law derives them)."""
+        by_rate = self._form.value("requests_per_s") is not None
+        self.users.setEnabled(not by_rate)
+        self.users.setToolTip(
+            "Derived from the requests per second by Little's law (see the plan's assumptions)."
+            if by_rate
+            else tip("users")
+        )
 
     def _show_task(self) -> None:
         training = Task(self._form.value("task")).is_training

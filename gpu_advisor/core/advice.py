@@ -1,0 +1,101 @@
+"""What would change the answer: changes to the request that need fewer GPUs of the recommended kind.
+
+Each change is re-planned on the recommended GPU; only those that lower the count are suggested,
+ordered by the memory they cut (activations: gradient checkpointing, a smaller micro-batch; weights:
+quantisation), largest first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .precision import Precision, Task
+from .request import PlanRequest
+from .result import Option
+from .units import format_bytes, format_duration, format_rate
+
+Replan = Callable[[PlanRequest], Option | None]
+
+
+def _changes(req: PlanRequest) -> list[tuple[str, str, dict]]:
+    """(component it cuts, wording, request update) for each change worth trying."""
+    out: list[tuple[str, str, dict]] = []
+    if req.task.is_training:
+        if not req.grad_checkpointing:
+            out.append(("activations", "Turn on gradient checkpointing", {"grad_checkpointing": True}))
+        if req.batch_size > 1:
+            half = req.batch_size // 2
+            out.append(
+                (
+                    "activations",
+                    f"Halve the micro-batch to {half} with twice the gradient accumulation "
+                    "(same tokens per step)",
+                    {"batch_size": half, "grad_accumulation_steps": req.grad_accumulation_steps * 2},
+                )
+            )
+    elif req.precision in (Precision.FP32, Precision.BF16, Precision.FP16):
+        for precision, words in ((Precision.INT8, "int8"), (Precision.INT4, "int4")):
+            out.append(("weights", f"Quantise the weights to {words}", {"precision": precision}))
+    return out
+
+
+def count_suggestions(req: PlanRequest, best: Option, replan: Replan, memory_set: bool = True) -> list[str]:
+    """Sentences like 'Turn on gradient checkpointing: 1 x RTX 3060 instead of 2 (...)'.
+
+    `memory_set`: whether memory (not the speed target) sets the count. Cutting activations only
+    slows a step, so it cannot lower a count the target set; quantised weights also decode faster,
+    so they are tried either way.
+    """
+    if best.count == 1:
+        return []  # nothing can need fewer than one GPU
+    components = best.per_gpu_components
+    found: list[tuple[int, str]] = []
+    tried_weights = False
+    for cut, words, update in _changes(req):
+        if cut == "weights" and tried_weights:
+            continue  # int4 only when int8 does not already lower the count
+        if cut == "activations" and not memory_set:
+            continue
+        # Every change keeps the request valid (llama.cpp runs int8 and int4 too): no re-validation.
+        option = replan(req.model_copy(update=update))
+        if option is None or not (option.fits and option.meets_target) or option.count >= best.count:
+            continue
+        tried_weights = tried_weights or cut == "weights"
+        speed = (
+            f"{format_duration(option.speed.step_time_s)} per step"
+            if option.speed.kind == "training"
+            else format_rate(option.speed.tokens_per_s_per_user, "tokens/s per user")
+        )
+        found.append(
+            (
+                getattr(components, cut),
+                f"{words}: {option.count} x {option.gpu} instead of {best.count} "
+                f"({format_bytes(option.per_gpu_bytes)} per GPU, {speed}).",
+            )
+        )
+    found.sort(key=lambda item: -item[0])
+    return [text for _, text in found]
+
+
+def fallback_suggestions(req: PlanRequest) -> list[str]:
+    """What to change when nothing fits or meets the target (the first one is quoted in the reason)."""
+    out = []
+    if req.precision in (Precision.FP32, Precision.BF16, Precision.FP16) and req.task is Task.INFERENCE:
+        out.append("Quantise the weights (int8 or int4) to cut weight memory 2-4x.")
+    if req.task in (Task.PRETRAIN, Task.FINETUNE):
+        out.append("Fine-tune with LoRA or QLoRA: no gradients or optimizer state for the frozen base.")
+        if not req.grad_checkpointing:
+            out.append(
+                "Turn on gradient checkpointing to trade ~33% more compute for far less activation memory."
+            )
+        if req.zero_stage is not None and req.zero_stage < 3:
+            out.append("Shard optimizer, gradients and weights with ZeRO stage 3.")
+    if req.gpus is not None:
+        out.append("Allow more GPUs (leave the GPU count unset).")
+    if req.tier is not None or req.gpu is not None:
+        out.append("Widen the search to every tier and GPU.")
+    if req.task is Task.INFERENCE:
+        out.append("Serve fewer concurrent users per replica or shorten the context.")
+    else:
+        out.append("Lower the micro-batch or sequence length.")
+    return out

@@ -1,0 +1,78 @@
+"""The machines a tier deploys its cards in: resources/hosts.json.
+
+A consumer desktop holds 1-2 cards on PCIe, a workstation tower up to 4, a data-center server 8 on
+NVLink/NVSwitch (or PCIe), several servers joined by InfiniBand or Ethernet. An option is `machines` x
+`gpus_per_machine`; tensor parallelism stays inside one machine (the node size of core.systems), and a
+tier may join at most `max_machines` machines. Each machine's host (everything but the GPUs) has a
+price and a power draw with their source and date.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .catalog import GpuSpec
+from .files import parse_json
+from .paths import resource
+
+
+class HostSpec(BaseModel):
+    """One kind of machine, without its GPUs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    label: str
+    deployment: str
+    max_machines: int | None = Field(default=None, ge=1, description="None: as many as the job needs")
+    price_usd: float = Field(gt=0)
+    power_w: float = Field(ge=0)
+    noise: str
+    support: str
+    source: str
+    date: str
+
+
+class HostsFile(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    hosts: dict[str, HostSpec]
+
+
+@cache
+def hosts() -> dict[str, HostSpec]:
+    """The packaged host table by GPU form ('consumer', 'workstation', 'datacenter-sxm', ...)."""
+    text = resource("hosts.json").read_text(encoding="utf-8")
+    data: Any = parse_json(text, "built-in hosts.json")
+    return HostsFile.model_validate(data).hosts
+
+
+def host_for(gpu: GpuSpec) -> HostSpec:
+    return hosts()[gpu.form]
+
+
+@dataclass(frozen=True, slots=True)
+class Machines:
+    """How an option's GPUs sit in machines."""
+
+    machines: int
+    gpus_per_machine: int
+    host: HostSpec
+
+    @property
+    def multi_node(self) -> bool:
+        return self.machines > 1
+
+
+def machines_for(gpu: GpuSpec, count: int) -> Machines:
+    """`count` cards in as few machines as the GPU's node holds, spread evenly."""
+    node = gpu.node().node_gpus
+    machines = -(-count // node)
+    return Machines(machines, -(-count // machines), host_for(gpu))
+
+
+def max_gpus_in_tier(gpu: GpuSpec) -> int | None:
+    """The most cards this GPU's tier deploys (node size x the tier's machine limit); None: no limit."""
+    limit = host_for(gpu).max_machines
+    return None if limit is None else limit * gpu.node().node_gpus

@@ -1,0 +1,63 @@
+"""The three tiers side by side: the best option of each tier, or why the tier has none.
+
+A user sees what each class of hardware would take (machines, power, noise, support) even when one
+tier clearly wins. The options are already ranked; the first usable one of a tier is its best.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .catalog import Catalog
+from .hosts import hosts, max_gpus_in_tier
+from .precision import Tier
+from .request import PlanRequest
+from .result import Option, TierChoice
+from .units import format_rate
+
+TIER_ORDER = (Tier.DATACENTER, Tier.WORKSTATION, Tier.CONSUMER)
+# The machine a tier is described by when it has no option (data center: the 8-GPU NVLink server).
+TIER_HOST = {Tier.DATACENTER: "datacenter-sxm", Tier.WORKSTATION: "workstation", Tier.CONSUMER: "consumer"}
+
+
+def tier_choices(req: PlanRequest, options: Sequence[Option], catalog: Catalog) -> tuple[TierChoice, ...]:
+    return tuple(_choice(req, tier, options, catalog) for tier in TIER_ORDER)
+
+
+def _choice(req: PlanRequest, tier: Tier, options: Sequence[Option], catalog: Catalog) -> TierChoice:
+    mine = [o for o in options if o.tier is tier]
+    best = next((o for o in mine if o.fits and o.meets_target), None)
+    host = best.host if best is not None else hosts()[TIER_HOST[tier]]
+    common = dict(tier=tier, deployment=host.deployment, noise=host.noise, support=host.support)
+    if best is not None:
+        return TierChoice(**common, gpu_id=best.gpu_id, reason="")
+    return TierChoice(**common, gpu_id=None, reason=_why_none(req, tier, mine, catalog))
+
+
+def _room(tier: Tier, catalog: Catalog) -> str:
+    """'within 4 desktops of 2 GPUs' (the tier's machine limit), or '' for data centers."""
+    gpu = next((g for g in catalog.gpus if g.tier is tier), None)
+    if gpu is None or max_gpus_in_tier(gpu) is None:
+        return ""
+    host = hosts()[TIER_HOST[tier]]
+    return f" within {host.max_machines} {host.label}s of {gpu.node().node_gpus} GPUs"
+
+
+def _why_none(req: PlanRequest, tier: Tier, mine: list[Option], catalog: Catalog) -> str:
+    if req.tier is not None and req.tier is not tier:
+        return f"Not searched: the request is limited to the {req.tier.label} tier."
+    if req.gpu is not None and not mine:
+        return "Not searched: the request is limited to one GPU."
+    if not mine:
+        return "No GPU of this tier in the catalogue passes the request's filters."
+    room = _room(tier, catalog)
+    fitting = [o for o in mine if o.fits]
+    if not fitting:
+        return f"Nothing in this tier fits the job{room}."
+    closest = fitting[0]
+    if req.task.is_training:
+        return f"Nothing in this tier meets the {req.max_hours:g} h deadline{room}."
+    speed = format_rate(closest.speed.tokens_per_s_per_user, "tokens/s per user")
+    return (
+        f"Nothing in this tier meets the target{room}; closest: {closest.count} × {closest.gpu} at {speed}."
+    )

@@ -1,0 +1,126 @@
+"""Options are machines x GPUs per machine, priced and powered as the machines they need."""
+
+import pytest
+
+from gpu_advisor.core.catalog import load_catalog
+from gpu_advisor.core.hosts import hosts
+from gpu_advisor.core.presets import get_preset
+from gpu_advisor.core.recommend import plan
+from gpu_advisor.core.request import Assumptions, PlanRequest
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(user_file=None)
+
+
+def _plan(catalog, **kw):
+    return plan(PlanRequest(**{"model": get_preset(kw.pop("model")), **kw}), catalog)
+
+
+def _option(result, gpu_id):
+    return next(o for o in result.options if o.gpu_id == gpu_id)
+
+
+def test_70b_for_200_users_is_not_sixteen_geforce_cards_with_tp8_because_desktops_hold_two(catalog):
+    """llama-3-70b, 200 users at 30 tokens/s, buying: tensor parallelism over PCIe across eight desktops
+    is no answer. A desktop holds two cards, the consumer tier joins at most four desktops, and tensor
+    parallelism stays inside one machine, so no consumer option is wider than TP 2 or 8 cards, and the
+    answer is a data-center server."""
+    result = _plan(catalog, model="llama-3-70b", users=200, tokens_per_s_per_user=30, purchase="buy")
+    assert result.recommendation.tier == "datacenter"
+    best = result.best
+    # 2 x H200 (141 GB each) hold 131 GiB of weights and 47 GiB of KV cache: one server, TP 2.
+    assert (best.gpu_id, best.machines, best.gpus_per_machine) == ("nvidia-h200-sxm", 1, 2)
+    assert (best.layout.tensor, best.layout.pipeline, best.layout.data) == (2, 1, 1)
+    for option in result.options:
+        assert option.layout.tensor <= option.gpus_per_machine
+        assert option.machines * option.gpus_per_machine >= option.count
+        if option.tier == "consumer":
+            assert option.gpus_per_machine <= 2 and option.machines <= 4 and option.count <= 8
+        if option.tier == "workstation":
+            assert option.gpus_per_machine <= 4
+    assert not any(o.tier == "consumer" and o.fits and o.meets_target for o in result.options)
+
+
+def test_qlora_8b_on_a_desktop_suggests_the_one_card_that_checkpointing_allows(catalog):
+    """QLoRA on Llama 3 8B, buying a consumer desktop: without checkpointing the activations need two
+    RTX 3060s (tensor parallel 2 in one desktop); with gradient checkpointing one card fits, and the
+    plan says so."""
+    result = _plan(catalog, model="llama-3-8b", task="qlora", purchase="buy", tier="consumer")
+    best = result.best
+    assert best.machines == 1 and best.count == 2 and best.layout.tensor == 2
+    hint = next(s for s in result.suggestions if "gradient checkpointing" in s)
+    assert f"1 x {best.gpu} instead of 2" in hint
+    with_checkpointing = _plan(
+        catalog, model="llama-3-8b", task="qlora", purchase="buy", tier="consumer", grad_checkpointing=True
+    )
+    assert with_checkpointing.best.count == 1 and with_checkpointing.best.gpu_id == best.gpu_id
+
+
+def test_a_329_dollar_card_costs_329_plus_a_desktop_named_in_the_formula_not_a_hidden_50_percent(catalog):
+    """The RTX 3060's $329 is priced as $329 plus one desktop host (resources/hosts.json); the formula
+    names both, and owning the machine leaves the card's price alone."""
+    desktop = hosts()["consumer"].price_usd
+    kw = dict(
+        model="llama-3-8b", task="inference", gpu="nvidia-rtx-3060-12gb", precision="int4", purchase="buy"
+    )
+    option = _plan(catalog, **kw).best
+    assert option.count == 1 and option.machines == 1
+    assert option.cost.purchase_usd == pytest.approx(329 + desktop)
+    assert "1 x $329" in option.cost.formula and "desktop" in option.cost.formula
+    owned = _plan(catalog, own_machines=True, **kw).best
+    assert owned.cost.purchase_usd == pytest.approx(329)
+    assert "machines already owned" in owned.cost.formula
+
+
+def test_each_8_gpu_server_is_priced_once_and_a_user_figure_replaces_the_table(catalog):
+    """16 H100 SXM are two 8-GPU servers: 16 cards plus two hosts; a host price typed by the user
+    replaces the table's for every machine."""
+    kw = dict(model="llama-3-70b", task="inference", gpu="nvidia-h100-sxm", gpus=16, purchase="buy")
+    option = _plan(catalog, **kw).best
+    assert (option.machines, option.gpus_per_machine) == (2, 8)
+    server = hosts()["datacenter-sxm"].price_usd
+    assert option.cost.purchase_usd == pytest.approx(16 * 30_000 + 2 * server)
+    cheap = _plan(catalog, assumptions=Assumptions(host_usd_per_machine=1000), **kw).best
+    assert cheap.cost.purchase_usd == pytest.approx(16 * 30_000 + 2 * 1000)
+
+
+def test_host_power_is_counted_per_machine(catalog):
+    """Two desktops draw two hosts' power besides their cards."""
+    kw = dict(model="llama-3-8b", task="inference", gpu="nvidia-rtx-4090", purchase="buy")
+    one = _plan(catalog, **kw).best
+    four = _plan(catalog, gpus=4, **kw).best
+    assert four.machines == 2
+    host_w = hosts()["consumer"].power_w
+    expected = (4 * 450 * 0.7 + 2 * host_w) * 1.3 / 1000
+    assert four.cost.power_kw == pytest.approx(expected)
+    assert one.cost.power_kw == pytest.approx((450 * 0.7 + host_w) * 1.3 / 1000)
+
+
+def test_geforce_cards_in_several_machines_carry_a_warning(catalog):
+    """Four RTX 4090 desktops are a cluster of GeForce cards: the option says that is outside the
+    deployment the cards are sold for."""
+    result = _plan(catalog, model="llama-3-8b", task="inference", gpu="nvidia-rtx-4090", gpus=8)
+    assert result.best.machines == 4
+    assert "GeForce" in result.best.note
+    assert any("GeForce driver licence" in w for w in result.warnings)
+
+
+def test_a_count_beyond_the_tier_is_not_offered(catalog):
+    """Sixteen RTX 4090s would be eight desktops, more than the consumer tier joins: not offered."""
+    result = _plan(catalog, model="llama-3-8b", task="inference", gpu="nvidia-rtx-4090", gpus=16)
+    assert result.best is None and not result.options
+    assert any("not offered" in w for w in result.warnings)
+
+
+def test_json_has_machines_and_gpus_per_machine_on_every_option(catalog):
+    result = _plan(catalog, model="llama-3-70b", task="inference", users=8)
+    options = result.to_json_dict()["options"]
+    assert options and all(o["machines"] * o["gpus_per_machine"] >= o["count"] for o in options)
+    assert all(isinstance(o["machines"], int) and isinstance(o["gpus_per_machine"], int) for o in options)
+
+
+def test_every_host_figure_has_a_source_and_a_date():
+    for kind, host in hosts().items():
+        assert host.source and host.date[:4].isdigit(), kind

@@ -1,0 +1,45 @@
+"""The three tiers side by side: each tier's best option, or why it has none."""
+
+from gpu_advisor.core.catalog import load_catalog
+from gpu_advisor.core.presets import get_preset
+from gpu_advisor.core.recommend import plan
+from gpu_advisor.core.request import PlanRequest
+
+CATALOG = load_catalog(user_file=None)
+
+
+def _plan(**kw):
+    return plan(PlanRequest(**{"model": get_preset(kw.pop("model")), **kw}), CATALOG)
+
+
+def test_every_tier_is_answered_even_when_the_data_center_wins():
+    """Llama 3 70B for 200 users at 30 tokens/s: the data center answers; the workstation and desktop
+    tiers answer 'none' with the reason (the target is not met within their machine limits) and the
+    closest attempt."""
+    result = _plan(model="llama-3-70b", users=200, tokens_per_s_per_user=30, purchase="buy")
+    by_tier = {t.tier.value: t for t in result.tiers}
+    assert list(by_tier) == ["datacenter", "workstation", "consumer"]
+    assert by_tier["datacenter"].gpu_id == result.recommendation.gpu_id
+    for tier in ("workstation", "consumer"):
+        assert by_tier[tier].gpu_id is None
+        assert "meets the target" in by_tier[tier].reason and "closest" in by_tier[tier].reason
+    assert "desktops of 2 GPUs" in by_tier["consumer"].reason
+    data = result.to_json_dict()["tiers"]
+    assert data[0]["best"]["gpu_id"] == result.recommendation.gpu_id and data[0]["best"]["machines"] == 1
+    assert data[2]["best"] is None and data[2]["reason"]
+
+
+def test_a_small_model_has_an_answer_in_every_tier_each_the_best_of_its_tier():
+    result = _plan(model="llama-3-8b", users=4)
+    for choice in result.tiers:
+        best = result.tier_best(choice)
+        assert best is not None and best.tier is choice.tier
+        first = next(o for o in result.options if o.tier is choice.tier and o.fits and o.meets_target)
+        assert best.gpu_id == first.gpu_id
+        assert choice.noise and choice.support
+
+
+def test_a_tier_filter_says_the_other_tiers_were_not_searched():
+    result = _plan(model="llama-3-8b", tier="consumer")
+    reasons = {t.tier.value: t.reason for t in result.tiers}
+    assert reasons["datacenter"].startswith("Not searched") and reasons["consumer"] == ""
