@@ -9,6 +9,7 @@ Nothing here imports torch: `bench` loads it when the run starts.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -19,6 +20,8 @@ from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.units import format_duration, parse_bytes
 
 EXIT_INTERRUPTED = 130
+# What a shell reports for a process ended by a signal: 128 + its number (130 for SIGINT, 143 for SIGTERM).
+EXIT_SIGNAL_BASE = 128
 
 # BenchOptions field -> the flag a user typed.
 _FLAGS = {
@@ -93,9 +96,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="run your own command and watch its CPU, RAM and GPUs",
         description="Run COMMAND, sample its process tree and the GPUs while it runs, then print "
         "a summary and a diagnosis. Exits with the command's exit code.",
-        usage="gpu-advisor monitor [--interval S] [--json FILE] -- COMMAND [ARGS...]",
+        usage="gpu-advisor monitor [--interval S] [--grace S] [--json FILE] -- COMMAND [ARGS...]",
     )
     m.add_argument("--interval", type=float, default=0.5, metavar="S", help="telemetry interval (0.1-10 s)")
+    m.add_argument(
+        "--grace",
+        type=float,
+        default=None,
+        metavar="S",
+        help="after Ctrl-C or SIGTERM, seconds the command gets to exit before it is killed (default 10)",
+    )
     m.add_argument("--json", default=None, metavar="FILE", help="write the gpu-advisor/monitor@1 file")
     # Not dest "command": that holds the subcommand's name, which error messages print.
     m.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command, after --")
@@ -227,7 +237,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:
-    from gpu_advisor.bench.monitor import run_monitor
+    from gpu_advisor.bench.monitor import GRACE_S, run_monitor
     from gpu_advisor.telemetry.sampler import MAX_INTERVAL_S, MIN_INTERVAL_S
     from gpu_advisor.wording.monitor import monitor_lines
 
@@ -238,8 +248,11 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         raise UserInputError("give the command to run after --, e.g. gpu-advisor monitor -- python train.py")
     if not MIN_INTERVAL_S <= args.interval <= MAX_INTERVAL_S:
         raise UserInputError(f"--interval: must be between {MIN_INTERVAL_S} and {MAX_INTERVAL_S} seconds")
+    grace_s = GRACE_S if args.grace is None else args.grace
+    if not 0 <= grace_s <= 3600:
+        raise UserInputError("--grace: must be between 0 and 3600 seconds")
     _check_output_path(args.json)
-    report = run_monitor(command, interval_s=args.interval)  # MonitorError: one line, exit 2
+    report = run_monitor(command, interval_s=args.interval, grace_s=grace_s)  # MonitorError: exit 2
     print("\n".join(monitor_lines(report)), file=sys.stderr)
     if args.json:
         try:
@@ -247,9 +260,11 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UserInputError(f"{args.json}: cannot write ({exc.strerror or exc})") from None
         print(f"Telemetry written to {args.json}", file=sys.stderr)
+    if report.interrupted in ("SIGINT", "SIGTERM"):  # we were interrupted: say so, as a shell would
+        return EXIT_SIGNAL_BASE + getattr(signal, report.interrupted)
     code = report.exit_code if report.exit_code is not None else 1
     # A command killed by a signal has a negative code; shells report 128 + signal.
-    return code if code >= 0 else 128 - code
+    return code if code >= 0 else EXIT_SIGNAL_BASE - code
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
