@@ -54,6 +54,7 @@ class EpochRecord(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     index: int
     time_s: float | None
+    step_time_s: float = 0.0  # sum of its steps' times
     steps: int
     samples: int | None
     tokens: int | None
@@ -167,6 +168,7 @@ def summarize_epochs(events: Sequence[Event]) -> list[EpochRecord]:
             EpochRecord(
                 index=int(e["index"]),
                 time_s=_num(e.get("time_s")),
+                step_time_s=_num(e.get("step_time_s")) or 0.0,
                 steps=_int(e.get("steps")) or 0,
                 samples=_int(e.get("samples")) or None,
                 tokens=_int(e.get("tokens")) or None,

@@ -7,7 +7,8 @@ every process of the machine):
 - `step`: `epoch` (index from 0), `step_s` (since the previous step or the epoch's start; null for an
   epoch's first step when nothing started its clock), `data_wait_s` (the part spent waiting for the
   batch), `samples`, `tokens` (null when not given).
-- `epoch`: `index`, `time_s` (from the epoch's start to `epoch_end`), `steps`, `samples`, `tokens`,
+- `epoch`: `index`, `time_s` (from the epoch's start to `epoch_end`), `step_time_s` (the sum of its
+  steps' times: what `time_s` has beyond it ran outside the steps), `steps`, `samples`, `tokens`,
   `data_wait_s`, `peak_memory_bytes`, `memory_kind` (what that peak is), `peak_rss_bytes`.
 """
 
@@ -47,7 +48,7 @@ class EventWriter:
         self._last_t = 0.0  # the previous step's end, or the epoch's start
         self._wait_s = 0.0  # data wait of the step in progress
         self._steps = self._samples = self._tokens = 0
-        self._epoch_wait_s = 0.0
+        self._epoch_wait_s = self._epoch_step_s = 0.0
         _reset_peak_rss()
         self._write({"event": "start", "schema": EVENTS_SCHEMA, "rank": _rank()}, time.monotonic())
 
@@ -110,6 +111,7 @@ class EventWriter:
         self._samples += samples or 0
         self._tokens += tokens or 0
         self._epoch_wait_s += wait
+        self._epoch_step_s += step_s or 0.0
         self._last_t = now
         self._wait_s = 0.0
 
@@ -121,6 +123,7 @@ class EventWriter:
                 "event": "epoch",
                 "index": self._epoch,
                 "time_s": None if self._epoch_t0 is None else now - self._epoch_t0,
+                "step_time_s": self._epoch_step_s,
                 "steps": self._steps,
                 "samples": self._samples,
                 "tokens": self._tokens,
@@ -134,7 +137,7 @@ class EventWriter:
         _reset_peak_rss()
         self._epoch += 1
         self._epoch_t0 = None
-        self._wait_s = self._epoch_wait_s = 0.0
+        self._wait_s = self._epoch_wait_s = self._epoch_step_s = 0.0
         self._steps = self._samples = self._tokens = 0
 
 

@@ -50,3 +50,76 @@ own["parameter_bytes"] = sum(p.numel() * p.element_size() for p in model.paramet
 with open(sys.argv[1], "w") as f:
     json.dump(own, f)
 """
+
+# A tiny randomly initialised GPT-2 built from a config in code (nothing downloaded), trained for two
+# epochs of 8 optimiser steps by transformers.Trainer with the probe's callback.
+HF_TRAINER = r"""
+import json, sys, time
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
+from gpu_advisor.probe.hf import GpuAdvisorCallback
+
+SLEEP_S = float(sys.argv[2])
+getitem_s = 0.0
+
+class Data(torch.utils.data.Dataset):
+    def __len__(self):
+        return 32
+    def __getitem__(self, i):
+        global getitem_s
+        t = time.perf_counter()
+        if SLEEP_S:
+            time.sleep(SLEEP_S)
+        ids = torch.randint(0, 128, (32,), generator=torch.Generator().manual_seed(i))
+        getitem_s += time.perf_counter() - t
+        return {"input_ids": ids, "labels": ids}
+
+torch.manual_seed(0)
+model = GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=64, n_head=2, vocab_size=128, n_positions=32))
+args = TrainingArguments(
+    output_dir=sys.argv[1] + ".out", num_train_epochs=2, per_device_train_batch_size=4,
+    logging_strategy="no", save_strategy="no", report_to=[], use_cpu=True, disable_tqdm=True,
+    dataloader_num_workers=0, include_num_input_tokens_seen=True,
+)
+start = time.perf_counter()
+Trainer(model=model, args=args, train_dataset=Data(), callbacks=[GpuAdvisorCallback()]).train()
+with open(sys.argv[1], "w") as f:
+    json.dump({
+        "train_s": time.perf_counter() - start,
+        "getitem_s": getitem_s,
+        "parameter_bytes": sum(p.numel() * p.element_size() for p in model.parameters()),
+    }, f)
+"""
+
+# The same kind of model as a LightningModule, two epochs of 8 batches with the probe's callback.
+LIGHTNING = r"""
+import json, sys, time
+import torch
+import lightning
+from gpu_advisor.probe.lightning import GpuAdvisorCallback
+
+class Model(lightning.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(), torch.nn.Linear(256, 4))
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return torch.nn.functional.cross_entropy(self.net(x), y)
+    def configure_optimizers(self):
+        return torch.optim.AdamW(self.parameters())
+
+torch.manual_seed(0)
+data = torch.utils.data.TensorDataset(torch.randn(64, 64), torch.randint(0, 4, (64,)))
+model = Model()
+trainer = lightning.Trainer(
+    max_epochs=2, accelerator="cpu", devices=1, logger=False, enable_checkpointing=False,
+    enable_progress_bar=False, enable_model_summary=False, callbacks=[GpuAdvisorCallback()],
+)
+start = time.perf_counter()
+trainer.fit(model, torch.utils.data.DataLoader(data, batch_size=8))
+with open(sys.argv[1], "w") as f:
+    json.dump({
+        "train_s": time.perf_counter() - start,
+        "parameter_bytes": sum(p.numel() * p.element_size() for p in model.parameters()),
+    }, f)
+"""

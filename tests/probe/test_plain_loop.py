@@ -11,8 +11,8 @@ from gpu_advisor.cli import run_cli
 from tests.probe.scripts import PLAIN_LOOP
 
 
-def monitored(tmp_path, script: str, *args: str) -> tuple[int, dict, dict, str]:
-    """Run `script` under `gpu-advisor monitor --json`: (exit code, results file, script's own times, stderr)."""
+def monitored(tmp_path, script: str, *args: str) -> tuple[int, dict, dict]:
+    """Run `script` under `gpu-advisor monitor --json`: (exit code, results file, script's own times)."""
     (tmp_path / "train.py").write_text(script)
     results, own = tmp_path / "run.json", tmp_path / "own.json"
     code = run_cli(
@@ -29,12 +29,12 @@ def monitored(tmp_path, script: str, *args: str) -> tuple[int, dict, dict, str]:
             *args,
         ]
     )
-    return code, json.loads(results.read_text()), json.loads(own.read_text()), ""
+    return code, json.loads(results.read_text()), json.loads(own.read_text())
 
 
 @pytest.mark.slow
 def test_epochs_steps_and_memory_of_a_plain_loop(tmp_path, capsys):
-    code, run, own, _ = monitored(tmp_path, PLAIN_LOOP, "0")
+    code, run, own = monitored(tmp_path, PLAIN_LOOP, "0")
     err = capsys.readouterr().err
     assert code == 0 and run["exit_code"] == 0
     assert [e["index"] for e in run["epochs"]] == [0, 1]
@@ -52,7 +52,7 @@ def test_epochs_steps_and_memory_of_a_plain_loop(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_a_slow_dataset_is_diagnosed_input_bound_with_its_measured_wait(tmp_path, capsys):
-    code, run, own, _ = monitored(tmp_path, PLAIN_LOOP, "0.01")  # 80 ms of sleep per batch of 8
+    code, run, own = monitored(tmp_path, PLAIN_LOOP, "0.01")  # 80 ms of sleep per batch of 8
     assert code == 0
     own_wait = sum(e["data_wait_s"] for e in own["epochs"]) / sum(sum(e["steps"]) for e in own["epochs"])
     assert own_wait > 0.2  # critical: a fifth of every step or more
