@@ -50,6 +50,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tokens-per-s", type=float, default=None, help="target tokens/s per user (inference)")
     p.add_argument("--train-tokens", type=float, default=None, help="training token budget, e.g. 1e9")
     p.add_argument("--max-hours", type=float, default=None, help="training deadline in hours")
+    p.add_argument("--dataset-tokens", type=float, default=None, metavar="N", help="tokens in the dataset")
+    p.add_argument(
+        "--dataset-samples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="samples in the dataset, each --seq-len tokens",
+    )
+    p.add_argument(
+        "--epochs", type=float, default=None, metavar="E", help="passes over the dataset (default 1)"
+    )
     p.add_argument("--gpu", default=None, metavar="NAME", help="consider only this GPU (id or name)")
     p.add_argument("--tier", choices=[t.value for t in Tier], default=None)
     p.add_argument("--buy", action="store_true", help="rank by purchase cost instead of rent")
@@ -107,6 +118,9 @@ def request_from_args(args: argparse.Namespace):
             tokens_per_s_per_user=args.tokens_per_s,
             train_tokens=args.train_tokens,
             max_hours=args.max_hours,
+            dataset_tokens=args.dataset_tokens,
+            dataset_samples=args.dataset_samples,
+            epochs=args.epochs,
             gpu=args.gpu,
             tier=args.tier,
             purchase=Purchase.BUY if args.buy else Purchase.RENT,
