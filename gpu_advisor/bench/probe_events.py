@@ -27,7 +27,10 @@ class StepTimes(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     median_s: float
     mean_s: float
+    p10_s: float
+    p90_s: float
     p95_s: float
+    min_s: float
     max_s: float
     count: int
 
@@ -135,7 +138,10 @@ def summarize_steps(events: Sequence[Event]) -> StepsSummary | None:
         else StepTimes(
             median_s=percentile(times, 50),
             mean_s=total / len(times),
+            p10_s=percentile(times, 10),
+            p90_s=percentile(times, 90),
             p95_s=percentile(times, 95),
+            min_s=times[0],
             max_s=times[-1],
             count=len(times),
         ),

@@ -45,6 +45,15 @@ KEY_METRICS: dict[str, tuple[str, ...]] = {
     "dataloader": ("tokens_per_s", "input_wait_fraction", "mfu"),
     "inference": ("prefill_s", "decode_tokens_per_s", "peak_memory_bytes"),
     "transfer": ("bytes_per_s", "fraction_of_catalogue"),
+    "command": (
+        "exit_code",
+        "duration_s",
+        "samples_per_s",
+        "tokens_per_s",
+        "time_per_epoch_s",
+        "input_wait_fraction",
+        "peak_memory_bytes",
+    ),
 }
 # How a metric reads around its value; a key not listed reads "its words {value}".
 METRIC_TEMPLATES: dict[str, str] = {
@@ -58,6 +67,9 @@ METRIC_TEMPLATES: dict[str, str] = {
     "flops_per_s": "{}",
     "bytes_per_s": "{}",
     "tokens_per_s": "{}",
+    "samples_per_s": "{}",
+    "duration_s": "ran {}",
+    "time_per_epoch_s": "{} per epoch",
 }
 # Workload config keys that name a variant, with the words before their value.
 CONFIG_LABELS = (("model", ""), ("precision", ""), ("batch_size", "batch "), ("seq_len", "seq "))
