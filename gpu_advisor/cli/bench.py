@@ -239,7 +239,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_monitor(args: argparse.Namespace) -> int:
     from gpu_advisor.bench.monitor import GRACE_S, run_monitor
     from gpu_advisor.telemetry.sampler import MAX_INTERVAL_S, MIN_INTERVAL_S
-    from gpu_advisor.wording.monitor import monitor_lines
+    from gpu_advisor.wording.command import monitor_lines
 
     command = list(args.argv)
     if command and command[0] == "--":

@@ -66,7 +66,10 @@ def test_compare_lists_the_commands_figures(watched):
 
 def test_report_attaches_a_watched_run(watched, tmp_path, capsys):
     assert (
-        run_cli(["plan", "--model", "gpt2-small", "--task", "finetune", "--save", str(tmp_path / "plan.json")]) == 0
+        run_cli(
+            ["plan", "--model", "gpt2-small", "--task", "finetune", "--save", str(tmp_path / "plan.json")]
+        )
+        == 0
     )
     capsys.readouterr()
     md = tmp_path / "r.md"
