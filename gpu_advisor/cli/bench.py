@@ -88,6 +88,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="train/inference precision (default: fp32 on CPU, bf16 on GPU)",
     )
     p.add_argument("--json", default=None, metavar="FILE", help="write the gpu-advisor/bench@1 results file")
+    p.add_argument(
+        "--dataset-samples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="project the time per epoch over N samples of --seq-len tokens from the measured training speed",
+    )
+    p.add_argument(
+        "--seq-len", type=int, default=None, metavar="S", help="tokens per sample, with --dataset-samples"
+    )
     bench_distributed.add_arguments(p, parse_size)  # --distributed, --nproc N and their flags
     p.set_defaults(func=cmd_bench)
 
@@ -171,6 +181,27 @@ def _options(args: argparse.Namespace):
         raise UserInputError(f"{flag}: {message}") from None
 
 
+def _check_dataset(args: argparse.Namespace) -> None:
+    if (args.dataset_samples is None) != (args.seq_len is None):
+        raise UserInputError("--dataset-samples: give it with --seq-len (tokens per sample)")
+    for flag, value in (("--dataset-samples", args.dataset_samples), ("--seq-len", args.seq_len)):
+        if value is not None and value < 1:
+            raise UserInputError(f"{flag}: must be at least 1")
+
+
+def _with_epoch_projection(report, args: argparse.Namespace):
+    """The report with `options.epoch_projection` when --dataset-samples asked for one."""
+    if args.dataset_samples is None:
+        return report
+    from gpu_advisor.bench.epochs import project_epoch
+
+    projection = project_epoch(report, args.dataset_samples, args.seq_len)
+    if projection is None:
+        return report
+    options = {**report.options, "epoch_projection": projection.model_dump()}
+    return report.model_copy(update={"options": options})
+
+
 def _progress_printer() -> Callable[[object], None]:
     tty = sys.stderr.isatty()
     last = {"workload": None}
@@ -197,6 +228,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         )
     options = _options(args)
     _check_output_path(args.json)
+    _check_dataset(args)
     from gpu_advisor.bench.runner import run_benchmark
 
     stop = threading.Event()
@@ -225,7 +257,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     error = outcome.get("error")
     if error is not None:
         raise error  # BenchError is a UserInputError (one line); anything else is a bug: let it be seen
-    report = outcome["report"]
+    report = _with_epoch_projection(outcome["report"], args)
     print(bench_text(report))  # type: ignore[arg-type]
     if args.json:
         try:
@@ -285,6 +317,11 @@ def bench_text(report) -> str:
     cells = [(r.workload, r.status, r.time, r.numbers) for r in rows]
     lines += text_table(words.RESULT_HEADERS, cells, (False, False, True, False))
     lines.append(words.memory_note(report))
+    projection = report.options.get("epoch_projection")
+    if projection:
+        from gpu_advisor.bench.epochs import EpochProjection
+
+        lines.append(words.epoch_projection_text(EpochProjection.model_validate(projection)))
     checks = words.prediction_rows(report)
     if checks:
         lines += ["", "Prediction check (gpu_advisor.core.predict against this run):"]

@@ -158,10 +158,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     req = request_from_args(args)
     if args.calibrate:
-        from gpu_advisor.bench.distributed.calibrate import load_fabric_calibration
+        from gpu_advisor.bench.run_calibration import load_calibration
 
         # ResultsFileError (a UserInputError) names the file and the field: one line, exit 2.
-        req = req.model_copy(update={"calibration": load_fabric_calibration(args.calibrate)})
+        req = req.model_copy(update={"calibration": load_calibration(args.calibrate, req)})
     if req.gpu is not None:
         from gpu_advisor.core.catalog import default_catalog
 

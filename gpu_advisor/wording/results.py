@@ -398,3 +398,20 @@ def memory_note(report: BenchReport) -> str:
         "median: per step (inference: per decode step of the whole batch); peak memory: "
         f"{memory_meaning(report.device.kind)}"
     )
+
+
+def epoch_projection_text(projection) -> str:
+    """'Projected time per epoch: 10,000 samples × 2,048 tokens at 1,234 tokens/s (…) = 4.6 h'."""
+    measured = ", ".join(
+        part
+        for part in (
+            None if projection.measured_seq_len is None else f"seq {projection.measured_seq_len}",
+            None if projection.measured_batch_size is None else f"batch {projection.measured_batch_size}",
+        )
+        if part
+    )
+    return (
+        f"Projected time per epoch: {projection.dataset_samples:,} samples × {projection.seq_len:,} tokens at "
+        f"{format_rate(projection.tokens_per_s, 'tokens/s')} ({projection.measured_by}, measured at {measured}, "
+        f"input pipeline included) = {format_duration(projection.time_per_epoch_s)}"
+    )
