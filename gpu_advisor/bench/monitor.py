@@ -275,8 +275,8 @@ def _report(
     verdicts = diagnose(
         RunEvidence(
             # Means over the same steps, so their ratio is the loop's measured share spent waiting.
-            step_time_s=None if timed is None else timed.mean_s,
-            input_wait_s=None if timed is None else steps.data_wait_s / timed.count,  # type: ignore[union-attr]
+            step_time_s=None if timed is None else steps.total_s / timed.n,  # type: ignore[union-attr]
+            input_wait_s=None if timed is None else steps.data_wait_s / timed.n,  # type: ignore[union-attr]
             device_kind=device_kind,
             telemetry=summary,
             host_cpu_count=psutil.cpu_count(logical=True),

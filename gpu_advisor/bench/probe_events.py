@@ -16,23 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from gpu_advisor.telemetry.stats import percentile
+from gpu_advisor.bench.results import Spread
+from gpu_advisor.bench.stats import spread
 
 Event = dict[str, Any]
-
-
-class StepTimes(BaseModel):
-    """Time per step over the timed steps (seconds)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-    median_s: float
-    mean_s: float
-    p10_s: float
-    p90_s: float
-    p95_s: float
-    min_s: float
-    max_s: float
-    count: int
 
 
 class StepsSummary(BaseModel):
@@ -40,8 +27,8 @@ class StepsSummary(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     count: int
-    step_time: StepTimes | None
-    total_s: float  # sum of the timed steps
+    step_time: Spread | None  # median and spread of the timed steps (seconds)
+    total_s: float  # sum of the timed steps: their mean is total_s / step_time.n
     data_wait_s: float
     data_wait_fraction: float | None  # of total_s
     samples: int | None
@@ -133,18 +120,7 @@ def summarize_steps(events: Sequence[Event]) -> StepsSummary | None:
 
     return StepsSummary(
         count=len(steps),
-        step_time=None
-        if not times
-        else StepTimes(
-            median_s=percentile(times, 50),
-            mean_s=total / len(times),
-            p10_s=percentile(times, 10),
-            p90_s=percentile(times, 90),
-            p95_s=percentile(times, 95),
-            min_s=times[0],
-            max_s=times[-1],
-            count=len(times),
-        ),
+        step_time=spread(times) if times else None,
         total_s=total,
         data_wait_s=wait,
         data_wait_fraction=wait / total if total > 0 else None,

@@ -18,7 +18,6 @@ from gpu_advisor.bench.results import (
     DeviceInfo,
     MetricValue,
     ResultsFileError,
-    Spread,
     WorkloadResult,
     describe_error,
 )
@@ -83,17 +82,7 @@ def command_metrics(monitor: MonitorReport) -> dict[str, MetricValue]:
 def bench_view(monitor: MonitorReport) -> BenchReport:
     """The monitor report as a bench report with one `command` result."""
     steps = monitor.steps
-    timed = None if steps is None else steps.step_time
-    timings = {}
-    if timed is not None:
-        timings["step_time_s"] = Spread(
-            median=timed.median_s,
-            p10=timed.p10_s,
-            p90=timed.p90_s,
-            min=timed.min_s,
-            max=timed.max_s,
-            n=timed.count,
-        )
+    timings = {} if steps is None or steps.step_time is None else {"step_time_s": steps.step_time}
     ok = monitor.exit_code == 0 and monitor.interrupted is None
     result = WorkloadResult(
         workload="command",

@@ -72,7 +72,7 @@ def steps_text(steps: StepsSummary | None) -> str | None:
         return None
     parts = [f"{steps.count} steps"]
     if steps.step_time is not None:
-        parts.append(f"median {format_duration(steps.step_time.median_s)}")
+        parts.append(f"median {format_duration(steps.step_time.median)}")
     for rate, unit in (
         (steps.steps_per_s, "steps/s"),
         (steps.samples_per_s, "samples/s"),
@@ -124,7 +124,7 @@ def probe_cards(
     """The four cards for a command (running or ended) and their captions."""
     timed = None if steps is None else steps.step_time
     if timed is not None:
-        first, first_detail = format_duration(timed.median_s), f"median of {timed.count} steps; {status}"
+        first, first_detail = format_duration(timed.median), f"median of {timed.n} steps; {status}"
     else:
         first, first_detail = format_duration(duration_s), status
     rate, unit = (None, "") if steps is None else _rate(steps)

@@ -84,4 +84,4 @@ def test_a_truncated_last_line_waits_and_stray_lines_are_skipped(tmp_path):
     with path.open("a") as f:
         f.write('ep","pid":1,"t":1,"step_s":0.5,"data_wait_s":0.1}\n' + json.dumps([1]) + "\n")
     assert [e["event"] for e in tail.read()] == ["step"]
-    assert summarize_steps(tail.events).step_time.median_s == 0.5
+    assert summarize_steps(tail.events).step_time.median == 0.5

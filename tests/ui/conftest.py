@@ -161,3 +161,17 @@ def results_files(tmp_path: Path) -> tuple[Path, Path]:
     make_report("Test CPU", "cpu", flops=2e12).save(first)
     make_report("NVIDIA H100 80GB HBM3", "cuda", flops=600e12).save(second)
     return first, second
+
+
+@pytest.fixture
+def wizard(qtbot, dialogs):
+    """The Plan wizard shown at a laptop size."""
+    from gpu_advisor.ui.plan.form import PlanForm
+    from gpu_advisor.ui.plan.wizard import PlanWizard
+
+    widget = PlanWizard(PlanForm())
+    qtbot.addWidget(widget)
+    widget.resize(1280, 760)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget

@@ -2,30 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import QPoint, Qt
 
 from gpu_advisor.core.recommend import plan
 from gpu_advisor.core.units import format_bytes, format_usd
-from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.plan.wizard import (
     STEP_BUDGET,
     STEP_MODEL,
     STEP_RESULT,
     STEP_TRAFFIC,
     STEP_WORKLOAD,
-    PlanWizard,
 )
-
-
-@pytest.fixture
-def wizard(qtbot, dialogs) -> PlanWizard:
-    widget = PlanWizard(PlanForm())
-    qtbot.addWidget(widget)
-    widget.resize(1280, 760)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
 
 
 def _type(qtbot, edit, text: str) -> None:

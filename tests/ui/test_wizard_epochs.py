@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
 from PySide6.QtCore import Qt
 
 from gpu_advisor.core.recommend import plan
 from gpu_advisor.core.units import format_duration
-from gpu_advisor.ui.plan.form import PlanForm
-from gpu_advisor.ui.plan.wizard import STEP_RESULT, STEP_TRAFFIC, PlanWizard
-
-
-@pytest.fixture
-def wizard(qtbot, dialogs) -> PlanWizard:
-    widget = PlanWizard(PlanForm())
-    qtbot.addWidget(widget)
-    widget.resize(1280, 760)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
-
-
-def _type(qtbot, edit, text: str) -> None:
-    edit.clear()
-    qtbot.keyClicks(edit, text)
+from gpu_advisor.ui.plan.wizard import STEP_RESULT, STEP_TRAFFIC
+from tests.ui.test_wizard import _type
 
 
 def _to_training_page(wizard, qtbot):
