@@ -126,3 +126,36 @@ def test_steps_show_while_the_command_runs_and_stop_ends_it(qtbot, monitor):
     monitor.stop()
     qtbot.waitUntil(lambda: not monitor.running, timeout=30_000)
     assert monitor.output_pane.status.text().startswith("Stopped (Stop;")
+
+
+def test_a_gpu_run_of_my_command_calibrates_the_plan(qtbot, dialogs):
+    from gpu_advisor.core.catalog import default_catalog
+    from gpu_advisor.core.presets import get_preset
+    from gpu_advisor.core.request import PlanRequest
+    from gpu_advisor.telemetry import NvmlSource
+    from tests.telemetry.fake_nvml import FakeGpu, FakeNvml
+
+    # NVML faked at the hardware boundary (an H100); the steps are the real command's.
+    window = MainWindow(backend=BenchBackend(toy=True, nvml=NvmlSource(nvml_module=FakeNvml([FakeGpu()]))))
+    qtbot.addWidget(window)
+    request = PlanRequest(model=get_preset("llama-2-7b"), task="lora", gpu="nvidia-h100-sxm")
+    window.form.load_request(request)
+    qtbot.waitUntil(lambda: window.form.request is not None)
+    monitor = window.monitor
+    monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData("command"))
+    code = (
+        "import time\n"
+        "from gpu_advisor import probe\n"
+        "for i in probe.wrap(range(10)):\n"
+        "    time.sleep(0.02)\n"
+        "    probe.step(samples=1, tokens=128)\n"
+    )
+    _run(qtbot, monitor, _python(code))
+    tokens_per_s = monitor.report.steps.tokens_per_s
+    assert monitor.calibrate_button.isEnabled()
+    monitor.calibrate_button.click()
+    peak = default_catalog().find("nvidia-h100-sxm").peak_flops_per_s("bf16")
+    flops_per_token = window.form.plan.to_json_dict()["compute"]["flops_per_token"]
+    assert window.settings.calibration.mfu == pytest.approx(tokens_per_s * flops_per_token / peak)
+    assert window.form.assumption("mfu") == pytest.approx(window.settings.calibration.mfu)
+    window.close()

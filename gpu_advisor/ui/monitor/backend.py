@@ -107,8 +107,9 @@ class BenchBackend:
     `toy=True` runs the benchmark engine's tiny sizes (about 2 s on a CPU): GUI tests and --self-test.
     """
 
-    def __init__(self, toy: bool = False) -> None:
+    def __init__(self, toy: bool = False, nvml: Any = None) -> None:
         self.toy = toy
+        self.nvml = nvml  # a telemetry.NvmlSource for watched commands (None: the machine's own)
         self._machine: dict[str, Any] | None = None
 
     # ---- the machine -----------------------------------------------------------------------------
@@ -179,8 +180,8 @@ class BenchBackend:
             stop=context.stop,
         )
 
-    @staticmethod
     def _run_command(
+        self,
         request: MonitorRequest,
         context: RunContext,
         on_sample: Callable[[Sample], None],
@@ -196,6 +197,7 @@ class BenchBackend:
             on_sample=on_sample,
             on_events=on_events,
             stop=context.stop,
+            nvml=self.nvml,
             log_path=request.log_path or None,
         )
 

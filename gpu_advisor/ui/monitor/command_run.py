@@ -1,5 +1,6 @@
-"""What a watched command's run hands from the monitor thread to the window: the probe's events as
-they arrive and the file its output goes to, and saving that output beside the results."""
+"""What a watched command's run hands from the monitor thread to the window (the probe's events as
+they arrive, the file its output goes to), saving that output beside the results, and the run as a
+calibration for the plan."""
 
 from __future__ import annotations
 
@@ -8,8 +9,13 @@ import tempfile
 import threading
 from pathlib import Path
 
+from gpu_advisor.bench.monitor import MonitorReport
 from gpu_advisor.bench.probe_events import Event
+from gpu_advisor.bench.results import ResultsFileError
+from gpu_advisor.bench.run_calibration import calibration_from_run
+from gpu_advisor.bench.watched import bench_view
 from gpu_advisor.core.files import write_atomic
+from gpu_advisor.core.request import PlanRequest
 
 
 class CommandLive:
@@ -44,3 +50,17 @@ def save_log(log: Path, results: Path) -> Path:
     target = log_path_beside(results)
     write_atomic(target, lambda tmp: shutil.copyfile(log, tmp), expected_size=log.stat().st_size)
     return target
+
+
+def command_calibration(report: MonitorReport, request: PlanRequest | None) -> tuple[float, str] | None:
+    """(measured MFU, where it came from) of a watched GPU run for the plan's model, or None where the
+    run gives none (on the CPU, no tokens reported, no training plan): bench.run_calibration says why."""
+    if request is None or not request.task.is_training:
+        return None
+    try:
+        calibration = calibration_from_run(
+            bench_view(report), request, f"your command ({report.created[:10]})"
+        )
+    except ResultsFileError:
+        return None
+    return (calibration.mfu, calibration.source) if calibration.mfu is not None else None

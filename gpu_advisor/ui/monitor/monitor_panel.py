@@ -7,6 +7,7 @@ and the texts refresh at 1 Hz (friture's habit), so a fast run never floods the 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from html import escape
 from pathlib import Path
@@ -36,7 +37,7 @@ from gpu_advisor.ui.monitor.backend import (
     parse_command,
 )
 from gpu_advisor.ui.monitor.cards import Card
-from gpu_advisor.ui.monitor.command_run import CommandLive, save_log
+from gpu_advisor.ui.monitor.command_run import CommandLive, command_calibration, save_log
 from gpu_advisor.ui.monitor.controls import RunControls
 from gpu_advisor.ui.monitor.live_plots import LivePlots
 from gpu_advisor.ui.monitor.output_pane import OutputPane
@@ -74,6 +75,8 @@ class MonitorPanel(QWidget):
         self.command_runner = JobRunner("gpu-advisor command")
         self._live: CommandLive | None = None
         self._events_plotted = 0
+        # The plan a watched run calibrates (its model turns the run's tokens/s into an MFU); the window sets it.
+        self.plan_request: Callable[[], Any] = lambda: None
         self.telemetry = RingSeries(RING_CAPACITY, len(TELEMETRY_CHANNELS))
         self.throughput = RingSeries(4096, 1)
         self.results: list[Any] = []
@@ -123,7 +126,8 @@ class MonitorPanel(QWidget):
         self.calibrate_button.setToolTip(
             "Use this run's measured MFU in the planner instead of the default.\n"
             "Available after a training run on an NVIDIA GPU: a CPU's efficiency says nothing about "
-            "a GPU's.\n\n" + tip("mfu")
+            "a GPU's. For your own command: a run that reports its tokens (probe.step(tokens=...)), "
+            "turned into an MFU with the plan's model.\n\n" + tip("mfu")
         )
         for button in (self.save_button, self.calibrate_button):
             button.setEnabled(False)
@@ -407,7 +411,9 @@ class MonitorPanel(QWidget):
         The planner's MFU is a GPU's efficiency against its tensor-core peak; a CPU run's (against the
         CPU's own matmul peak) does not carry over, so CPU runs offer no calibration.
         """
-        device = getattr(self.report, "device", None)  # a watched command's report has no device
+        if hasattr(self.report, "exit_code"):  # a watched command: its tokens/s for the plan's model
+            return command_calibration(self.report, self.plan_request())
+        device = getattr(self.report, "device", None)
         if getattr(device, "kind", None) != "cuda":
             return None
         train = [r for r in self.results if r.workload == "train" and r.status == "ok"]
