@@ -226,10 +226,34 @@ def compare(named: Sequence[NamedReport], catalog: Catalog | None = None) -> Com
             lambda r, k=kind: _metric([x for x in r.result("transfer") if x.name.endswith(k)], "bytes_per_s"),
             lower_is_better=False,
         )
+    if any(r.result("command") for r in reports):  # watched commands (monitor@1 files)
+        _command_rows(row)
     from gpu_advisor.bench.distributed.compare_rows import cluster_rows
 
     rows += cluster_rows(reports)  # cluster runs (bench --nproc / --distributed); none otherwise
     return Comparison(names=tuple(n.name for n in named), rows=tuple(rows))
+
+
+def _command_rows(row: Callable[..., None]) -> None:
+    """A watched command's figures: how it ended, and what the probe measured where it reported."""
+
+    def metric(key: str) -> Callable[[BenchReport], Value]:
+        return lambda r: next((x.number(key) for x in r.result("command") if x.number(key) is not None), None)
+
+    row("command", "text", lambda r: next((x.name for x in r.result("command")), None))
+    row("command exit code", "count", metric("exit_code"))
+    row("command duration", "duration", metric("duration_s"), lower_is_better=True)
+    row(
+        "command step median",
+        "duration",
+        lambda r: _median(r.result("command"), "step_time_s"),
+        lower_is_better=True,
+    )
+    row("command samples/s", "rate", metric("samples_per_s"), lower_is_better=False, unit="samples/s")
+    row("command tokens/s", "rate", metric("tokens_per_s"), lower_is_better=False, unit="tokens/s")
+    row("command time per epoch", "duration", metric("time_per_epoch_s"), lower_is_better=True)
+    row("command data wait", "fraction", metric("input_wait_fraction"), lower_is_better=True)
+    row("command peak memory", "bytes", metric("peak_memory_bytes"), lower_is_better=True)
 
 
 def _error_row(rows: list[CompareRow], label: str, per_file: list[list[WorkloadResult]]) -> None:

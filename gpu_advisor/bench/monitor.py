@@ -4,16 +4,29 @@ No torch and no Qt. GPU metrics are per device (NVML), not per process: other wo
 shows up too. The process tree's memory is the RSS of the command and all its descendants (its
 DataLoader workers included).
 
-Results file `gpu-advisor/monitor@1`: schema, created, command, exit_code, duration_s, machine,
-summary (telemetry.TelemetrySummary as data), diagnosis, telemetry {interval_s, samples}.
+The command runs in its own session (its own process group), at this process's priority. Ctrl-C and
+SIGTERM sent to the monitor are forwarded to the whole group; after `grace_s` whatever is left of the
+group is killed, so no grandchild outlives the run, and the results are still written.
+
+The command can report its own steps and epochs with `gpu_advisor.probe`: the monitor names a JSON-lines
+events file in the environment variable probe.EVENTS_ENV and reads it while the command runs.
+
+Results file `gpu-advisor/monitor@1`: schema, created, command, exit_code (negative: killed by that
+signal), interrupted (SIGINT, SIGTERM or stop when the monitor ended the command), duration_s, machine,
+summary (telemetry.TelemetrySummary as data), steps and epochs (from the probe; null and [] without
+it), diagnosis, telemetry {interval_s, samples}, log (the file holding the command's output, if saved).
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -21,16 +34,27 @@ from typing import Any, Literal
 import psutil
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
+from gpu_advisor.bench.probe_events import (
+    EpochRecord,
+    Event,
+    EventTail,
+    StepsSummary,
+    summarize_epochs,
+    summarize_steps,
+)
 from gpu_advisor.bench.results import Machine, TelemetryRecord, VerdictRecord
 from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.files import write_json_atomic
+from gpu_advisor.probe.events import EVENTS_ENV
 from gpu_advisor.telemetry import NvmlSource, RunEvidence, Sample, TelemetrySummary, diagnose, summarize
 from gpu_advisor.telemetry.recording import Recording
 
 MONITOR_SCHEMA = "gpu-advisor/monitor@1"
-# After Ctrl-C (which the command receives too) or a stop request, how long the command gets to exit
-# before it is terminated, and then killed.
+# After Ctrl-C, SIGTERM or a stop request, how long the command's process group gets to exit before it
+# is killed.
 GRACE_S = 10.0
+POLL_S = 0.1
+Interruption = Literal["SIGINT", "SIGTERM", "stop"]
 
 
 class MonitorError(UserInputError):
@@ -47,11 +71,15 @@ class MonitorReport(BaseModel):
     created: str
     command: list[str]
     exit_code: int | None
+    interrupted: Interruption | None = None
     duration_s: float
     machine: Machine
     summary: TelemetrySummary
+    steps: StepsSummary | None = None
+    epochs: list[EpochRecord] = Field(default_factory=list)
     diagnosis: list[VerdictRecord]
     telemetry: TelemetryRecord
+    log: str | None = None
 
     @field_validator("summary", mode="before")
     @classmethod
@@ -72,23 +100,104 @@ class MonitorReport(BaseModel):
         write_json_atomic(path, self.model_dump(mode="json", by_alias=True))
 
 
-def _wait(process: subprocess.Popen[bytes], stop: threading.Event) -> int:
-    """Wait for the command; on a stop request or Ctrl-C give it GRACE_S to exit, then end it."""
-    deadline: float | None = None
-    while True:
+class _Signals:
+    """SIGINT/SIGTERM received by the monitor while the command runs (handlers only on the main thread)."""
+
+    def __init__(self) -> None:
+        self.received: list[int] = []
+
+    @contextmanager
+    def installed(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {sig: signal.signal(sig, self._record) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
-            code = process.wait(timeout=0.1)
-            return code
-        except subprocess.TimeoutExpired:
-            pass
-        except KeyboardInterrupt:  # the command got the same SIGINT from the terminal
-            deadline = deadline or time.monotonic() + GRACE_S
-        if stop.is_set() and deadline is None:
-            process.terminate()
-            deadline = time.monotonic() + GRACE_S
-        if deadline is not None and time.monotonic() > deadline:
-            process.kill()
-            return process.wait()
+            yield
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _record(self, signum: int, _frame: object) -> None:
+        self.received.append(signum)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member changed user: still there
+        return True
+    return True
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _wait(
+    process: subprocess.Popen[bytes],
+    stop: threading.Event,
+    signals: _Signals,
+    grace_s: float,
+    poll: Callable[[], None],
+) -> tuple[int, Interruption | None]:
+    """Wait for the command. On a signal or a stop request, pass it to the command's whole process
+    group, give the group `grace_s` to exit, then kill what is left of it."""
+    pgid = process.pid  # start_new_session: the command leads its own group
+    interrupted: Interruption | None = None
+    deadline: float | None = None
+    handled = 0
+    code: int | None = None
+    while True:
+        poll()
+        if code is None:
+            with suppress(subprocess.TimeoutExpired):
+                code = process.wait(timeout=POLL_S)
+        else:
+            time.sleep(POLL_S)
+        if len(signals.received) > handled:
+            sig = signals.received[handled]
+            handled = len(signals.received)
+            if interrupted is None:
+                interrupted = "SIGINT" if sig == signal.SIGINT else "SIGTERM"
+                _signal_group(pgid, sig)
+                deadline = time.monotonic() + grace_s
+            else:  # asked twice: no more grace
+                deadline = time.monotonic()
+        if stop.is_set() and interrupted is None:
+            interrupted = "stop"
+            _signal_group(pgid, signal.SIGTERM)
+            deadline = time.monotonic() + grace_s
+        if code is not None and (interrupted is None or not _group_alive(pgid)):
+            return code, interrupted
+        if deadline is not None and time.monotonic() >= deadline:
+            _signal_group(pgid, signal.SIGKILL)
+            return (code if code is not None else process.wait()), interrupted
+
+
+def _start(
+    command: Sequence[str], cwd: str | Path | None, env: dict[str, str], log
+) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(
+            list(command),
+            cwd=cwd,
+            env=env,
+            start_new_session=True,
+            stdout=log,
+            stderr=subprocess.STDOUT if log is not None else None,
+        )
+    except FileNotFoundError:
+        if cwd is not None and not Path(cwd).is_dir():
+            raise MonitorError(f"working folder: {cwd} does not exist") from None
+        raise MonitorError(f"command: {command[0]!r} not found") from None
+    except PermissionError:
+        raise MonitorError(f"command: {command[0]!r} is not executable") from None
+    except OSError as exc:
+        raise MonitorError(f"command: {command[0]!r} cannot be started ({exc.strerror or exc})") from None
 
 
 def run_monitor(
@@ -96,49 +205,94 @@ def run_monitor(
     *,
     interval_s: float = 0.5,
     on_sample: Callable[[Sample], None] | None = None,
+    on_events: Callable[[list[Event]], None] | None = None,
     stop: threading.Event | None = None,
     nvml: NvmlSource | None = None,
     cwd: str | Path | None = None,
+    log_path: str | Path | None = None,
+    grace_s: float = GRACE_S,
 ) -> MonitorReport:
-    """Run `command` (inheriting this terminal) in `cwd`, sample telemetry until it exits, and diagnose.
+    """Run `command` in `cwd`, sample telemetry and read its probe events until it exits, and diagnose.
 
-    Raises MonitorError when the command cannot be started. The command's exit code is in the report.
-    Setting `stop` terminates the command (then kills it after GRACE_S).
+    The command's output goes to this terminal, or to `log_path` (stdout and stderr in one file) when
+    given. `on_events` receives the probe events as they arrive (on this thread). Raises MonitorError
+    when the command cannot be started. Setting `stop`, or SIGINT/SIGTERM to this process (when called
+    on the main thread), ends the command's process group (killed after `grace_s`).
     """
     if not command:
         raise MonitorError("command: give the command to run after --")
     stop = stop if stop is not None else threading.Event()
-    with Recording(interval_s, nvml=nvml, on_sample=on_sample) as recording:
+    signals = _Signals()
+    with (
+        tempfile.TemporaryDirectory(prefix="gpu-advisor-monitor-") as scratch,
+        Recording(interval_s, nvml=nvml, on_sample=on_sample) as recording,
+        signals.installed(),
+    ):
+        events_path = Path(scratch) / "events.jsonl"
+        tail = EventTail(events_path)
+
+        def poll() -> None:
+            new = tail.read()
+            if new and on_events is not None:
+                on_events(new)
+
         machine = Machine.model_validate(recording.machine)
+        env = {**os.environ, EVENTS_ENV: str(events_path)}
+        log = None if log_path is None else open(log_path, "wb")  # noqa: SIM115
         started = time.monotonic()
         try:
-            process = subprocess.Popen(list(command), cwd=cwd)
-        except FileNotFoundError:
-            if cwd is not None and not Path(cwd).is_dir():
-                raise MonitorError(f"working folder: {cwd} does not exist") from None
-            raise MonitorError(f"command: {command[0]!r} not found") from None
-        except PermissionError:
-            raise MonitorError(f"command: {command[0]!r} is not executable") from None
-        except OSError as exc:
-            raise MonitorError(f"command: {command[0]!r} cannot be started ({exc.strerror or exc})") from None
-        recording.start(watch_pid=process.pid)
-        try:
-            exit_code = _wait(process, stop)
+            process = _start(command, cwd, env, log)
+            recording.start(watch_pid=process.pid)
+            try:
+                exit_code, interrupted = _wait(process, stop, signals, grace_s, poll)
+            finally:
+                samples = recording.stop()
         finally:
-            samples = recording.stop()
+            if log is not None:
+                log.close()
         duration = time.monotonic() - started
+        poll()
+    return _report(
+        command, machine, samples, tail.events, exit_code, interrupted, duration, interval_s, log_path
+    )
+
+
+def _report(
+    command: Sequence[str],
+    machine: Machine,
+    samples: list[Sample],
+    events: list[Event],
+    exit_code: int,
+    interrupted: Interruption | None,
+    duration: float,
+    interval_s: float,
+    log_path: str | Path | None,
+) -> MonitorReport:
     summary = summarize(samples)
+    steps = summarize_steps(events)
     device_kind = "cuda" if any(s.gpus for s in samples) else "cpu"
+    timed = steps.step_time if steps is not None else None
     verdicts = diagnose(
-        RunEvidence(device_kind=device_kind, telemetry=summary, host_cpu_count=psutil.cpu_count(logical=True))
+        RunEvidence(
+            # Means over the same steps, so their ratio is the loop's measured share spent waiting.
+            step_time_s=None if timed is None else steps.total_s / timed.n,  # type: ignore[union-attr]
+            input_wait_s=None if timed is None else steps.data_wait_s / timed.n,  # type: ignore[union-attr]
+            device_kind=device_kind,
+            telemetry=summary,
+            host_cpu_count=psutil.cpu_count(logical=True),
+        )
     )
     return MonitorReport(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         command=list(command),
         exit_code=exit_code,
+        interrupted=interrupted,
         duration_s=duration,
         machine=machine,
         summary=summary,
+        steps=steps,
+        epochs=summarize_epochs(events),
         diagnosis=[VerdictRecord.model_validate(v.to_dict()) for v in verdicts],
         telemetry=TelemetryRecord(interval_s=interval_s, samples=samples),
+        log=None if log_path is None else str(log_path),
     )

@@ -40,7 +40,8 @@ from gpu_advisor.telemetry.samples import Sample
 
 SCHEMA = "gpu-advisor/bench@1"
 
-WorkloadKind = Literal["matmul", "bandwidth", "train", "inference", "dataloader", "transfer"]
+# "command": a watched command (gpu-advisor/monitor@1) read as a results file (bench.watched).
+WorkloadKind = Literal["matmul", "bandwidth", "train", "inference", "dataloader", "transfer", "command"]
 Status = Literal["ok", "oom", "cancelled", "error", "unsupported"]
 Severity = Literal["ok", "info", "warning", "critical"]
 MetricValue = float | int | str | bool | None
@@ -122,6 +123,7 @@ MAIN_TIMING: dict[str, str] = {
     "inference": "decode_step_s",  # one decode step for the whole batch
     "dataloader": "step_time_s",
     "transfer": "copy_time_s",
+    "command": "step_time_s",  # the probe's steps
 }
 
 
@@ -278,7 +280,12 @@ def describe_error(exc: ValidationError) -> str:
 
 
 def report_from_dict(data: dict[str, Any], name: str = "results") -> BenchReport:
-    """Validate a parsed results object; ResultsFileError names `name` and the field."""
+    """Validate a parsed results object; ResultsFileError names `name` and the field. A watched
+    command's file (gpu-advisor/monitor@1) is read as a run of one `command` workload."""
+    if data.get("schema") == "gpu-advisor/monitor@1":
+        from gpu_advisor.bench.watched import report_from_monitor_dict  # it imports this module
+
+        return report_from_monitor_dict(data, name)
     if data.get("schema") != SCHEMA:
         raise ResultsFileError(f"{name}: schema: expected {SCHEMA!r}, found {data.get('schema')!r}")
     try:

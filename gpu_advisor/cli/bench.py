@@ -9,6 +9,7 @@ Nothing here imports torch: `bench` loads it when the run starts.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -19,6 +20,8 @@ from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.units import format_duration, parse_bytes
 
 EXIT_INTERRUPTED = 130
+# What a shell reports for a process ended by a signal: 128 + its number (130 for SIGINT, 143 for SIGTERM).
+EXIT_SIGNAL_BASE = 128
 
 # BenchOptions field -> the flag a user typed.
 _FLAGS = {
@@ -85,6 +88,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="train/inference precision (default: fp32 on CPU, bf16 on GPU)",
     )
     p.add_argument("--json", default=None, metavar="FILE", help="write the gpu-advisor/bench@1 results file")
+    p.add_argument(
+        "--dataset-samples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="project the time per epoch over N samples of --seq-len tokens from the measured training speed",
+    )
+    p.add_argument(
+        "--seq-len", type=int, default=None, metavar="S", help="tokens per sample, with --dataset-samples"
+    )
     bench_distributed.add_arguments(p, parse_size)  # --distributed, --nproc N and their flags
     p.set_defaults(func=cmd_bench)
 
@@ -93,9 +106,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="run your own command and watch its CPU, RAM and GPUs",
         description="Run COMMAND, sample its process tree and the GPUs while it runs, then print "
         "a summary and a diagnosis. Exits with the command's exit code.",
-        usage="gpu-advisor monitor [--interval S] [--json FILE] -- COMMAND [ARGS...]",
+        usage="gpu-advisor monitor [--interval S] [--grace S] [--json FILE] -- COMMAND [ARGS...]",
     )
     m.add_argument("--interval", type=float, default=0.5, metavar="S", help="telemetry interval (0.1-10 s)")
+    m.add_argument(
+        "--grace",
+        type=float,
+        default=None,
+        metavar="S",
+        help="after Ctrl-C or SIGTERM, seconds the command gets to exit before it is killed (default 10)",
+    )
     m.add_argument("--json", default=None, metavar="FILE", help="write the gpu-advisor/monitor@1 file")
     # Not dest "command": that holds the subcommand's name, which error messages print.
     m.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command, after --")
@@ -161,6 +181,27 @@ def _options(args: argparse.Namespace):
         raise UserInputError(f"{flag}: {message}") from None
 
 
+def _check_dataset(args: argparse.Namespace) -> None:
+    if (args.dataset_samples is None) != (args.seq_len is None):
+        raise UserInputError("--dataset-samples: give it with --seq-len (tokens per sample)")
+    for flag, value in (("--dataset-samples", args.dataset_samples), ("--seq-len", args.seq_len)):
+        if value is not None and value < 1:
+            raise UserInputError(f"{flag}: must be at least 1")
+
+
+def _with_epoch_projection(report, args: argparse.Namespace):
+    """The report with `options.epoch_projection` when --dataset-samples asked for one."""
+    if args.dataset_samples is None:
+        return report
+    from gpu_advisor.bench.epochs import project_epoch
+
+    projection = project_epoch(report, args.dataset_samples, args.seq_len)
+    if projection is None:
+        return report
+    options = {**report.options, "epoch_projection": projection.model_dump()}
+    return report.model_copy(update={"options": options})
+
+
 def _progress_printer() -> Callable[[object], None]:
     tty = sys.stderr.isatty()
     last = {"workload": None}
@@ -187,6 +228,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         )
     options = _options(args)
     _check_output_path(args.json)
+    _check_dataset(args)
     from gpu_advisor.bench.runner import run_benchmark
 
     stop = threading.Event()
@@ -215,7 +257,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     error = outcome.get("error")
     if error is not None:
         raise error  # BenchError is a UserInputError (one line); anything else is a bug: let it be seen
-    report = outcome["report"]
+    report = _with_epoch_projection(outcome["report"], args)
     print(bench_text(report))  # type: ignore[arg-type]
     if args.json:
         try:
@@ -227,9 +269,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:
-    from gpu_advisor.bench.monitor import run_monitor
+    from gpu_advisor.bench.monitor import GRACE_S, run_monitor
     from gpu_advisor.telemetry.sampler import MAX_INTERVAL_S, MIN_INTERVAL_S
-    from gpu_advisor.wording.monitor import monitor_lines
+    from gpu_advisor.wording.command import monitor_lines
 
     command = list(args.argv)
     if command and command[0] == "--":
@@ -238,8 +280,11 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         raise UserInputError("give the command to run after --, e.g. gpu-advisor monitor -- python train.py")
     if not MIN_INTERVAL_S <= args.interval <= MAX_INTERVAL_S:
         raise UserInputError(f"--interval: must be between {MIN_INTERVAL_S} and {MAX_INTERVAL_S} seconds")
+    grace_s = GRACE_S if args.grace is None else args.grace
+    if not 0 <= grace_s <= 3600:
+        raise UserInputError("--grace: must be between 0 and 3600 seconds")
     _check_output_path(args.json)
-    report = run_monitor(command, interval_s=args.interval)  # MonitorError: one line, exit 2
+    report = run_monitor(command, interval_s=args.interval, grace_s=grace_s)  # MonitorError: exit 2
     print("\n".join(monitor_lines(report)), file=sys.stderr)
     if args.json:
         try:
@@ -247,9 +292,11 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UserInputError(f"{args.json}: cannot write ({exc.strerror or exc})") from None
         print(f"Telemetry written to {args.json}", file=sys.stderr)
+    if report.interrupted in ("SIGINT", "SIGTERM"):  # we were interrupted: say so, as a shell would
+        return EXIT_SIGNAL_BASE + getattr(signal, report.interrupted)
     code = report.exit_code if report.exit_code is not None else 1
     # A command killed by a signal has a negative code; shells report 128 + signal.
-    return code if code >= 0 else 128 - code
+    return code if code >= 0 else EXIT_SIGNAL_BASE - code
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -270,6 +317,11 @@ def bench_text(report) -> str:
     cells = [(r.workload, r.status, r.time, r.numbers) for r in rows]
     lines += text_table(words.RESULT_HEADERS, cells, (False, False, True, False))
     lines.append(words.memory_note(report))
+    projection = report.options.get("epoch_projection")
+    if projection:
+        from gpu_advisor.bench.epochs import EpochProjection
+
+        lines.append(words.epoch_projection_text(EpochProjection.model_validate(projection)))
     checks = words.prediction_rows(report)
     if checks:
         lines += ["", "Prediction check (gpu_advisor.core.predict against this run):"]

@@ -58,6 +58,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ttft-s", type=float, default=None, metavar="S", help="target time to first token (s)")
     p.add_argument("--train-tokens", type=float, default=None, help="training token budget, e.g. 1e9")
     p.add_argument("--max-hours", type=float, default=None, help="training deadline in hours")
+    p.add_argument("--dataset-tokens", type=float, default=None, metavar="N", help="tokens in the dataset")
+    p.add_argument(
+        "--dataset-samples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="samples in the dataset, each --seq-len tokens",
+    )
+    p.add_argument(
+        "--epochs", type=float, default=None, metavar="E", help="passes over the dataset (default 1)"
+    )
     p.add_argument("--gpu", default=None, metavar="NAME", help="consider only this GPU (id or name)")
     p.add_argument("--tier", choices=[t.value for t in Tier], default=None)
     p.add_argument(
@@ -126,6 +137,9 @@ def request_from_args(args: argparse.Namespace):
             ttft_s=args.ttft_s,
             train_tokens=args.train_tokens,
             max_hours=args.max_hours,
+            dataset_tokens=args.dataset_tokens,
+            dataset_samples=args.dataset_samples,
+            epochs=args.epochs,
             gpu=args.gpu,
             tier=args.tier,
             vendor=args.vendor,
@@ -166,10 +180,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
     req = request_from_args(args)
     if args.calibrate:
-        from gpu_advisor.bench.distributed.calibrate import load_fabric_calibration
+        from gpu_advisor.bench.run_calibration import load_calibration
 
         # ResultsFileError (a UserInputError) names the file and the field: one line, exit 2.
-        req = req.model_copy(update={"calibration": load_fabric_calibration(args.calibrate)})
+        req = req.model_copy(update={"calibration": load_calibration(args.calibrate, req)})
     if req.gpu is not None:
         from gpu_advisor.core.catalog import default_catalog
 

@@ -78,6 +78,8 @@ class TrainingSpeed(BaseModel):
     gpu_hours: float | None
     bound: str
     formula: str
+    time_per_epoch_s: float | None = None  # dataset tokens / tokens_per_s, with a dataset
+    epochs: float | None = None
     mfu: float = 0.0
     hfu: float = 0.0
     terms: tuple[SpeedTerm, ...] = ()

@@ -207,6 +207,13 @@ class PlanRequest(BaseModel):
     # training target
     train_tokens: float | None = Field(default=None, gt=0, le=1e16)
     max_hours: float | None = Field(default=None, gt=0, le=1e6)
+    # training data, instead of a token budget: a dataset of tokens (or of samples of seq_len tokens)
+    # read `epochs` times
+    dataset_tokens: float | None = Field(default=None, gt=0, le=1e16, description="Tokens in the dataset")
+    dataset_samples: int | None = Field(
+        default=None, ge=1, le=10**13, description="Samples (sequences of seq_len tokens) in the dataset"
+    )
+    epochs: float | None = Field(default=None, gt=0, le=1e6, description="Passes over the dataset (1)")
     # restrictions
     gpu: str | None = Field(default=None, description="Consider only this GPU (id or name)")
     tier: Tier | None = None
@@ -296,11 +303,27 @@ class PlanRequest(BaseModel):
             raise ValueError("zero_stage: ZeRO shards training state; it does not apply to inference")
         if self.task.is_training and self.seq_len > self.model.max_positions * 64:
             raise ValueError(f"seq_len: {self.seq_len} is far beyond the model's context")
+        _check_dataset(self)
         try:
             check_trace_matches(self)
         except TraceMismatch as exc:
             raise ValueError(str(exc)) from None
         return self
+
+    @property
+    def epoch_tokens(self) -> float | None:
+        """Tokens in one pass over the dataset, if the request gives a dataset."""
+        if self.dataset_tokens is not None:
+            return self.dataset_tokens
+        return None if self.dataset_samples is None else float(self.dataset_samples * self.seq_len)
+
+    @property
+    def total_train_tokens(self) -> float | None:
+        """The token budget, or the dataset's tokens times the epochs (one epoch if not given)."""
+        epoch = self.epoch_tokens
+        if epoch is None:
+            return self.train_tokens
+        return epoch * (self.epochs or 1.0)
 
     @property
     def kv_tokens(self) -> int:
@@ -328,6 +351,19 @@ def _plain(field: str, message: str) -> str:
             text = words.format(bound)
             return f"{text} {unit}{'' if bound == '1' else 's'}" if unit else text
     return message
+
+
+def _check_dataset(req: PlanRequest) -> None:
+    """A dataset or a token budget, not both; epochs only with a dataset; training only."""
+    has_dataset = req.dataset_tokens is not None or req.dataset_samples is not None
+    if req.dataset_tokens is not None and req.dataset_samples is not None:
+        raise ValueError("dataset_samples: give the dataset as tokens or as samples, not both")
+    if has_dataset and req.train_tokens is not None:
+        raise ValueError("train_tokens: give a token budget or a dataset with epochs, not both")
+    if req.epochs is not None and not has_dataset:
+        raise ValueError("epochs: give the dataset's size (dataset_tokens, or dataset_samples with seq_len)")
+    if has_dataset and not req.task.is_training:
+        raise ValueError("dataset_tokens: a dataset applies to training tasks, not inference")
 
 
 def describe_validation_error(exc: Exception) -> tuple[str, str]:

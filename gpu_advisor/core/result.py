@@ -18,7 +18,16 @@ from .request import PlanRequest
 from .trace import TraceComparison
 
 PLAN_SCHEMA = "gpu-advisor/plan@1"
-TRAINING_SPEED_KEYS = ("step_time_s", "tokens_per_s", "time_to_train_s", "gpu_hours", "mfu", "hfu")
+TRAINING_SPEED_KEYS = (
+    "step_time_s",
+    "tokens_per_s",
+    "time_to_train_s",
+    "time_per_epoch_s",
+    "epochs",
+    "gpu_hours",
+    "mfu",
+    "hfu",
+)
 INFERENCE_SPEED_KEYS = ("prefill_s", "ttft_s", "decode_s_per_token", "tokens_per_s_per_user", "tokens_per_s")
 COST_KEYS = (
     "cloud_usd_per_hour",

@@ -283,8 +283,9 @@ def training_speed(
     mfu = tok_s * f_model / (par.gpus * peak)
     hfu = tok_s * f_hw / (par.gpus * peak)
     ttt = gpu_hours = None
-    if req.train_tokens:
-        ttt = req.train_tokens / tok_s
+    total_tokens, epoch_tokens = req.total_train_tokens, req.epoch_tokens
+    if total_tokens:
+        ttt = total_tokens / tok_s
         gpu_hours = ttt * par.gpus / 3600
     formula = (
         ""
@@ -304,6 +305,8 @@ def training_speed(
         step_time_s=step,
         tokens_per_s=tok_s,
         time_to_train_s=ttt,
+        time_per_epoch_s=None if epoch_tokens is None else epoch_tokens / tok_s,
+        epochs=None if epoch_tokens is None else req.epochs or 1.0,
         gpu_hours=gpu_hours,
         bound=bound,
         formula=formula,

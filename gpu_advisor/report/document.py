@@ -332,7 +332,10 @@ def _options_table(doc: ReportDocument, plan: Plan) -> None:
         return
     training = plan.request.task.is_training
     by_key = {c.key: c for c in tables.option_columns(training)}
-    chosen = [(by_key[k], w) for k, w in (*PDF_OPTION_COLUMNS[training], *PDF_TAIL_COLUMNS)]
+    keys = PDF_OPTION_COLUMNS[training]
+    if plan.request.epoch_tokens is not None:  # a dataset: time per epoch says more than time per step
+        keys = tuple(("time_per_epoch", w) if k == "step_time" else (k, w) for k, w in keys)
+    chosen = [(by_key[k], w) for k, w in (*keys, *PDF_TAIL_COLUMNS)]
     columns = [("GPU", 100 - sum(w for _, w in chosen), False)]
     columns += [(c.header, w, c.numeric) for c, w in chosen]
     rows = []

@@ -75,6 +75,10 @@ GLOSSARY: dict[str, str] = {
     "output_tokens": "Tokens generated per reply; each needs one pass over the weights (decode).",
     "train_tokens": "Total tokens to train on (e.g. 1e9 or 10B). With a deadline, the planner adds GPUs.",
     "max_hours": "Deadline for the whole training run, in hours.",
+    "dataset_samples": "Instead of a token budget: the samples in your dataset, each of the sequence length. "
+    "The plan gives the time per epoch (one pass).",
+    "dataset_tokens": "Instead of a token budget: the tokens in your dataset (or give its samples).",
+    "epochs": "Passes over the dataset (default 1); the time to train is epochs × time per epoch.",
     "hours_per_month": (
         f"Hours a month the GPUs are in use ({HOURS_PER_MONTH:g} = around the clock). Renting scales with it."
     ),

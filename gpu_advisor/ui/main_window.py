@@ -71,6 +71,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._update_calibration_note()
         self.monitor.calibration_chosen.connect(self.use_calibration)
+        self.monitor.plan_request = lambda: self.form.request
         self.form.plan_ready.connect(self._plan_ready)
         self._plan_ready(None)
         self._restore_geometry()

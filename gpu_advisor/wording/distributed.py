@@ -224,7 +224,11 @@ def calibration_lines(calibration: Calibration) -> list[str]:
     """What a calibrated plan tells its reader about the measured fabric it carries."""
     fabric = calibration.fabric
     if fabric is None:
-        return []
+        if calibration.mfu is None:
+            return []
+        return [
+            f"Calibrated with {calibration.source}: measured MFU {format_pct(calibration.mfu, digits=1)}."
+        ]
     nodes = f"{fabric.hosts} node{'s' if fabric.hosts > 1 else ''}"
     lines = [f"Calibrated with {calibration.source}: {fabric.backend}, {fabric.world_size} ranks on {nodes}."]
     for m in fabric.links:

@@ -1,4 +1,4 @@
-"""How a run in progress and a watched command read: the Monitor tab's cards and `gpu-advisor monitor`.
+"""How a benchmark run in progress reads: the Monitor tab's cards (a watched command: wording.command).
 
 The figures are worded by `wording.results` (the same functions the CLI table and the report use), so a
 card and a report never disagree. No Qt.
@@ -6,24 +6,17 @@ card and a report never disagree. No Qt.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gpu_advisor.bench.monitor import MonitorReport
 from gpu_advisor.bench.results import WorkloadResult
 from gpu_advisor.core.units import (
     NA,
     format_bytes,
-    format_celsius,
     format_duration,
     format_error_pct,
-    format_pct,
-    format_watts,
 )
-from gpu_advisor.telemetry.stats import MetricStats
 from gpu_advisor.wording.results import (
-    finding_text,
     memory_meaning,
     metric_text,
     peak_memory_bytes,
@@ -119,64 +112,3 @@ def cards_for(results: Sequence[WorkloadResult], device_kind: str) -> Cards:
         diagnosis_title="" if top is None else top.title,
         diagnosis_detail="" if top is None else verdict_detail(top),
     )
-
-
-def command_cards(report: MonitorReport) -> Cards:
-    """Card texts for a watched command: how long it ran, how it ended, what limited it."""
-    top = primary_verdict(report.diagnosis)
-    rss = report.summary.process_rss_bytes
-    return Cards(
-        step_time=format_duration(report.duration_s),
-        step_detail=f"{shlex.join(report.command)} (exit code {report.exit_code})",
-        throughput=NA,
-        throughput_detail="a watched command reports no throughput",
-        peak_memory=EMPTY if rss is None else format_bytes(rss.max),
-        memory_detail="" if rss is None else "process tree RSS",
-        prediction=EMPTY,
-        prediction_detail="no prediction for a watched command",
-        diagnosis_title="" if top is None else top.title,
-        diagnosis_detail="" if top is None else verdict_detail(top),
-    )
-
-
-# ---- `gpu-advisor monitor` ------------------------------------------------------------------------
-def _stats(stats: MetricStats | None, word) -> str:
-    """'52% / 87% / 100%': mean / p95 / max, each worded by `word`."""
-    return NA if stats is None else " / ".join(word(v) for v in (stats.mean, stats.p95, stats.max))
-
-
-def _percent(value: float) -> str:
-    """NVML and psutil report percentages (0-100); core.units words fractions."""
-    return format_pct(value / 100)
-
-
-def monitor_lines(report: MonitorReport) -> list[str]:
-    """The summary `gpu-advisor monitor` prints after the command ends."""
-    s = report.summary
-    lines = [
-        f"monitor: `{shlex.join(report.command)}` exited with {report.exit_code} after "
-        f"{format_duration(report.duration_s)} ({s.sample_count} samples every "
-        f"{format_duration(report.telemetry.interval_s)})",
-        "  (mean / p95 / max)",
-        f"  host CPU: {_stats(s.host_cpu_pct, _percent)}",
-        f"  RAM used: {_stats(s.ram_used_bytes, format_bytes)}",
-        f"  process tree RSS: {_stats(s.process_rss_bytes, format_bytes)}",
-    ]
-    for g in s.gpus:
-        lines.append(
-            f"  GPU {g.index} {g.name}: util {_stats(g.gpu_util_pct, _percent)}, "
-            f"memory {_stats(g.memory_used_bytes, format_bytes)}, power {_stats(g.power_w, format_watts)}, "
-            f"temperature {_stats(g.temperature_c, format_celsius)}"
-        )
-        if g.throttle_fraction is not None:
-            lines.append(
-                f"      clock-event (throttle) reasons active in {format_pct(g.throttle_fraction)} of samples"
-            )
-    if not s.gpus:
-        lines.append(f"  GPUs: {report.machine.gpu_status or 'none'}")
-    lines.append("Diagnosis:")
-    for v in report.diagnosis:
-        lines.append(f"  {finding_text(v)}")
-        if v.severity in ("warning", "critical") and v.fix:
-            lines.append(f"      fix: {v.fix}")
-    return lines

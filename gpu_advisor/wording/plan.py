@@ -105,6 +105,8 @@ def speed_text(option: Option) -> str:
         text = f"{format_rate(speed.tokens_per_s, 'tokens/s')}, {format_duration(speed.step_time_s)} per step"
         if speed.mfu:
             text += f", MFU {format_pct(speed.mfu)}"
+        if speed.time_per_epoch_s is not None:
+            text += f", {format_duration(speed.time_per_epoch_s)} per epoch"
         if speed.time_to_train_s is not None:
             text += f", {format_duration(speed.time_to_train_s)} to train"
         return text

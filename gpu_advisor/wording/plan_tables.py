@@ -65,6 +65,18 @@ def _training(option: Option, key: str) -> Any:
     return getattr(option.speed, key, None)
 
 
+def _dataset_rows(req: Any) -> list[tuple[str, str]]:
+    """'Dataset' and 'Epochs' rows when the request gives a dataset instead of a token budget."""
+    tokens = req.epoch_tokens
+    if tokens is None:
+        return []
+    if req.dataset_samples is not None:
+        size = f"{req.dataset_samples:,} samples × {req.seq_len:,} tokens = {format_count(tokens)} tokens"
+    else:
+        size = f"{format_count(tokens)} tokens"
+    return [("Dataset", size), ("Epochs", f"{req.epochs or 1:g}")]
+
+
 def option_columns(training: bool) -> tuple[Column, ...]:
     """The options table's columns for a training or an inference plan, in reading order.
 
@@ -94,11 +106,18 @@ def option_columns(training: bool) -> tuple[Column, ...]:
                 "mfu",
             ),
             Column(
+                "time_per_epoch",
+                "Time per epoch",
+                lambda o: _training(o, "time_per_epoch_s"),
+                lambda o: format_duration(_training(o, "time_per_epoch_s")),
+                "One pass over the dataset: its tokens / tokens per second",
+            ),
+            Column(
                 "time_to_train",
                 "Time to train",
                 lambda o: _training(o, "time_to_train_s"),
                 lambda o: format_duration(_training(o, "time_to_train_s")),
-                "For the token budget of the request",
+                "For the token budget, or every epoch over the dataset",
             ),
         )
     else:
@@ -254,7 +273,15 @@ def input_rows(plan: Plan) -> list[tuple[str, str]]:
             ("Loss", LOSS_LABELS[req.loss]),
             ("Gradient checkpointing", "on" if req.grad_checkpointing else "off"),
             ("ZeRO stage", "chosen by the planner" if req.zero_stage is None else str(req.zero_stage)),
-            ("Training tokens", "not set" if req.train_tokens is None else format_count(req.train_tokens)),
+            *(
+                _dataset_rows(req)
+                or [
+                    (
+                        "Training tokens",
+                        "not set" if req.train_tokens is None else format_count(req.train_tokens),
+                    )
+                ]
+            ),
             ("Deadline", "not set" if req.max_hours is None else f"{req.max_hours:g} h"),
         ]
     else:
@@ -449,7 +476,12 @@ def plan_text(plan: Plan) -> str:
     lines += ["", *tiers_text(plan)]
     training = plan.request.task.is_training
     columns = {c.key: c for c in option_columns(training)}
-    chosen = [columns[key] for key in CLI_COLUMNS[training]]
+    keys = CLI_COLUMNS[training]
+    if training and plan.request.total_train_tokens is not None:  # a budget or a dataset: how long
+        at = keys.index("tokens_per_s") + 1
+        dataset = plan.request.epoch_tokens is not None
+        keys = (*keys[:at], *(("time_per_epoch",) if dataset else ()), "time_to_train", *keys[at:])
+    chosen = [columns[key] for key in keys]
     rows = [[c.text(o) for c in chosen] for o in plan.options[:CLI_OPTION_ROWS]]
     lines += ["", f"Options (best first, {rank_basis(plan)}):"]
     lines += text_table([c.header for c in chosen], rows, [c.numeric for c in chosen])

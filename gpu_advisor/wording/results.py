@@ -45,6 +45,15 @@ KEY_METRICS: dict[str, tuple[str, ...]] = {
     "dataloader": ("tokens_per_s", "input_wait_fraction", "mfu"),
     "inference": ("prefill_s", "decode_tokens_per_s", "peak_memory_bytes"),
     "transfer": ("bytes_per_s", "fraction_of_catalogue"),
+    "command": (
+        "exit_code",
+        "duration_s",
+        "samples_per_s",
+        "tokens_per_s",
+        "time_per_epoch_s",
+        "input_wait_fraction",
+        "peak_memory_bytes",
+    ),
 }
 # How a metric reads around its value; a key not listed reads "its words {value}".
 METRIC_TEMPLATES: dict[str, str] = {
@@ -58,6 +67,9 @@ METRIC_TEMPLATES: dict[str, str] = {
     "flops_per_s": "{}",
     "bytes_per_s": "{}",
     "tokens_per_s": "{}",
+    "samples_per_s": "{}",
+    "duration_s": "ran {}",
+    "time_per_epoch_s": "{} per epoch",
 }
 # Workload config keys that name a variant, with the words before their value.
 CONFIG_LABELS = (("model", ""), ("precision", ""), ("batch_size", "batch "), ("seq_len", "seq "))
@@ -385,4 +397,21 @@ def memory_note(report: BenchReport) -> str:
     return (
         "median: per step (inference: per decode step of the whole batch); peak memory: "
         f"{memory_meaning(report.device.kind)}"
+    )
+
+
+def epoch_projection_text(projection) -> str:
+    """'Projected time per epoch: 10,000 samples × 2,048 tokens at 1,234 tokens/s (…) = 4.6 h'."""
+    measured = ", ".join(
+        part
+        for part in (
+            None if projection.measured_seq_len is None else f"seq {projection.measured_seq_len}",
+            None if projection.measured_batch_size is None else f"batch {projection.measured_batch_size}",
+        )
+        if part
+    )
+    return (
+        f"Projected time per epoch: {projection.dataset_samples:,} samples × {projection.seq_len:,} tokens at "
+        f"{format_rate(projection.tokens_per_s, 'tokens/s')} ({projection.measured_by}, measured at {measured}, "
+        f"input pipeline included) = {format_duration(projection.time_per_epoch_s)}"
     )

@@ -97,7 +97,7 @@ def test_monitor_returns_the_command_exit_code_and_writes_telemetry(tmp_path, ca
     )
     assert code == 3
     err = capsys.readouterr().err
-    assert "exited with 3" in err and "Diagnosis:" in err
+    assert "Failed (exit code 3)" in err and "Diagnosis:" in err
     data = json.loads(path.read_text())
     assert data["schema"] == "gpu-advisor/monitor@1" and data["exit_code"] == 3
     assert len(data["telemetry"]["samples"]) >= 2

@@ -10,7 +10,7 @@ import pytest
 
 from gpu_advisor.bench.monitor import MonitorError, run_monitor
 from gpu_advisor.telemetry import NvmlSource
-from gpu_advisor.wording.monitor import monitor_lines
+from gpu_advisor.wording.command import monitor_lines
 from tests.telemetry.fake_nvml import FakeGpu, FakeNvml
 
 

@@ -79,6 +79,7 @@ class MonitorRequest:
     command: str = ""
     working_dir: str = ""
     nproc: int = 2  # processes of a cluster run
+    log_path: str = ""  # where a command's output goes ("": this process's own output)
 
 
 def parse_command(command: str, working_dir: str) -> tuple[list[str], Path | None]:
@@ -106,8 +107,9 @@ class BenchBackend:
     `toy=True` runs the benchmark engine's tiny sizes (about 2 s on a CPU): GUI tests and --self-test.
     """
 
-    def __init__(self, toy: bool = False) -> None:
+    def __init__(self, toy: bool = False, nvml: Any = None) -> None:
         self.toy = toy
+        self.nvml = nvml  # a telemetry.NvmlSource for watched commands (None: the machine's own)
         self._machine: dict[str, Any] | None = None
 
     # ---- the machine -----------------------------------------------------------------------------
@@ -145,11 +147,18 @@ class BenchBackend:
         return any(d.nvml_index is not None for d in self.devices())
 
     # ---- running ---------------------------------------------------------------------------------
-    def run(self, request: MonitorRequest, context: RunContext, on_sample: Callable[[Sample], None]) -> Any:
+    def run(
+        self,
+        request: MonitorRequest,
+        context: RunContext,
+        on_sample: Callable[[Sample], None],
+        on_events: Callable[[list[dict[str, Any]]], None] | None = None,
+    ) -> Any:
         """Run on the worker thread; returns the results report. Progress and finished workloads go
-        through `context`; telemetry samples to `on_sample` (called on the sampler's thread)."""
+        through `context`; telemetry samples to `on_sample` (called on the sampler's thread); a
+        command's probe events to `on_events` (on the worker thread)."""
         if request.workload == COMMAND_WORKLOAD:
-            return self._run_command(request, context, on_sample)
+            return self._run_command(request, context, on_sample, on_events)
         if request.workload == CLUSTER_WORKLOAD:
             return self._run_cluster(request, context, on_sample)
         from gpu_advisor.bench import WORKLOADS, BenchOptions, run_benchmark
@@ -171,15 +180,25 @@ class BenchBackend:
             stop=context.stop,
         )
 
-    @staticmethod
     def _run_command(
-        request: MonitorRequest, context: RunContext, on_sample: Callable[[Sample], None]
+        self,
+        request: MonitorRequest,
+        context: RunContext,
+        on_sample: Callable[[Sample], None],
+        on_events: Callable[[list[dict[str, Any]]], None] | None,
     ) -> Any:
         from gpu_advisor.bench.monitor import run_monitor
 
         argv, folder = parse_command(request.command, request.working_dir)
         return run_monitor(
-            argv, cwd=folder, interval_s=max(0.1, request.interval_s), on_sample=on_sample, stop=context.stop
+            argv,
+            cwd=folder,
+            interval_s=max(0.1, request.interval_s),
+            on_sample=on_sample,
+            on_events=on_events,
+            stop=context.stop,
+            nvml=self.nvml,
+            log_path=request.log_path or None,
         )
 
     def _run_cluster(

@@ -7,6 +7,8 @@ and the texts refresh at 1 Hz (friture's habit), so a fast run never floods the 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import replace
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -35,13 +37,16 @@ from gpu_advisor.ui.monitor.backend import (
     parse_command,
 )
 from gpu_advisor.ui.monitor.cards import Card
+from gpu_advisor.ui.monitor.command_run import CommandLive, command_calibration, save_log
 from gpu_advisor.ui.monitor.controls import RunControls
 from gpu_advisor.ui.monitor.live_plots import LivePlots
+from gpu_advisor.ui.monitor.output_pane import OutputPane
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries, telemetry_values
 from gpu_advisor.ui.settings import AppSettings
 from gpu_advisor.ui.workers import JobRunner
+from gpu_advisor.wording.command import command_cards, ending, live_cards, recent_rate
 from gpu_advisor.wording.distributed import CLUSTER_CAPTIONS, cluster_cards
-from gpu_advisor.wording.monitor import Cards, cards_for, command_cards, measured_mfu, pick_result, plot_rate
+from gpu_advisor.wording.monitor import Cards, cards_for, measured_mfu, pick_result, plot_rate
 
 TEXT_REFRESH_MS = 1000
 # The benchmark thread (and the PyTorch threads it starts) runs at a lower CPU priority than the
@@ -65,6 +70,13 @@ class MonitorPanel(QWidget):
         self._errors = errors
         self._settings = settings
         self.runner = JobRunner("gpu-advisor monitor", nice_increment=WORKER_NICE_INCREMENT)
+        # The user's command starts from its runner's thread and inherits that thread's priority, so
+        # it gets a runner of its own at normal priority: a niced thread cannot give its nice back.
+        self.command_runner = JobRunner("gpu-advisor command")
+        self._live: CommandLive | None = None
+        self._events_plotted = 0
+        # The plan a watched run calibrates (its model turns the run's tokens/s into an MFU); the window sets it.
+        self.plan_request: Callable[[], Any] = lambda: None
         self.telemetry = RingSeries(RING_CAPACITY, len(TELEMETRY_CHANNELS))
         self.throughput = RingSeries(4096, 1)
         self.results: list[Any] = []
@@ -99,6 +111,9 @@ class MonitorPanel(QWidget):
         layout.addLayout(self._build_cards())
         self.plots = LivePlots(self.telemetry, self.throughput, settings.plot_window_s)
         layout.addWidget(self.plots, 1)
+        self.output_pane = OutputPane()
+        self.output_pane.setVisible(False)
+        layout.addWidget(self.output_pane)
         bottom = QHBoxLayout()
         self.diagnosis = QLabel("Diagnosis appears when a workload finishes.")
         self.diagnosis.setWordWrap(True)
@@ -111,7 +126,8 @@ class MonitorPanel(QWidget):
         self.calibrate_button.setToolTip(
             "Use this run's measured MFU in the planner instead of the default.\n"
             "Available after a training run on an NVIDIA GPU: a CPU's efficiency says nothing about "
-            "a GPU's.\n\n" + tip("mfu")
+            "a GPU's. For your own command: a run that reports its tokens (probe.step(tokens=...)), "
+            "turned into an MFU with the plan's model.\n\n" + tip("mfu")
         )
         for button in (self.save_button, self.calibrate_button):
             button.setEnabled(False)
@@ -123,11 +139,12 @@ class MonitorPanel(QWidget):
         self.text_timer = QTimer(self)
         self.text_timer.setInterval(TEXT_REFRESH_MS)
         self.text_timer.timeout.connect(self.refresh_texts)
-        self.runner.run_started.connect(self._run_started)
-        self.runner.progress_changed.connect(self._progress_changed)
-        self.runner.partial_result.connect(self._result_arrived)
-        self.runner.run_finished.connect(self._run_finished)
-        self.runner.run_failed.connect(self._run_failed)
+        for runner in (self.runner, self.command_runner):
+            runner.run_started.connect(self._run_started)
+            runner.progress_changed.connect(self._progress_changed)
+            runner.partial_result.connect(self._result_arrived)
+            runner.run_finished.connect(self._run_finished)
+            runner.run_failed.connect(self._run_failed)
         self.start_button.clicked.connect(self.start)
         self.stop_button.clicked.connect(self.stop)
         self.save_button.clicked.connect(self.save_dialog)
@@ -186,7 +203,7 @@ class MonitorPanel(QWidget):
     # ---- running -----------------------------------------------------------------------------------
     @property
     def running(self) -> bool:
-        return self.runner.running
+        return self.runner.running or self.command_runner.running
 
     def request(self) -> MonitorRequest:
         return MonitorRequest(
@@ -222,7 +239,19 @@ class MonitorPanel(QWidget):
             ring.append(sample.wall_time - t0, telemetry_values(sample, nvml_index))
 
         backend = self.backend
-        self.runner.start(lambda context: backend.run(request, context, on_sample))
+        if self._live is not None:
+            self._live.close()
+            self._live = None
+        self.output_pane.setVisible(request.workload == COMMAND_WORKLOAD)
+        if request.workload == COMMAND_WORKLOAD:
+            live = self._live = CommandLive()
+            self._events_plotted = 0
+            request = self._request = replace(request, log_path=str(live.log_path))
+            self.output_pane.set_status("Running…")
+            self.output_pane.show_message("")
+            self.command_runner.start(lambda context: backend.run(request, context, on_sample, live.add))
+        else:
+            self.runner.start(lambda context: backend.run(request, context, on_sample))
         self._set_running(True)
         self.time_left.setText("Starting… (loading PyTorch)")
         self.diagnosis.setText("Running…")
@@ -233,6 +262,7 @@ class MonitorPanel(QWidget):
         """Ask the run to stop; it ends within one step."""
         if self.running:
             self.runner.stop()
+            self.command_runner.stop()
             self.time_left.setText("Stopping…")
 
     def shutdown(self) -> None:
@@ -240,6 +270,9 @@ class MonitorPanel(QWidget):
         self.text_timer.stop()
         self.plots.timer.stop()
         self.runner.shutdown()
+        self.command_runner.shutdown()
+        if self._live is not None:
+            self._live.close()
 
     def _set_running(self, running: bool) -> None:
         self.start_button.setEnabled(not running)
@@ -286,13 +319,22 @@ class MonitorPanel(QWidget):
                     self._result_arrived(result)
             self.results = list(report.results)  # the final ones carry the diagnosis
         self._end_run()
-        stopped = self.runner.stop_event.is_set() or any(r.status == "cancelled" for r in self.results)
         elapsed = format_duration(time.monotonic() - self._run_started_mono)
+        if hasattr(report, "exit_code"):  # a watched command: how it ended, in the error colour if badly
+            status, failed = ending(report)
+            self.output_pane.set_status(status, failed)
+            self.time_left.setText(f"{status} after {elapsed}")
+            return
+        stopped = self.runner.stop_event.is_set() or any(r.status == "cancelled" for r in self.results)
         self.time_left.setText(f"{'Stopped' if stopped else 'Finished'} after {elapsed}")
 
     def _run_failed(self, message: str) -> None:
         self._end_run()
         self.time_left.setText("Failed")
+        self.diagnosis.setText(f"No diagnosis: the run did not complete ({escape(message)}).")
+        if self._live is not None:  # the command could not start
+            self.output_pane.set_status("Failed to start", failed=True)
+            self.output_pane.show_message(message)
         self._errors.error("Run failed", message)
 
     def _end_run(self) -> None:
@@ -314,11 +356,34 @@ class MonitorPanel(QWidget):
             left = f" — about {format_duration(eta)} left" if eta is not None else ""
             self.time_left.setText(f"{message}{left}")
         if self.report is not None and hasattr(self.report, "exit_code"):
-            self._show(command_cards(self.report))  # a watched command (bench.monitor's MonitorReport)
+            self._show(*command_cards(self.report))  # a watched command (bench.monitor's MonitorReport)
+            self._show_output()
+        elif self._live is not None and self.running:
+            events = self._live.events()
+            self._show(*live_cards(events, time.monotonic() - self._run_started_mono))
+            self._show_output()
+            self._plot_command_rate(events)
         elif getattr(self.report, "distributed", None) is not None:
             self._show(cluster_cards(self.report.distributed), CLUSTER_CAPTIONS)  # bench.distributed
         else:
             self._show(cards_for(self.results, self._device_kind()))
+
+    def _plot_command_rate(self, events: list[Any]) -> None:
+        """One throughput point per refresh: the rate of the steps the probe reported since the last."""
+        new, self._events_plotted = events[self._events_plotted :], len(events)
+        point = recent_rate(new)
+        if point is None:
+            return
+        t_mono, rate, unit = point
+        if self._throughput_workload != unit:
+            self._throughput_workload = unit
+            self.plots.set_throughput_unit(f"{unit}, your command")
+        # The probe's clock is time.monotonic(), the same in every process of the machine.
+        self.throughput.append(t_mono - self._run_started_mono, (rate,))
+
+    def _show_output(self) -> None:
+        if self._live is not None:
+            self.output_pane.show_tail(self._live.log_path)
 
     def _device_kind(self) -> str:
         """What the cards describe: the finished run's device, else the one the run was started on."""
@@ -346,7 +411,9 @@ class MonitorPanel(QWidget):
         The planner's MFU is a GPU's efficiency against its tensor-core peak; a CPU run's (against the
         CPU's own matmul peak) does not carry over, so CPU runs offer no calibration.
         """
-        device = getattr(self.report, "device", None)  # a watched command's report has no device
+        if hasattr(self.report, "exit_code"):  # a watched command: its tokens/s for the plan's model
+            return command_calibration(self.report, self.plan_request())
+        device = getattr(self.report, "device", None)
         if getattr(device, "kind", None) != "cuda":
             return None
         train = [r for r in self.results if r.workload == "train" and r.status == "ok"]
@@ -368,8 +435,12 @@ class MonitorPanel(QWidget):
             self.save_results(Path(path))
 
     def save_results(self, path: Path) -> bool:
+        report = self.report
         try:
-            self.backend.save_results(self.report, path)
+            if self._live is not None and hasattr(report, "log") and self._live.log_path.exists():
+                log = save_log(self._live.log_path, path)  # the command's whole output, beside the results
+                report = report.model_copy(update={"log": log.name})
+            self.backend.save_results(report, path)
         except OSError as exc:
             self._errors.error("Results not saved", f"{path}: {exc.strerror or exc}")
             return False

@@ -244,6 +244,17 @@ class TrafficPage(FormPage):
         self.add_field(training, "Training &tokens:", self.train_tokens, "train_tokens", tip("train_tokens"))
         self.max_hours = NumberEdit(integer=False, optional=True, placeholder="no deadline")
         self.add_field(training, "&Deadline (hours):", self.max_hours, "max_hours", tip("max_hours"))
+        # or a dataset read for some epochs (instead of a token budget)
+        self.dataset_samples = NumberEdit(integer=True, optional=True, placeholder="or a dataset: samples")
+        self.add_field(
+            training, "Dataset &samples:", self.dataset_samples, "dataset_samples", tip("dataset_samples")
+        )
+        self.dataset_tokens = NumberEdit(integer=False, optional=True, placeholder="or its size in tokens")
+        self.add_field(
+            training, "Dataset to&kens:", self.dataset_tokens, "dataset_tokens", tip("dataset_tokens")
+        )
+        self.epochs = NumberEdit(integer=False, optional=True, placeholder="1")
+        self.add_field(training, "&Epochs:", self.epochs, "epochs", tip("epochs"))
 
         self.outer_layout.addWidget(self.inference_box)
         self.outer_layout.addWidget(self.training_box)
@@ -260,6 +271,9 @@ class TrafficPage(FormPage):
             (self.ttft, "ttft_s"),
             (self.train_tokens, "train_tokens"),
             (self.max_hours, "max_hours"),
+            (self.dataset_samples, "dataset_samples"),
+            (self.dataset_tokens, "dataset_tokens"),
+            (self.epochs, "epochs"),
         ):
             b.number(editor, field)
         form.field_changed.connect(lambda field: field == "task" and self._show_task())

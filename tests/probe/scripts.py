@@ -1,0 +1,125 @@
+"""Training scripts the probe tests run under `gpu-advisor monitor`, as real commands.
+
+Each script also times its own loop with time.perf_counter (an independent clock around the same
+work) and writes those times to the JSON file named by its first argument, so a test can check the
+probe against what the script itself saw.
+"""
+
+PLAIN_LOOP = r"""
+import json, sys, time
+import torch
+from torch.utils.data import DataLoader, Dataset
+from gpu_advisor import probe
+
+SLEEP_S = float(sys.argv[2])  # in __getitem__: an artificially slow input pipeline
+
+class Data(Dataset):
+    def __len__(self):
+        return 96
+    def __getitem__(self, i):
+        if SLEEP_S:
+            time.sleep(SLEEP_S)
+        g = torch.Generator().manual_seed(i)
+        return torch.randn(64, generator=g), torch.randint(0, 4, (), generator=g)
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(64, 512), torch.nn.ReLU(), torch.nn.Linear(512, 4))
+optimiser = torch.optim.AdamW(model.parameters())
+loader = DataLoader(Data(), batch_size=8)
+own = {"epochs": []}
+for epoch in range(2):
+    steps, wait = [], 0.0
+    start = time.perf_counter()
+    t = start
+    for x, y in probe.wrap(loader):
+        got = time.perf_counter()
+        wait += got - t
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimiser.step()
+        optimiser.zero_grad()
+        for _ in range(4):  # about 10 ms of work per step on these machines
+            model(torch.randn(256, 64)).sum().backward()
+        probe.step(samples=len(x))
+        now = time.perf_counter()
+        steps.append(now - t)
+        t = now
+    probe.epoch_end()
+    own["epochs"].append({"steps": steps, "time_s": time.perf_counter() - start, "data_wait_s": wait})
+own["parameter_bytes"] = sum(p.numel() * p.element_size() for p in model.parameters())
+with open(sys.argv[1], "w") as f:
+    json.dump(own, f)
+"""
+
+# A tiny randomly initialised GPT-2 built from a config in code (nothing downloaded), trained for two
+# epochs of 8 optimiser steps by transformers.Trainer with the probe's callback.
+HF_TRAINER = r"""
+import json, sys, time
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
+from gpu_advisor.probe.hf import GpuAdvisorCallback
+
+SLEEP_S = float(sys.argv[2])
+getitem_s = 0.0
+
+class Data(torch.utils.data.Dataset):
+    def __len__(self):
+        return 32
+    def __getitem__(self, i):
+        global getitem_s
+        t = time.perf_counter()
+        if SLEEP_S:
+            time.sleep(SLEEP_S)
+        ids = torch.randint(0, 128, (32,), generator=torch.Generator().manual_seed(i))
+        getitem_s += time.perf_counter() - t
+        return {"input_ids": ids, "labels": ids}
+
+torch.manual_seed(0)
+model = GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=64, n_head=2, vocab_size=128, n_positions=32))
+args = TrainingArguments(
+    output_dir=sys.argv[1] + ".out", num_train_epochs=2, per_device_train_batch_size=4,
+    logging_strategy="no", save_strategy="no", report_to=[], use_cpu=True, disable_tqdm=True,
+    dataloader_num_workers=0, include_num_input_tokens_seen=True,
+)
+start = time.perf_counter()
+Trainer(model=model, args=args, train_dataset=Data(), callbacks=[GpuAdvisorCallback()]).train()
+with open(sys.argv[1], "w") as f:
+    json.dump({
+        "train_s": time.perf_counter() - start,
+        "getitem_s": getitem_s,
+        "parameter_bytes": sum(p.numel() * p.element_size() for p in model.parameters()),
+    }, f)
+"""
+
+# The same kind of model as a LightningModule, two epochs of 8 batches with the probe's callback.
+LIGHTNING = r"""
+import json, sys, time
+import torch
+import lightning
+from gpu_advisor.probe.lightning import GpuAdvisorCallback
+
+class Model(lightning.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(), torch.nn.Linear(256, 4))
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return torch.nn.functional.cross_entropy(self.net(x), y)
+    def configure_optimizers(self):
+        return torch.optim.AdamW(self.parameters())
+
+torch.manual_seed(0)
+data = torch.utils.data.TensorDataset(torch.randn(64, 64), torch.randint(0, 4, (64,)))
+model = Model()
+trainer = lightning.Trainer(
+    max_epochs=2, accelerator="cpu", devices=1, logger=False, enable_checkpointing=False,
+    enable_progress_bar=False, enable_model_summary=False, callbacks=[GpuAdvisorCallback()],
+)
+start = time.perf_counter()
+trainer.fit(model, torch.utils.data.DataLoader(data, batch_size=8))
+with open(sys.argv[1], "w") as f:
+    json.dump({
+        "train_s": time.perf_counter() - start,
+        "parameter_bytes": sum(p.numel() * p.element_size() for p in model.parameters()),
+    }, f)
+"""
