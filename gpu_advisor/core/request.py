@@ -338,7 +338,13 @@ _PLAIN_BOUNDS = (
     (re.compile(r"^Input should be less than (\S+)$"), "less than {}"),
 )
 # What a bound counts, for the fields a person reads as a number of things ("at least 1 user").
-_FIELD_UNITS = {"users": "user", "gpus": "GPU", "batch_size": "sequence", "prompt_tokens": "token"}
+_FIELD_UNITS = {
+    "users": "user",
+    "gpus": "GPU",
+    "batch_size": "sequence",
+    "prompt_tokens": "token",
+    "dataset_samples": "sample",
+}
 
 
 def _plain(field: str, message: str) -> str:

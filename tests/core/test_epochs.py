@@ -53,9 +53,9 @@ def test_plan_json_has_time_per_epoch_and_epochs(capsys):
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
-        (["--dataset-samples", "0"], "--dataset-samples: Input should be greater than or equal to 1"),
-        (["--dataset-tokens", "-5"], "--dataset-tokens: Input should be greater than 0"),
-        (["--epochs", "0", "--dataset-tokens", "1e6"], "--epochs: Input should be greater than 0"),
+        (["--dataset-samples", "0"], "--dataset-samples: at least 1 sample"),
+        (["--dataset-tokens", "-5"], "--dataset-tokens: more than 0"),
+        (["--epochs", "0", "--dataset-tokens", "1e6"], "--epochs: more than 0"),
         (["--dataset-tokens", "1e6", "--train-tokens", "1e9"], "--train-tokens: give a token budget or"),
         (["--dataset-tokens", "1e6", "--dataset-samples", "10"], "--dataset-samples: give the dataset as"),
         (["--epochs", "2"], "--epochs: give the dataset's size"),
