@@ -211,21 +211,6 @@ def test_no_table_row_is_cut_by_a_page_break(tmp_path, inference, monkeypatch):
     assert len(found) > 1  # and there was at least one to fix (the table is long)
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 64 KiB tmpfs where the test may mount one (root on Linux), else a plain folder + a wrapper."""
-    import subprocess
-
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True
-    )
-    yield mount if done.returncode == 0 else None
-    if done.returncode == 0:
-        subprocess.run(["umount", str(mount)], check=True)
-
-
 def test_a_pdf_that_does_not_fit_on_the_disk_fails_and_keeps_the_old_file(
     small_disk, tmp_path, monkeypatch, inference
 ):
