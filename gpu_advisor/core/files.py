@@ -43,6 +43,13 @@ def _parse_int(text: str) -> int:
     return int(text)
 
 
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 parses as infinity
+        raise ValueError(f"{text[:40]} is beyond the range of a number")
+    return value
+
+
 def _parse_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
@@ -89,7 +96,9 @@ def read_text_file(path: str | Path, max_bytes: int | None = None) -> str:
 def parse_json(text: str, origin: str) -> Any:
     """Parse JSON text with the depth and integer caps; FileFormatError naming `origin`."""
     try:
-        data = json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant)
+        data = json.loads(
+            text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
+        )
     except json.JSONDecodeError as exc:
         raise FileFormatError(
             f"{origin}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"

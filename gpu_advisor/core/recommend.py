@@ -268,9 +268,11 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     """Answer one planning question. Pure: the same request and catalogue give the same plan."""
     catalog = catalog or default_catalog()
     gpus = [g for g in catalog.gpus if req.tier is None or g.tier is req.tier]
+    warnings = list(catalog.warnings)
     if req.gpu is not None:
         gpus = [catalog.get(req.gpu)]
-    warnings = list(catalog.warnings)
+        if req.tier is not None and gpus[0].tier is not req.tier:  # the GUI lets both be chosen
+            warnings.append(f"{gpus[0].name} is not a {req.tier.value} GPU: the tier choice is ignored")
     options: list[Option] = []
     not_considered: list[str] = []
     for gpu in gpus:

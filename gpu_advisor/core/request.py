@@ -8,7 +8,7 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .architecture import ModelSpec
-from .calibration import Calibration
+from .calibration import MIN_EFFICIENCY, Calibration
 from .precision import (
     LLAMA_CPP_PRECISIONS,
     LORA_BASE_PRECISIONS,
@@ -48,7 +48,7 @@ class Assumptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     mfu: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_EFFICIENCY,
         le=1,
         description="Model FLOPs utilisation for training (PaLM: 6P + 12 L s h per token, recomputation "
         "not counted). Empty: per GPU architecture and precision, from published runs "
@@ -56,14 +56,14 @@ class Assumptions(BaseModel):
     )
     prefill_efficiency: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_EFFICIENCY,
         le=1,
         description="Fraction of peak FLOP/s reached in the prompt pass. Empty: per architecture, "
         "precision and serving engine (TensorRT-LLM on A100 fp16: 0.69).",
     )
     bandwidth_efficiency: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_EFFICIENCY,
         le=1,
         description="Fraction of peak memory bandwidth reached by decode (weights + KV read per step). "
         "Empty: per serving engine and weight format (TensorRT-LLM/vLLM 16-bit 0.79, llama.cpp Q4_0 0.50).",

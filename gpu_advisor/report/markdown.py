@@ -13,10 +13,11 @@ from gpu_advisor.core.units import format_usd
 from gpu_advisor.wording import plan_tables as tables
 from gpu_advisor.wording import results as res
 from gpu_advisor.wording.plan import CostSummary, breakeven_text, build_summary, buy_text, gpu_line, rent_text
+from gpu_advisor.wording.text import clip_text
 
 
 def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return clip_text(str(text)).replace("|", "\\|").replace("\n", " ")
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool] = ()) -> list[str]:

@@ -261,3 +261,27 @@ def test_cli_reports_a_full_disk_with_exit_2(small_disk, capsys):
     err = capsys.readouterr().err
     assert "cannot write" in err and "No space left" in err
     assert list(small_disk.iterdir()) == []
+
+
+def test_a_huge_text_from_a_users_file_is_cut_in_the_pdf(tmp_path, inference):
+    """One unbreakable 1 MB word (a hostile user catalogue or plan) would keep the layout busy for
+    minutes; the report shows its start and says how much it left out."""
+    huge = "W" * 1_000_000
+    plan = inference.model_copy(update={"warnings": [*inference.warnings, huge]})
+    path = tmp_path / "huge.pdf"
+    write_pdf(plan, path)
+    text = "".join(pdf_text(path))
+    assert "W" * 1000 in text and "W" * 3000 not in text
+    assert squash("(998,000 more characters)") in text
+
+
+def test_a_saved_plan_with_an_absurd_model_name_is_refused_in_one_line(tmp_path, capsys, inference):
+    data = inference.to_json_dict()
+    data["inputs"]["model"]["name"] = "A" * 1_000_000
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(data))
+    code = run_cli(["report", str(path), "--pdf", str(tmp_path / "r.pdf")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "model.name" in err and "at most 300 characters" in err
+    assert not (tmp_path / "r.pdf").exists()
