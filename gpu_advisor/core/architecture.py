@@ -13,11 +13,19 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import UserInputError
 from .files import FileFormatError, read_json
 from .units import format_count, parse_count
+
+
+def refuse_bool(value: Any) -> Any:
+    """A pydantic before-validator for counts: JSON true is an int to Python, but not a count."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a whole number, found {str(value).lower()}")
+    return value
+
 
 # Longer than any model id or folder name: a longer name comes from a broken or hostile file.
 MAX_MODEL_NAME_CHARS = 300
@@ -65,6 +73,24 @@ class ModelSpec(BaseModel):
     notes: tuple[str, ...] = Field(default=(), description="What the plan must warn about this shape")
     source: str = Field(default="", description="Where the shape came from (config, paper, a guess)")
     guessed: bool = False
+
+    @field_validator(
+        "n_layers",
+        "hidden_size",
+        "n_heads",
+        "n_kv_heads",
+        "head_dim",
+        "ffn_size",
+        "vocab_size",
+        "max_positions",
+        "n_experts",
+        "experts_per_token",
+        "norms_per_layer",
+        mode="before",
+    )
+    @classmethod
+    def _count_not_a_bool(cls, value: Any) -> Any:
+        return refuse_bool(value)
 
     @model_validator(mode="after")
     def _check_shape(self) -> Self:

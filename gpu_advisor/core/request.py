@@ -5,9 +5,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .architecture import ModelSpec
+from .architecture import ModelSpec, refuse_bool
 from .calibration import MIN_EFFICIENCY, Calibration
 from .precision import (
     LLAMA_CPP_PRECISIONS,
@@ -204,8 +204,9 @@ class PlanRequest(BaseModel):
     tier: Tier | None = None
     # budget
     purchase: Purchase = Purchase.RENT
+    # At least an hour: a vanishing use makes the break-even infinitely far.
     hours_per_month: float = Field(
-        default=HOURS_PER_MONTH, gt=0, le=744, description="Hours of use per month"
+        default=HOURS_PER_MONTH, ge=1, le=744, description="Hours of use per month"
     )
     electricity_usd_per_kwh: float = Field(default=0.15, ge=0, le=10)
     assumptions: Assumptions = Field(default_factory=Assumptions)
@@ -215,6 +216,23 @@ class PlanRequest(BaseModel):
     trace: TraceResult | None = Field(
         default=None, description="A memory trace of the real architecture; replaces the memory formulas"
     )
+
+    @field_validator(
+        "seq_len",
+        "batch_size",
+        "grad_accumulation_steps",
+        "zero_stage",
+        "gpus",
+        "tensor_parallel",
+        "pipeline_parallel",
+        "users",
+        "prompt_tokens",
+        "output_tokens",
+        mode="before",
+    )
+    @classmethod
+    def _count_not_a_bool(cls, value: Any) -> Any:
+        return refuse_bool(value)
 
     @model_validator(mode="after")
     def _check_combination(self) -> Self:
