@@ -15,7 +15,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root, for tests/
-from tests.core.plan_fuzz import check_request, requests  # noqa: E402
+from tests.core.plan_fuzz import check_request, requests
 
 
 def main(examples: int) -> int:

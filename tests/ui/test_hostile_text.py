@@ -80,5 +80,6 @@ def test_an_error_dialog_quoting_a_path_with_markup_shows_the_path(window, tmp_p
     bad.write_text("{broken")
     assert not window.open_plan(bad)
     ((title, text),) = dialogs
+    assert title == "Cannot open plan"
     assert "<b>bold" not in text  # not rendered as bold ...
     assert str(bad) in unescape(text)  # ... but shown as the path it is
