@@ -12,7 +12,17 @@ from .cost import estimate_cost
 from .efficiency import resolve_efficiency
 from .estimates import OWNERSHIP_MONTHS, TrainingSpeed
 from .layout import Parallelism
-from .layouts import Candidate, best, candidates, meets, pp_options, speed_of, tp_options, zero_options
+from .layouts import (
+    Candidate,
+    best,
+    candidates,
+    layout,
+    meets,
+    pp_options,
+    speed_of,
+    tp_options,
+    zero_options,
+)
 from .memory import Device, estimate_memory, memory_basis, request_profile
 from .precision import Precision, Task, Tier
 from .request import PlanRequest, Purchase
@@ -123,7 +133,7 @@ def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec, step: int = 1) -> in
         for pp in {min(pps), max(pps)}:
             dp = count // (tp * pp)
             zero = max(zero_options(req, dp))
-            layouts.add(Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero if dp > 1 else 0))
+            layouts.add(layout(tp, pp, dp, zero if dp > 1 else 0))  # built once, not per GPU
         return any(basis.fits(par, capacity) for par in layouts)
 
     top = (MAX_GPUS // step).bit_length() - 1
