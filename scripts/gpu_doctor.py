@@ -2,7 +2,7 @@
 
 Run on a machine with an NVIDIA GPU, after ./install.sh (which installs the CUDA build of torch):
     .venv/bin/python scripts/gpu_doctor.py [--json gpu-doctor.json]
-About two minutes on a data-centre GPU. Exit code: 0 when every path worked, 1 when one failed,
+Budgeted to stay under four minutes (not yet timed on a GPU). Exit code: 0 when every path worked, 1 when one failed,
 2 (one line) where there is no GPU to check.
 """
 
