@@ -24,12 +24,8 @@ import time
 TARGET_S = 2.0
 TARGET_RATIO = 1.3
 
-BARE = """
-import sys
-import pyqtgraph
-from PySide6.QtWidgets import QApplication, QLabel
-app = QApplication([])
-window = QLabel("bare window")
+# Both children end alike: show `window`, run the event loop until it is exposed, say so.
+SHOW = """
 window.show()
 while not window.isVisible() or window.windowHandle() is None or not window.windowHandle().isExposed():
     app.processEvents()
@@ -38,19 +34,27 @@ print("shown", "torch" in sys.modules, flush=True)
 window.close()
 """
 
-CHILD = """
+BARE = (
+    """
+import sys
+import pyqtgraph
+from PySide6.QtWidgets import QApplication, QLabel
+app = QApplication([])
+window = QLabel("bare window")
+"""
+    + SHOW
+)
+
+CHILD = (
+    """
 import sys
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from gpu_advisor.ui.main_window import MainWindow
 window = MainWindow()
-window.show()
-while not window.isVisible() or window.windowHandle() is None or not window.windowHandle().isExposed():
-    app.processEvents()
-app.processEvents()
-print("shown", "torch" in sys.modules, flush=True)
-window.close()
 """
+    + SHOW
+)
 
 
 def one_run(platform: str, code: str = CHILD) -> tuple[float, bool]:

@@ -7,9 +7,10 @@ The paths no CPU machine reaches: NVML (power, temperature, clocks, throttle rea
 MIG mode), CUDA events around timed regions, torch.cuda.max_memory_allocated, pinned host-to-device
 transfers, and the benchmark's figures against the catalogue and the planner: matmul TFLOP/s against
 the catalogue peak, memory bandwidth, decode tokens/s, predicted against measured peak memory. The
-benchmark part is the real `run_benchmark` on CUDA with short budgets (2 s per variant, meant to stay
-under four minutes; not yet timed on a GPU), so what is checked is what `gpu-advisor bench` runs. Each check is a row: ok,
-failed (with the error) or skipped (with why); one failing path never stops the others.
+benchmark part is the real `run_benchmark` on CUDA with short budgets (2 s per variant, meant to
+stay under four minutes; not yet timed on a GPU), so what is checked is what `gpu-advisor bench`
+runs. Each check is a row: ok, failed (with the error) or skipped (with why); one failing path never
+stops the others.
 """
 
 from __future__ import annotations
