@@ -229,6 +229,9 @@ class BenchReport(BaseModel):
     duration_s: float = Field(ge=0)
     results: list[WorkloadResult]
     telemetry: TelemetryRecord
+    # True when the run was stopped (Ctrl-C, SIGTERM, the app's Stop) before every workload ran:
+    # `results` holds the finished ones and the one stopped, marked "cancelled".
+    partial: bool = False
     # A cluster run (`bench --distributed` / `--nproc N`): see bench/distributed/section.py.
     distributed: DistributedSection | None = None
 

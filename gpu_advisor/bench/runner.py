@@ -191,6 +191,7 @@ def run_benchmark(
                 done_weight += weights.get(name, 1.0)
                 report_progress(name, 0.0, f"{name}: done")
         finally:
+            stopped = stop.is_set()
             samples = recording.stop()
     results = [
         o.result.model_copy(update={"diagnosis": diagnose_outcome(o, samples, device_info)}) for o in outcomes
@@ -204,4 +205,5 @@ def run_benchmark(
         duration_s=time.monotonic() - run_started,
         results=results,
         telemetry=TelemetryRecord(interval_s=options.interval_s, samples=samples),
+        partial=stopped,
     )

@@ -59,14 +59,17 @@ def run_cli(argv: Sequence[str]) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
+    from gpu_advisor.cli.signals import exit_code_for, terminate_like_interrupt
+
+    terminate_like_interrupt()  # a file being written when SIGTERM comes is cleaned up, not left
     try:
         return int(args.func(args) or 0)
     except CliError as exc:
         print(f"gpu-advisor {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (signals.Terminated)
         print("interrupted", file=sys.stderr)
-        return 130
+        return exit_code_for(exc)
     except BrokenPipeError:
         # The reader went away (`gpu-advisor plan --json | head`): stop quietly, as Unix tools do.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

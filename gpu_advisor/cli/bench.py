@@ -9,6 +9,7 @@ Nothing here imports torch: `bench` loads it when the run starts.
 from __future__ import annotations
 
 import argparse
+import errno
 import signal
 import sys
 import threading
@@ -16,7 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gpu_advisor.cli import bench_distributed
+from gpu_advisor.cli.signals import StopOnSignals
 from gpu_advisor.core.errors import UserInputError
+from gpu_advisor.core.files import check_writable
 from gpu_advisor.core.units import format_duration, parse_bytes
 
 EXIT_INTERRUPTED = 130
@@ -132,13 +135,17 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _check_output_path(path: str | None) -> None:
+    """Before a long run: fail now if `--json FILE` could not be written at the end."""
     if path is None:
         return
-    folder = Path(path).expanduser().resolve().parent
-    if not folder.is_dir():
-        raise UserInputError(f"--json: folder {folder} does not exist")
-    if Path(path).is_dir():
-        raise UserInputError(f"--json: {path} is a folder")
+    try:
+        check_writable(Path(path).expanduser())
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            raise UserInputError(
+                f"--json: folder {Path(path).expanduser().resolve().parent} does not exist"
+            ) from None
+        raise UserInputError(f"--json: {path}: cannot write ({exc.strerror or exc})") from None
 
 
 def _options(args: argparse.Namespace):
@@ -232,6 +239,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from gpu_advisor.bench.runner import run_benchmark
 
     stop = threading.Event()
+    finished = threading.Event()
     outcome: dict[str, object] = {}
 
     def work() -> None:
@@ -239,33 +247,34 @@ def cmd_bench(args: argparse.Namespace) -> int:
             outcome["report"] = run_benchmark(options, on_progress=_progress_printer(), stop=stop)
         except BaseException as exc:  # handed to the main thread, which reports it
             outcome["error"] = exc
+        finally:
+            finished.set()
 
-    # The run happens on a worker thread (as in the GUI), so Ctrl-C here sets the stop event and the
-    # partial results are still printed and saved.
-    worker = threading.Thread(target=work, name="bench-run")
-    worker.start()
-    interrupted = False
-    while worker.is_alive():
-        try:
-            worker.join(0.2)
-        except KeyboardInterrupt:
-            interrupted = True
-            stop.set()
-            print("\nstopping after the current step ...", file=sys.stderr)
-    if sys.stderr.isatty():
-        sys.stderr.write("\r\x1b[2K")
-    error = outcome.get("error")
-    if error is not None:
-        raise error  # BenchError is a UserInputError (one line); anything else is a bug: let it be seen
-    report = _with_epoch_projection(outcome["report"], args)
-    print(bench_text(report))  # type: ignore[arg-type]
-    if args.json:
-        try:
-            report.save(args.json)  # type: ignore[attr-defined]
-        except OSError as exc:
-            raise UserInputError(f"{args.json}: cannot write ({exc.strerror or exc})") from None
-        print(f"\nResults written to {args.json}")
-    return EXIT_INTERRUPTED if interrupted else 0
+    # The run happens on a worker thread (as in the GUI); Ctrl-C or SIGTERM only set the stop event,
+    # and the main thread waits on an Event rather than in join() (see cli/signals.py), so the
+    # finished workloads are still printed and saved.
+    with StopOnSignals(stop) as signals:
+        worker = threading.Thread(target=work, name="bench-run")
+        worker.start()
+        while not finished.wait(0.2):
+            pass
+        worker.join()
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\x1b[2K")
+        error = outcome.get("error")
+        if error is not None:
+            raise error  # BenchError is a UserInputError (one line); anything else is a bug: let it be seen
+        report = _with_epoch_projection(outcome["report"], args)
+        if signals.exit_code is not None and not report.partial:  # type: ignore[attr-defined]
+            report = report.model_copy(update={"partial": True})  # type: ignore[attr-defined]
+        print(bench_text(report))
+        if args.json:
+            try:
+                report.save(args.json)  # type: ignore[attr-defined]
+            except OSError as exc:
+                raise UserInputError(f"{args.json}: cannot write ({exc.strerror or exc})") from None
+            print(f"\nResults written to {args.json}")
+    return signals.exit_code or 0
 
 
 def cmd_monitor(args: argparse.Namespace) -> int:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 
+from gpu_advisor.cli.signals import exit_code_for
 from gpu_advisor.core.errors import UserInputError
 
 EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
 
 _FLAGS = {
     "device": "--device",
@@ -133,10 +134,10 @@ def _launch(options, args: argparse.Namespace, show) -> int:
         _clear_progress()
         print(f"gpu-advisor bench: error: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: run_local has stopped every rank
         _clear_progress()
         print("\ninterrupted: every rank was stopped", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return exit_code_for(exc)
     _clear_progress()
     print(render_cluster(report))
     if args.json:
@@ -149,6 +150,9 @@ def _rank(options, args: argparse.Namespace, show) -> int:
     from gpu_advisor.bench.distributed.errors import DistributedRunFailed
     from gpu_advisor.bench.distributed.events import run_dir_from_env
 
+    # torchrun stops ranks with SIGTERM and expects them gone: the default action, not an exception
+    # that would wait for a collective blocked on a dead peer.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     env = RankEnv.from_environ()  # NotUnderLauncher: one line, exit 2
     launched_here = run_dir_from_env() is not None  # the --nproc launcher prints everything
     from gpu_advisor.bench.distributed.worker import run_rank

@@ -27,6 +27,7 @@ def cmd_catalog(args: argparse.Namespace) -> int:
                         for k, p in items.items()
                     ],
                     indent=1,
+                    allow_nan=False,
                 )
             )
         else:
@@ -47,6 +48,7 @@ def cmd_catalog(args: argparse.Namespace) -> int:
                     "source_keys": cat.source_keys,
                 },
                 indent=1,
+                allow_nan=False,
             )
         )
         return 0

@@ -187,8 +187,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if req.gpu is not None:
         from gpu_advisor.core.catalog import default_catalog
 
-        if default_catalog().find(req.gpu) is None:
+        gpu = default_catalog().find(req.gpu)
+        if gpu is None:
             raise CliError(f"--gpu: no GPU named {req.gpu!r} in the catalogue (see `gpu-advisor catalog`)")
+        if req.tier is not None and gpu.tier is not req.tier:
+            raise CliError(
+                f"--tier: {gpu.name} is a {gpu.tier.value} GPU, not {req.tier.value}; give one of --tier and --gpu"
+            )
     req = with_trace(req, chosen_model(args), explicit=args.trace)
     result = plan(req)
     if args.save:
@@ -204,7 +209,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
         _write(lambda p: write_pdf(result, p), args.pdf)
     if args.json:
-        print(json.dumps(result.to_json_dict(), indent=1))
+        print(json.dumps(result.to_json_dict(), indent=1, allow_nan=False))  # JSON has no NaN or Infinity
     else:
         print(plan_text(result))
         if result.trace is not None:  # the formulas beside the trace the plan used

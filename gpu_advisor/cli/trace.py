@@ -109,5 +109,5 @@ def cmd_trace(args: argparse.Namespace) -> int:
     finally:
         if tty:
             sys.stderr.write("\r\x1b[2K")
-    print(json.dumps(result.to_json_dict(), indent=1) if args.json else format_trace(result))
+    print(json.dumps(result.to_json_dict(), indent=1, allow_nan=False) if args.json else format_trace(result))
     return 0

@@ -13,11 +13,22 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import UserInputError
 from .files import FileFormatError, read_json
 from .units import format_count, parse_count
+
+
+def refuse_bool(value: Any) -> Any:
+    """A pydantic before-validator for counts: JSON true is an int to Python, but not a count."""
+    if isinstance(value, bool):
+        raise ValueError(f"expected a whole number, found {str(value).lower()}")
+    return value
+
+
+# Longer than any model id or folder name: a longer name comes from a broken or hostile file.
+MAX_MODEL_NAME_CHARS = 300
 
 
 class Family(StrEnum):
@@ -39,7 +50,7 @@ class ModelSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=MAX_MODEL_NAME_CHARS)
     family: Family
     n_layers: int = Field(ge=1, le=1000)
     hidden_size: int = Field(ge=8, le=131072)
@@ -62,6 +73,24 @@ class ModelSpec(BaseModel):
     notes: tuple[str, ...] = Field(default=(), description="What the plan must warn about this shape")
     source: str = Field(default="", description="Where the shape came from (config, paper, a guess)")
     guessed: bool = False
+
+    @field_validator(
+        "n_layers",
+        "hidden_size",
+        "n_heads",
+        "n_kv_heads",
+        "head_dim",
+        "ffn_size",
+        "vocab_size",
+        "max_positions",
+        "n_experts",
+        "experts_per_token",
+        "norms_per_layer",
+        mode="before",
+    )
+    @classmethod
+    def _count_not_a_bool(cls, value: Any) -> Any:
+        return refuse_bool(value)
 
     @model_validator(mode="after")
     def _check_shape(self) -> Self:
@@ -254,27 +283,58 @@ class UnknownArchitecture(ConfigError):
         self.model_type = model_type
 
 
-def _llama_fields(config: dict[str, Any], model_type: str) -> dict[str, Any]:
+_REQUIRED = object()
+
+
+def _config_name(config: dict[str, Any], name: str) -> str:
+    """The model's name: the config's `_name_or_path` (often a local path), cut to the longest allowed."""
+    text = str(config.get("_name_or_path") or name)
+    return text if len(text) <= MAX_MODEL_NAME_CHARS else text[: MAX_MODEL_NAME_CHARS - 1] + "…"
+
+
+class _Counts:
+    """Whole numbers read from a config.json, remembering which key fed which ModelSpec field, so a
+    problem is blamed on the key the user wrote (GPT-2's `n_embd`, not `hidden_size`)."""
+
+    def __init__(self, config: dict[str, Any], name: str) -> None:
+        self.config, self.name = config, name
+        self.keys: dict[str, str] = {}  # ModelSpec field -> config key
+
+    def __call__(self, field: str, key: str, default: Any = _REQUIRED) -> Any:
+        value = self.config.get(key)
+        if value is None:
+            if default is _REQUIRED:
+                raise KeyError(key)
+            return default
+        self.keys[field] = key
+        # JSON true is a Python int; a count given as true, "768" or 12.5 is a broken file.
+        if isinstance(value, bool) or not isinstance(value, int):
+            shown = repr(value) if len(repr(value)) <= 40 else f"{repr(value)[:37]}..."
+            raise ConfigError(f"{self.name}: {key}: expected a whole number, found {shown}")
+        return value
+
+
+def _llama_fields(config: dict[str, Any], model_type: str, count: _Counts) -> dict[str, Any]:
     variant = _LLAMA_VARIANTS[model_type]
     if config.get("attention_bias") or config.get("mlp_bias"):
         raise UnknownArchitecture(
             f"model_type {model_type!r} with attention_bias/mlp_bias is not counted exactly", model_type
         )
-    head_dim = config.get("head_dim") or variant.get("head_dim")
+    head_dim = count("head_dim", "head_dim", None) or variant.get("head_dim")
     tied = config.get("tie_word_embeddings", variant.get("tied_embeddings", False))
     fields: dict[str, Any] = {
         "family": Family.LLAMA,
         "model_type": model_type,
-        "n_layers": config["num_hidden_layers"],
-        "hidden_size": config["hidden_size"],
-        "n_heads": config["num_attention_heads"],
-        "n_kv_heads": config.get("num_key_value_heads"),
+        "n_layers": count("n_layers", "num_hidden_layers"),
+        "hidden_size": count("hidden_size", "hidden_size"),
+        "n_heads": count("n_heads", "num_attention_heads"),
+        "n_kv_heads": count("n_kv_heads", "num_key_value_heads", None),
         "head_dim": head_dim,
-        "ffn_size": config["intermediate_size"],
-        "vocab_size": config["vocab_size"],
-        "max_positions": config.get("max_position_embeddings", 4096),
-        "n_experts": config.get("num_local_experts", 1),
-        "experts_per_token": config.get("num_experts_per_tok", 1),
+        "ffn_size": count("ffn_size", "intermediate_size"),
+        "vocab_size": count("vocab_size", "vocab_size"),
+        "max_positions": count("max_positions", "max_position_embeddings", 4096),
+        "n_experts": count("n_experts", "num_local_experts", 1),
+        "experts_per_token": count("experts_per_token", "num_experts_per_tok", 1),
         "tied_embeddings": bool(tied),
     }
     for key in ("qkv_bias", "norm", "norms_per_layer"):
@@ -292,29 +352,30 @@ def from_hf_config(config: dict[str, Any], name: str = "config.json") -> ModelSp
     if not isinstance(config, dict):
         raise ConfigError(f"{name}: expected a JSON object")
     model_type = str(config.get("model_type", "")).lower()
+    count = _Counts(config, name)
     try:
         if model_type in _LLAMA_VARIANTS:
-            fields = _llama_fields(config, model_type)
+            fields = _llama_fields(config, model_type, count)
         elif model_type == "gpt2":
-            n_embd = config.get("n_embd", 768)
+            n_embd = count("hidden_size", "n_embd", 768)
             fields = {
                 "family": Family.GPT2,
-                "n_layers": config.get("n_layer", 12),
+                "n_layers": count("n_layers", "n_layer", 12),
                 "hidden_size": n_embd,
-                "n_heads": config.get("n_head", 12),
-                "ffn_size": config.get("n_inner") or 4 * n_embd,
-                "vocab_size": config.get("vocab_size", 50257),
-                "max_positions": config.get("n_positions", 1024),
+                "n_heads": count("n_heads", "n_head", 12),
+                "ffn_size": count("ffn_size", "n_inner", None) or 4 * n_embd,
+                "vocab_size": count("vocab_size", "vocab_size", 50257),
+                "max_positions": count("max_positions", "n_positions", 1024),
             }
         elif model_type == "bert":
             fields = {
                 "family": Family.BERT,
-                "n_layers": config["num_hidden_layers"],
-                "hidden_size": config["hidden_size"],
-                "n_heads": config["num_attention_heads"],
-                "ffn_size": config["intermediate_size"],
-                "vocab_size": config["vocab_size"],
-                "max_positions": config.get("max_position_embeddings", 512),
+                "n_layers": count("n_layers", "num_hidden_layers"),
+                "hidden_size": count("hidden_size", "hidden_size"),
+                "n_heads": count("n_heads", "num_attention_heads"),
+                "ffn_size": count("ffn_size", "intermediate_size"),
+                "vocab_size": count("vocab_size", "vocab_size"),
+                "max_positions": count("max_positions", "max_position_embeddings", 512),
             }
         else:
             supported = ", ".join(sorted(SUPPORTED_MODEL_TYPES))
@@ -330,9 +391,9 @@ def from_hf_config(config: dict[str, Any], name: str = "config.json") -> ModelSp
     except KeyError as exc:
         raise ConfigError(f"{name}: missing field {exc.args[0]!r}") from None
     try:
-        return ModelSpec(name=str(config.get("_name_or_path") or name), source=name, **fields)
+        return ModelSpec(name=_config_name(config, name), source=name, **fields)
     except ValidationError as exc:
-        raise ConfigError(f"{name}: {_first_error(exc)}") from None
+        raise ConfigError(f"{name}: {_first_error(exc, count.keys)}") from None
 
 
 # Field names of the shape in configs of other families (first found wins).
@@ -351,7 +412,7 @@ def approximate_hf_config(config: dict[str, Any], name: str, param_count: int | 
     `guessed`; the trace measures the real architecture."""
     found: dict[str, int] = {}
     for field, keys in _APPROX_KEYS.items():
-        value = next((config[k] for k in keys if isinstance(config.get(k), int) and config[k] > 0), None)
+        value = next((config[k] for k in keys if type(config.get(k)) is int and config[k] > 0), None)
         if value is not None:
             found[field] = value
     model_type = str(config.get("model_type") or "unknown")
@@ -384,7 +445,7 @@ def approximate_hf_config(config: dict[str, Any], name: str, param_count: int | 
             "tied_embeddings": bool(config.get("tie_word_embeddings", False)),
         }
         try:
-            spec = ModelSpec(name=str(config.get("_name_or_path") or name), source=name, **fields)
+            spec = ModelSpec(name=_config_name(config, name), source=name, **fields)
         except ValidationError:
             spec = None
         if spec is not None:
@@ -396,7 +457,7 @@ def approximate_hf_config(config: dict[str, Any], name: str, param_count: int | 
     spec = guess_from_param_count(param_count)
     return spec.model_copy(
         update={
-            "name": str(config.get("_name_or_path") or name),
+            "name": _config_name(config, name),
             "model_type": model_type,
             "source": f"shape guessed from the parameter count of {name} (model_type {model_type!r})",
         }
@@ -439,11 +500,16 @@ def read_hf_config(path: str | Path) -> tuple[ModelSpec, dict[str, Any], bool]:
         return spec.model_copy(update={"notes": (note,), "source": f"{path} (approximated)"}), data, False
 
 
-def _first_error(exc: ValidationError) -> str:
+def _first_error(exc: ValidationError, keys: dict[str, str] | None = None) -> str:
+    """'field: message' for the first problem, the field named by its config key where known."""
+    keys = keys or {}
     err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"]) or "config"
+    loc = ".".join(str(p) for p in err["loc"])
     msg = err["msg"].removeprefix("Value error, ")
-    return msg if msg.startswith(loc) else f"{loc}: {msg}"
+    if loc and not msg.startswith(loc):  # a whole-model check's message already names its field
+        msg = f"{loc}: {msg}"
+    field, sep, rest = msg.partition(": ")
+    return f"{keys[field]}: {rest}" if sep and field in keys else msg
 
 
 # ---- a bare parameter count -------------------------------------------------------------------------

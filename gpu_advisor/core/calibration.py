@@ -13,6 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Scope = Literal["intra-node", "inter-node"]
 
+# The lowest efficiency (fraction of a peak) a plan takes, measured or assumed: below 0.1% nothing real
+# runs, and a saved or typed 1e-300 would make every time infinite.
+MIN_EFFICIENCY = 0.001
+
 
 class LinkMeasurement(BaseModel):
     """One collective measured on the user's fabric, with nccl-tests conventions (busbw)."""
@@ -20,8 +24,9 @@ class LinkMeasurement(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     op: str = Field(description="all_reduce, all_gather, reduce_scatter, broadcast")
     scope: Scope
-    busbw_bytes_per_s: float = Field(gt=0, description="bus bandwidth of the largest messages measured")
-    latency_s: float | None = Field(default=None, ge=0, description="time of the smallest message")
+    # At least a byte per second and at most an hour: beyond either, a time divided by it overflows.
+    busbw_bytes_per_s: float = Field(ge=1, description="bus bandwidth of the largest messages measured")
+    latency_s: float | None = Field(default=None, ge=0, le=3600, description="time of the smallest message")
 
 
 class FabricCalibration(BaseModel):
@@ -45,7 +50,9 @@ class Calibration(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     source: str = Field(min_length=1, description="the results file (or run) it came from")
     gpu_id: str | None = Field(default=None, description="catalogue GPU the measurement ran on")
-    mfu: float | None = Field(default=None, gt=0, le=1, description="measured model FLOPs utilisation")
+    mfu: float | None = Field(
+        default=None, ge=MIN_EFFICIENCY, le=1, description="measured model FLOPs utilisation"
+    )
     fabric: FabricCalibration | None = None
 
 

@@ -20,17 +20,28 @@ from .precision import Tier
 from .systems import Link, NodeDefaults, systems, usable_memory_bytes, usable_memory_rule
 from .units import GB
 
+# Upper bounds on a catalogue figure, about ten times the largest shipping part (B200: 4,500 dense
+# fp8 TFLOP/s, 8,000 GB/s, 1,800 GB/s NVLink 5, 1,000 W; GPUs sell for tens of thousands of dollars
+# and rent for a few dollars an hour): a figure beyond one is a typo or a broken user file, and
+# would turn the planner's arithmetic into overflow.
+MAX_TFLOPS = 50_000.0
+MAX_GB_PER_S = 100_000.0
+MAX_WATTS = 20_000.0
+MAX_PURCHASE_USD = 10_000_000.0
+MAX_USD_PER_HOUR = 10_000.0
+MAX_NAME_CHARS = 200
+
 
 class DensePeaks(BaseModel):
     """Dense tensor-core peaks in TFLOPS (TOPS for int8); fp32 is the CUDA-core peak. None = unknown."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    fp32: float | None = Field(default=None, gt=0)
-    tf32: float | None = Field(default=None, gt=0)
-    bf16: float | None = Field(default=None, gt=0)
-    fp16: float | None = Field(default=None, gt=0)
-    fp8: float | None = Field(default=None, gt=0)
-    int8: float | None = Field(default=None, gt=0)
+    fp32: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    tf32: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    bf16: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    fp16: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    fp8: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    int8: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
 
 
 class GpuSpec(BaseModel):
@@ -38,28 +49,30 @@ class GpuSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
     id: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9-]*$")
-    name: str = Field(min_length=1)
-    vendor: str
+    name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
+    vendor: str = Field(max_length=MAX_NAME_CHARS)
     tier: Tier
     arch: str = ""
     memory_gb: float = Field(gt=0, le=10_000)
     memory_type: str = ""
-    memory_bandwidth_gb_per_s: float | None = Field(default=None, gt=0)
+    memory_bandwidth_gb_per_s: float | None = Field(default=None, gt=0, le=MAX_GB_PER_S)
     dense_peak_tflops: DensePeaks
-    tdp_w: float | None = Field(default=None, gt=0)
-    nvlink_gb_per_s: float | None = Field(default=None, ge=0)
+    tdp_w: float | None = Field(default=None, gt=0, le=MAX_WATTS)
+    nvlink_gb_per_s: float | None = Field(default=None, ge=0, le=MAX_GB_PER_S)
     pcie_gen: int | None = Field(default=None, ge=1, le=7)
     pcie_lanes: int | None = Field(default=None, ge=1, le=32)
     form_factor: str = ""
-    year: int | None = None
-    purchase_usd: float | None = Field(default=None, gt=0)
-    cloud_usd_per_hour: float | None = Field(default=None, gt=0)
+    year: int | None = Field(default=None, ge=1990, le=2100)
+    purchase_usd: float | None = Field(default=None, gt=0, le=MAX_PURCHASE_USD)
+    cloud_usd_per_hour: float | None = Field(default=None, gt=0, le=MAX_USD_PER_HOUR)
     cloud_price_date: str | None = None
     sources: str = Field(min_length=1, description="Where each figure came from")
     user_defined: bool = False
     # What the driver exposes and how the GPUs are wired (resources/systems.json; a user's gpus.json may
     # set them too). None: derived by the stated rules in core.systems.
-    memory_usable_gib: float | None = Field(default=None, gt=0, description="as CUDA reports it, GiB")
+    memory_usable_gib: float | None = Field(
+        default=None, gt=0, le=10_000, description="as CUDA reports it, GiB"
+    )
     memory_source: str = ""
     intra_link: str | None = Field(default=None, description="a link name from systems.json")
     node_gpus: int | None = Field(default=None, ge=1, le=1024)

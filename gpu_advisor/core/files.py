@@ -28,6 +28,8 @@ MAX_JSON_DEPTH = 64
 # Longer integers than any real count of bytes or parameters (Python refuses past 4,300 digits anyway).
 MAX_INT_DIGITS = 40
 _TMP_SUFFIX = ".tmp"
+# What check_writable writes to prove there is room: one filesystem block.
+_PROBE_BYTES = 4096
 
 
 class FileFormatError(UserInputError):
@@ -39,6 +41,13 @@ def _parse_int(text: str) -> int:
     if len(text.lstrip("-")) > MAX_INT_DIGITS:
         raise ValueError(f"an integer of {len(text)} digits")
     return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 parses as infinity
+        raise ValueError(f"{text[:40]} is beyond the range of a number")
+    return value
 
 
 def _parse_constant(name: str) -> float:
@@ -87,7 +96,9 @@ def read_text_file(path: str | Path, max_bytes: int | None = None) -> str:
 def parse_json(text: str, origin: str) -> Any:
     """Parse JSON text with the depth and integer caps; FileFormatError naming `origin`."""
     try:
-        data = json.loads(text, parse_int=_parse_int, parse_constant=_parse_constant)
+        data = json.loads(
+            text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
+        )
     except json.JSONDecodeError as exc:
         raise FileFormatError(
             f"{origin}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
@@ -135,12 +146,19 @@ def check_writable(path: str | Path) -> None:
         raise OSError(errno.EISDIR, "this is a folder, not a file", str(path))
     if path.exists() and not os.access(path, os.W_OK):
         raise OSError(errno.EACCES, "the file is read-only", str(path))
-    try:  # the only sure test: create (and remove) a file there
+    probe = None
+    try:  # the only sure test: create a file there and write a block (a full disk refuses it)
         fd, probe = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=_TMP_SUFFIX, dir=folder)
+        try:
+            os.write(fd, bytes(_PROBE_BYTES))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise OSError(exc.errno, exc.strerror or "the folder is not writable", str(path)) from None
-    os.close(fd)
-    os.unlink(probe)
+    finally:
+        if probe is not None:
+            Path(probe).unlink(missing_ok=True)
 
 
 def write_atomic(path: str | Path, produce: Callable[[Path], Any], expected_size: int | None = None) -> None:

@@ -11,7 +11,7 @@ The components are what is live at the moment of peak use, and they sum to the t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 
@@ -19,6 +19,7 @@ from .architecture import ModelSpec
 from .efficiency import engine_spec, process_overhead_bytes
 from .estimates import MemoryComponents, MemoryEstimate
 from .layout import SINGLE, Parallelism
+from .memo import same_args_as_recent_call
 from .precision import (
     LossImpl,
     Precision,
@@ -213,6 +214,11 @@ class MemoryBasis:
     paged_kv: bool  # a paged KV cache does not fragment
     memory_fraction: float  # the engine's cap on the card (vLLM gpu_memory_utilization)
     kv_free_fraction: float  # the engine's KV pool as a share of the free memory (TensorRT-LLM)
+    # Totals by (tp, pp, dp, ZeRO) where the card's size does not enter them (no engine reserve): the
+    # recommender asks the same layouts for every GPU of the catalogue.
+    _totals: dict[tuple[int, int, int, int], int] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     def per_gpu(self, par: Parallelism, capacity: int | None = None) -> tuple[dict[str, float], str]:
         """Components on the first pipeline stage's GPU, and the phase at which they peak. With the
@@ -230,9 +236,16 @@ class MemoryBasis:
         return comps, phase
 
     def per_gpu_total(self, par: Parallelism, capacity: int | None = None) -> int:
+        shared = self.memory_fraction >= 1 and self.kv_free_fraction >= 1
+        key = (par.tensor, par.pipeline, par.data, par.zero_stage)
+        if shared and key in self._totals:
+            return self._totals[key]
         weights, grads, optimizer, activations, kv, _ = self._parts(par)
         rest = weights + grads + optimizer + activations
-        return round(rest + kv + self._overhead(rest, kv, par, capacity))
+        total = round(rest + kv + self._overhead(rest, kv, par, capacity))
+        if shared:
+            self._totals[key] = total
+        return total
 
     def fits(self, par: Parallelism, capacity: int) -> bool:
         return self.per_gpu_total(par, capacity) <= capacity
@@ -276,6 +289,7 @@ class MemoryBasis:
         return overhead
 
 
+@same_args_as_recent_call
 @lru_cache(maxsize=256)
 def memory_basis(
     req: PlanRequest,

@@ -303,10 +303,12 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     catalog = catalog or default_catalog()
     req, concurrency = with_concurrency(req)
     gpus = [g for g in catalog.gpus if req.tier is None or g.tier is req.tier]
+    warnings = list(catalog.warnings)
     if req.gpu is not None:
         gpus = [catalog.get(req.gpu)]
+        if req.tier is not None and gpus[0].tier is not req.tier:  # the GUI lets both be chosen
+            warnings.append(f"{gpus[0].name} is not a {req.tier.value} GPU: the tier choice is ignored")
     gpus = [g for g in gpus if passes_filters(req, g)]
-    warnings = list(catalog.warnings)
     options: list[Option] = []
     not_considered: list[str] = []
     for gpu in gpus:

@@ -6,10 +6,10 @@ import re
 from enum import StrEnum
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .architecture import ModelSpec
-from .calibration import Calibration
+from .architecture import ModelSpec, refuse_bool
+from .calibration import MIN_EFFICIENCY, Calibration
 from .precision import (
     LLAMA_CPP_PRECISIONS,
     LORA_BASE_PRECISIONS,
@@ -54,7 +54,7 @@ class Assumptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     mfu: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_EFFICIENCY,
         le=1,
         description="Model FLOPs utilisation for training (PaLM: 6P + 12 L s h per token, recomputation "
         "not counted). Empty: per GPU architecture and precision, from published runs "
@@ -62,14 +62,14 @@ class Assumptions(BaseModel):
     )
     prefill_efficiency: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_EFFICIENCY,
         le=1,
         description="Fraction of peak FLOP/s reached in the prompt pass. Empty: per architecture, "
         "precision and serving engine (TensorRT-LLM on A100 fp16: 0.69).",
     )
     bandwidth_efficiency: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_EFFICIENCY,
         le=1,
         description="Fraction of peak memory bandwidth reached by decode (weights + KV read per step). "
         "Empty: per serving engine and weight format (TensorRT-LLM/vLLM 16-bit 0.79, llama.cpp Q4_0 0.50).",
@@ -219,8 +219,9 @@ class PlanRequest(BaseModel):
     tier: Tier | None = None
     # budget
     purchase: Purchase = Purchase.RENT
+    # At least an hour: a vanishing use makes the break-even infinitely far.
     hours_per_month: float = Field(
-        default=HOURS_PER_MONTH, gt=0, le=744, description="Hours of use per month"
+        default=HOURS_PER_MONTH, ge=1, le=744, description="Hours of use per month"
     )
     electricity_usd_per_kwh: float = Field(default=0.15, ge=0, le=10)
     # deployment, serving targets and filters
@@ -246,6 +247,23 @@ class PlanRequest(BaseModel):
     trace: TraceResult | None = Field(
         default=None, description="A memory trace of the real architecture; replaces the memory formulas"
     )
+
+    @field_validator(
+        "seq_len",
+        "batch_size",
+        "grad_accumulation_steps",
+        "zero_stage",
+        "gpus",
+        "tensor_parallel",
+        "pipeline_parallel",
+        "users",
+        "prompt_tokens",
+        "output_tokens",
+        mode="before",
+    )
+    @classmethod
+    def _count_not_a_bool(cls, value: Any) -> Any:
+        return refuse_bool(value)
 
     @model_validator(mode="after")
     def _check_combination(self) -> Self:

@@ -24,6 +24,7 @@ from .comms import Fabric, Group, all_gather_s, all_reduce_s, link_name, p2p_s
 from .efficiency import Efficiency, efficiencies, resolve_efficiency
 from .estimates import InferenceSpeed, SpeedSummary, SpeedTerm, TrainingSpeed
 from .layout import Parallelism
+from .memo import same_args_as_recent_call
 from .memory import Device, MemoryBasis, kv_bytes_per_token, memory_basis, request_profile
 from .request import PlanRequest
 from .units import format_bytes, format_duration, format_pct
@@ -89,6 +90,7 @@ def hardware_flops_per_token(req: PlanRequest) -> float:
     return _flops(req.model, req.task.is_adapter, req.seq_len, req.grad_checkpointing)
 
 
+@same_args_as_recent_call
 @lru_cache(maxsize=256)
 def _flops(model: ModelSpec, adapter: bool, seq_len: int, recompute: bool) -> float:
     attn = model.n_layers * seq_len * model.n_heads * model.d_head

@@ -23,6 +23,7 @@ from gpu_advisor.core.architecture import (
     approximate_hf_config,
     from_hf_config,
 )
+from gpu_advisor.core.files import FileFormatError, read_json
 from gpu_advisor.hub.models import HubError, HubModel, parse_hub_id
 
 INSTALL_HINT = "install it with: pip install huggingface_hub"
@@ -179,12 +180,10 @@ def fetch_model(text: str, *, cache_dir: str | Path | None = None, safetensors: 
         raise
     except Exception as exc:
         raise _describe(exc, hub_id) from None
-    try:
-        config = json.loads(Path(config_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise HubError(f"model: {hub_id}: config.json is not valid JSON ({exc})") from None
-    if not isinstance(config, dict):
-        raise HubError(f"model: {hub_id}: config.json is not a JSON object")
+    try:  # the hardened reader: a downloaded file is as untrusted as a local one
+        config = read_json(config_path)
+    except FileFormatError as exc:
+        raise HubError(f"model: {hub_id}: config.json: {str(exc).removeprefix(f'{config_path}: ')}") from None
     counts = safetensors_parameters(repo_id, revision, cache_dir) if safetensors else {}
     total = sum(counts.values()) or None
     warnings: list[str] = []

@@ -7,9 +7,9 @@ follows it. Tables use relative column widths and wrap text, so they never run o
 from __future__ import annotations
 
 import datetime as dt
+import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from html import escape
 
 from PySide6.QtGui import QImage
 
@@ -29,6 +29,7 @@ from gpu_advisor.wording.plan import (
     speed_text,
     verdict_text,
 )
+from gpu_advisor.wording.text import clip_text
 from gpu_advisor.wording.tiers import tier_columns
 
 CSS_PX_PER_PT = 96 / 72  # QTextDocument sizes images in 96-dpi pixels, whatever the paint device
@@ -50,6 +51,11 @@ th { background-color: #e4ebf2; font-weight: bold; text-align: left; }
 td.num, th.num { text-align: right; }
 tr.best { background-color: #e8f4ea; }
 """
+
+
+def escape(text: str) -> str:
+    """Text for the report's HTML: escaped, and cut where a hostile file made it absurdly long."""
+    return html.escape(clip_text(text))
 
 
 @dataclass

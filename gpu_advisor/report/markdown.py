@@ -20,11 +20,12 @@ from gpu_advisor.wording.plan import (
     rank_basis,
     verdict_text,
 )
+from gpu_advisor.wording.text import clip_text
 from gpu_advisor.wording.tiers import tier_columns
 
 
 def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return clip_text(str(text)).replace("|", "\\|").replace("\n", " ")
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool] = ()) -> list[str]:

@@ -8,6 +8,7 @@ so any thread can read it.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -29,6 +30,8 @@ PROCESS_TREE_REFRESH_S = 2.0
 # A CPU package's temperature moves over seconds (heatsink mass), so once a second is enough; the
 # value in between is the last one read.
 CPU_TEMP_REFRESH_S = 1.0
+# The clock (one sysfs file per core) changes with load over tenths of a second; shown once a second.
+CPU_FREQ_REFRESH_S = 1.0
 
 
 def cpu_busy_pct(before: Any, after: Any) -> float | None:
@@ -37,11 +40,19 @@ def cpu_busy_pct(before: Any, after: Any) -> float | None:
     Same arithmetic as ``psutil.cpu_percent``: guest time is already inside user time on Linux,
     and iowait counts as idle (htop does the same).
     """
+    return _pct(*_busy_and_total(before, after))
+
+
+def _busy_and_total(before: Any, after: Any) -> tuple[float, float]:
+    """(busy, total) CPU seconds between two readings."""
     deltas = {name: max(0.0, getattr(after, name) - getattr(before, name)) for name in after._fields}
     total = sum(deltas.values()) - deltas.get("guest", 0.0) - deltas.get("guest_nice", 0.0)
+    return total - deltas["idle"] - deltas.get("iowait", 0.0), total
+
+
+def _pct(busy: float, total: float) -> float | None:
     if total <= 0:
         return None
-    busy = total - deltas["idle"] - deltas.get("iowait", 0.0)
     return round(min(100.0, max(0.0, 100.0 * busy / total)), 1)
 
 
@@ -58,6 +69,8 @@ class HostSource:
         # Sensors and cpufreq do not appear while the app runs: once absent, they are not asked again.
         self._has_cpu_sensor = True
         self._has_cpu_freq = True
+        self._freq_read_s: float | None = None
+        self._freq_mhz: float | None = None
         self._temp_read_s: float | None = None
         self._temp_c: float | None = None
         if watch_pid is not None:
@@ -95,9 +108,12 @@ class HostSource:
     def _cpu_freq_mhz(self) -> float | None:
         if not self._has_cpu_freq:
             return None
-        freq_mhz = read_cpu_freq_mhz()
-        self._has_cpu_freq = freq_mhz is not None
-        return freq_mhz
+        now_s = self._clock()
+        if self._freq_read_s is None or now_s - self._freq_read_s >= CPU_FREQ_REFRESH_S:
+            self._freq_read_s = now_s
+            self._freq_mhz = read_cpu_freq_mhz()  # reads a sysfs file per core
+            self._has_cpu_freq = self._freq_mhz is not None
+        return self._freq_mhz
 
     def _cpu_temp_c(self) -> float | None:
         if not self._has_cpu_sensor:
@@ -110,15 +126,18 @@ class HostSource:
         return self._temp_c
 
     def _cpu_load(self) -> tuple[float | None, tuple[float, ...] | None]:
-        total = psutil.cpu_times()
         per_core = psutil.cpu_times(percpu=True)
-        cpu_pct = cpu_busy_pct(self._last_total, total)
-        per_core_pct: tuple[float, ...] | None = None
-        if len(per_core) == len(self._last_per_core):  # a CPU going offline changes the count
-            values = [cpu_busy_pct(a, b) for a, b in zip(self._last_per_core, per_core, strict=True)]
-            if all(v is not None for v in values):
-                per_core_pct = tuple(float(v) for v in values if v is not None)
-        self._last_total, self._last_per_core = total, per_core
+        if len(per_core) != len(self._last_per_core):  # a CPU went offline: the machine-wide counter
+            total = psutil.cpu_times()
+            cpu_pct = cpu_busy_pct(self._last_total, total)
+            self._last_total, self._last_per_core = total, per_core
+            return cpu_pct, None
+        # The machine-wide load is the sum over the cores (as /proc/stat's "cpu" line): one read.
+        pairs = [_busy_and_total(a, b) for a, b in zip(self._last_per_core, per_core, strict=True)]
+        values = [_pct(busy, total) for busy, total in pairs]
+        per_core_pct = tuple(v for v in values if v is not None) if None not in values else None
+        cpu_pct = _pct(sum(b for b, _ in pairs), sum(t for _, t in pairs))
+        self._last_per_core = per_core
         return cpu_pct, per_core_pct
 
     def _process_tree_rss_bytes(self) -> int | None:
@@ -130,7 +149,7 @@ class HostSource:
         if self._tree_scanned_s is None or now_s - self._tree_scanned_s >= PROCESS_TREE_REFRESH_S:
             self._tree_scanned_s = now_s
             try:
-                self._descendants = root.children(recursive=True)
+                self._descendants = _descendants(root)
             except (psutil.NoSuchProcess, psutil.ZombieProcess):
                 return None  # the watched process itself has gone
             except psutil.AccessDenied:
@@ -148,6 +167,47 @@ class HostSource:
             except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied):
                 continue  # a worker that exited since the last scan
         return total_bytes
+
+
+def _descendants(root: psutil.Process) -> list[psutil.Process]:
+    """Every descendant of `root`. On Linux from each thread's /proc/PID/task/TID/children (a few
+    small files), else psutil's scan of every process on the machine (about 1.7 ms here)."""
+    found: list[psutil.Process] = []
+    pending = [root.pid]
+    while pending:
+        kids = _linux_children(pending.pop())
+        if kids is None:
+            return root.children(recursive=True)
+        for pid in kids:
+            try:
+                found.append(psutil.Process(pid))
+            except psutil.NoSuchProcess:
+                continue  # exited meanwhile
+            pending.append(pid)
+    return found
+
+
+def _linux_children(pid: int) -> list[int] | None:
+    """Direct children's pids, or None where the kernel has no children files (not Linux, or built
+    without CONFIG_PROC_CHILDREN)."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return None if not os.path.isdir("/proc/self/task") else []  # no /proc, or the process is gone
+    except OSError:
+        return []
+    kids: list[int] = []
+    for tid in threads:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
+                kids += [int(p) for p in fh.read().split()]
+        except FileNotFoundError:
+            if not os.path.exists(f"/proc/{pid}/task/{tid}"):
+                continue  # the thread ended
+            return None
+        except OSError:
+            continue
+    return kids
 
 
 def read_cpu_freq_mhz() -> float | None:

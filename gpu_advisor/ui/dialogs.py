@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from html import escape
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
@@ -32,6 +33,8 @@ class ErrorReporter:
             return
         self._open = True
         try:
-            QMessageBox.critical(self._parent, title, message)
+            # Messages quote paths and names from users' files: escaped, so they show as text.
+            text = "<p>" + escape(message).replace("\n", "<br>") + "</p>"
+            QMessageBox.critical(self._parent, title, text)
         finally:
             self._open = False

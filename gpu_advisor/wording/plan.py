@@ -25,6 +25,7 @@ from gpu_advisor.core.units import (
     format_rate,
     format_usd,
 )
+from gpu_advisor.wording.text import MAX_NAME_CHARS, clip_text
 
 PRICE_UNKNOWN = "price unknown"
 COMPONENT_LABELS = {
@@ -67,7 +68,7 @@ Choice = Literal["rent", "buy"]
 def plan_title(plan: Plan) -> str:
     """'Llama 3 70B inference, bf16'."""
     req = plan.request
-    return f"{req.model.name} {TASK_LABELS[req.task]}, {req.precision}"
+    return f"{clip_text(req.model.name, MAX_NAME_CHARS)} {TASK_LABELS[req.task]}, {req.precision}"
 
 
 def plan_subtitle(plan: Plan) -> str:

@@ -41,7 +41,7 @@ from gpu_advisor.wording.plan import (
     speed_text,
     verdict_text,
 )
-from gpu_advisor.wording.text import text_table
+from gpu_advisor.wording.text import MAX_NAME_CHARS, clip_text, text_table
 from gpu_advisor.wording.tiers import tiers_text
 
 
@@ -256,7 +256,10 @@ def input_rows(plan: Plan) -> list[tuple[str, str]]:
     req = plan.request
     model = req.model
     rows = [
-        ("Model", f"{model.name} ({format_count(model.total_params())} parameters)"),
+        (
+            "Model",
+            f"{clip_text(model.name, MAX_NAME_CHARS)} ({format_count(model.total_params())} parameters)",
+        ),
         ("Architecture", model.describe() + (" (guessed from the parameter count)" if model.guessed else "")),
         ("Task", TASK_LABELS[req.task]),
         ("Precision", str(req.precision)),

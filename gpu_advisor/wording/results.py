@@ -357,6 +357,10 @@ def run_lines(report: BenchReport) -> list[str]:
         f"run: {format_duration(report.duration_s)}, {len(report.telemetry.samples)} telemetry samples every "
         f"{format_duration(report.telemetry.interval_s)}"
     )
+    if report.partial:
+        lines.append(
+            "partial run: stopped before every workload had run; the results below are those finished"
+        )
     return lines
 
 

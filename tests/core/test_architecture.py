@@ -212,3 +212,30 @@ def test_unsupported_families_are_rejected_not_miscounted():
         ConfigError, match="model_type 'qwen2_moe' is not one the formulas count exactly \\(bert, gemma"
     ):
         from_hf_config({**LLAMA3_8B_CONFIG, "model_type": "qwen2_moe"})
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        # JSON true is an int to Python: it must not count as one layer.
+        (
+            {"model_type": "llama", "num_hidden_layers": True, "hidden_size": 256},
+            "num_hidden_layers: expected a whole number, found True",
+        ),
+        # GPT-2's width as a string: blamed on n_embd, not on the FFN width derived from it.
+        ({"model_type": "gpt2", "n_embd": "768"}, "n_embd: expected a whole number, found '768'"),
+        ({"model_type": "gpt2", "n_layer": 12.5}, "n_layer: expected a whole number, found 12.5"),
+        # A range problem is named by the config's key too.
+        ({"model_type": "gpt2", "n_embd": 10**9}, "n_embd: Input should be less than or equal to 131072"),
+    ],
+)
+def test_a_config_count_of_the_wrong_kind_is_blamed_on_its_key(config, message):
+    with pytest.raises(ConfigError) as info:
+        from_hf_config(config, name="config.json")
+    assert str(info.value) == f"config.json: {message}"
+
+
+def test_a_configs_huge_name_is_cut_to_the_longest_name_allowed():
+    config = {"model_type": "gpt2", "n_layer": 2, "n_embd": 64, "n_head": 2, "_name_or_path": "A" * 10**6}
+    spec = from_hf_config(config)
+    assert len(spec.name) == 300 and spec.name.startswith("AAAA") and spec.name.endswith("…")

@@ -1,6 +1,7 @@
 """The GPU catalogue: coverage, sources, dense peaks, user additions."""
 
 import json
+import os
 
 import pytest
 
@@ -111,3 +112,53 @@ def test_device_names_from_nvml_match_the_catalogue(catalog, reported, expected)
 
 def test_unknown_device_matches_nothing(catalog):
     assert catalog.match_device_name("Intel Arc A770") is None
+
+
+def _user_gpu(**changes):
+    h100 = load_catalog(user_file=None).get("nvidia-h100-sxm").model_dump(mode="json")
+    return {**h100, "id": "my-card", "name": "My Card", "memory_usable_gib": None, **changes}
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        # Each would overflow the planner's arithmetic (a division by an infinite peak, an infinite price).
+        ({"dense_peak_tflops": {"bf16": 1e308}}, "gpus.0.dense_peak_tflops.bf16"),
+        ({"purchase_usd": 1e308}, "gpus.0.purchase_usd"),
+        ({"cloud_usd_per_hour": 1e308}, "gpus.0.cloud_usd_per_hour"),
+        ({"memory_bandwidth_gb_per_s": 1e300}, "gpus.0.memory_bandwidth_gb_per_s"),
+        ({"tdp_w": 1e12}, "gpus.0.tdp_w"),
+        ({"name": "N" * 10_000}, "gpus.0.name"),
+    ],
+)
+def test_absurd_user_figures_are_refused_naming_the_field(tmp_path, changes, field):
+    path = tmp_path / "gpus.json"
+    path.write_text(json.dumps({"gpus": [_user_gpu(**changes)]}))
+    cat = load_catalog(user_file=path)
+    (warning,) = cat.warnings
+    assert warning.startswith(f"Ignored your GPU file: {path}: {field}: ") and "\n" not in warning
+    assert cat.find("my-card") is None and len(cat.gpus) >= 25
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ('{"gpus": [{"memory_gb": 1e400}]}', "beyond the range of a number"),  # parses as infinity
+        ('{"gpus": [{"memory_gb": Infinity}]}', "Infinity is not a number JSON allows"),
+    ],
+)
+def test_numbers_json_does_not_allow_are_refused(tmp_path, text, fragment):
+    path = tmp_path / "gpus.json"
+    path.write_text(text)
+    (warning,) = load_catalog(user_file=path).warnings
+    assert str(path) in warning and fragment in warning
+
+
+def test_a_fifo_or_a_device_as_the_user_catalogue_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    for path in (fifo, zero):
+        (warning,) = load_catalog(user_file=path).warnings
+        assert f"{path}: cannot be read (not a regular file)" in warning

@@ -152,6 +152,10 @@ def test_inference_flags_and_gpu_restriction(capsys):
         (["--model", "llama-3-8b", "--gpus", "6", "--tp", "4"], "--gpus"),
         (["--model", "llama-3-8b", "--engine", "llama.cpp", "--precision", "fp8"], "--precision"),
         (["--model", "llama-3-8b", "--grad-accum", "0"], "--grad-accum"),
+        # An MFU of 1e-300 made every training time infinite and the JSON unwritable.
+        (["--model", "llama-3-8b", "--task", "pretrain", "--mfu", "1e-300"], "--mfu"),
+        # --gpu used to drop a contradicting --tier without a word.
+        (["--model", "llama-3-8b", "--tier", "consumer", "--gpu", "h100-sxm"], "--tier"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_naming_the_field(capsys, args, field):
@@ -215,3 +219,16 @@ def test_usage_errors_are_one_line_with_a_hint(argv, capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "error:" in err and "--help" in err
+
+
+def test_a_saved_plan_with_an_absurd_efficiency_is_refused_naming_it(tmp_path, capsys):
+    path = tmp_path / "plan.json"
+    assert run_cli(["plan", "--model", "gpt2-small", "--save", str(path)]) == 0
+    data = json.loads(path.read_text())
+    data["inputs"]["assumptions"]["bandwidth_efficiency"] = 1e-300
+    path.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert run_cli(["report", str(path), "--markdown", str(tmp_path / "r.md")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "inputs.assumptions.bandwidth_efficiency" in err
+    assert "greater than or equal to 0.001" in err

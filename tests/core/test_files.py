@@ -2,7 +2,10 @@
 
 import json
 import os
+import signal
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -141,3 +144,43 @@ def test_a_full_disk_keeps_the_old_file_and_reports_the_failure(tmp_path, monkey
     assert info.value.errno == errno.ENOSPC
     assert target.read_bytes() == b"good old file"
     assert [p.name for p in tmp_path.iterdir()] == ["report.bin"]
+
+
+_SLOW_WRITER = """
+import sys, time
+from gpu_advisor.cli.signals import exit_code_for, terminate_like_interrupt
+from gpu_advisor.core.files import write_atomic
+
+def produce(tmp):
+    with open(tmp, "w") as fh:
+        fh.write('{"half": ')
+        fh.flush()
+        print("writing", flush=True)
+        time.sleep(60)
+
+terminate_like_interrupt()  # as gpu-advisor's command line does
+try:
+    write_atomic(sys.argv[1], produce)
+except KeyboardInterrupt as exc:
+    sys.exit(exit_code_for(exc))
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
+def test_a_writer_killed_mid_write_leaves_the_old_file_and_no_temporary(tmp_path, sig):
+    target = tmp_path / "plan.json"
+    target.write_text('{"old": true}')
+    with subprocess.Popen(
+        [sys.executable, "-c", _SLOW_WRITER, str(target)], stdout=subprocess.PIPE, text=True
+    ) as writer:
+        try:
+            assert writer.stdout.readline() == "writing\n"
+            writer.send_signal(sig)
+            code = writer.wait(timeout=30)
+        finally:
+            writer.kill()
+    assert code == (-sig if sig == signal.SIGKILL else 128 + sig)
+    assert json.loads(target.read_text()) == {"old": True}
+    if sig == signal.SIGKILL:  # nothing can clean up after SIGKILL: the next write does
+        write_json_atomic(target, {"new": True})
+    assert [p.name for p in tmp_path.iterdir()] == ["plan.json"]

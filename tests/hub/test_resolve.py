@@ -223,3 +223,22 @@ def test_bench_takes_a_hub_id_and_refuses_one_its_zoo_cannot_build(hub_cache, tm
     assert refused.returncode == 2
     assert refused.stderr.strip().startswith("gpu-advisor bench: error: --model:")
     assert "q/k/v biases" in refused.stderr and "gpu-advisor trace" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (b'{"num_hidden_layers": ' + b"9" * 5000 + b"}", "an integer of 5000 digits"),
+        (b'{"broken"', "not valid JSON"),
+    ],
+)
+def test_a_hostile_cached_config_is_one_line(hub_cache, content, fragment):
+    from tests.hub_cache import write_snapshot
+
+    write_snapshot(hub_cache, "evil/model", {"config.json": content})
+    with pytest.raises(HubError) as err:
+        fetch_model("evil/model")
+    message = str(err.value)
+    assert message.startswith("model: evil/model: config.json: ") and fragment in message
+    assert "\n" not in message

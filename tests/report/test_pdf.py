@@ -212,21 +212,6 @@ def test_no_table_row_is_cut_by_a_page_break(tmp_path, inference, monkeypatch):
     assert len(found) > 1  # and there was at least one to fix (the table is long)
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 64 KiB tmpfs where the test may mount one (root on Linux), else a plain folder + a wrapper."""
-    import subprocess
-
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True
-    )
-    yield mount if done.returncode == 0 else None
-    if done.returncode == 0:
-        subprocess.run(["umount", str(mount)], check=True)
-
-
 def test_a_pdf_that_does_not_fit_on_the_disk_fails_and_keeps_the_old_file(
     small_disk, tmp_path, monkeypatch, inference
 ):
@@ -299,3 +284,27 @@ def test_a_training_job_pdf_does_not_quote_months_of_round_the_clock_rent(tmp_pa
     text = "".join(pdf_text(path))
     assert squash("to rent for 36 months") not in text
     assert squash(f"{format_usd(plan.best.cost.job_cloud_usd)} to rent this job") in text
+
+
+def test_a_huge_text_from_a_users_file_is_cut_in_the_pdf(tmp_path, inference):
+    """One unbreakable 1 MB word (a hostile user catalogue or plan) would keep the layout busy for
+    minutes; the report shows its start and says how much it left out."""
+    huge = "W" * 1_000_000
+    plan = inference.model_copy(update={"warnings": [*inference.warnings, huge]})
+    path = tmp_path / "huge.pdf"
+    write_pdf(plan, path)
+    text = "".join(pdf_text(path))
+    assert "W" * 1000 in text and "W" * 3000 not in text
+    assert squash("(998,000 more characters)") in text
+
+
+def test_a_saved_plan_with_an_absurd_model_name_is_refused_in_one_line(tmp_path, capsys, inference):
+    data = inference.to_json_dict()
+    data["inputs"]["model"]["name"] = "A" * 1_000_000
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(data))
+    code = run_cli(["report", str(path), "--pdf", str(tmp_path / "r.pdf")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "model.name" in err and "at most 300 characters" in err
+    assert not (tmp_path / "r.pdf").exists()

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections import namedtuple
 
 import psutil
@@ -163,3 +164,23 @@ def test_missing_sensors_are_not_asked_again(monkeypatch: pytest.MonkeyPatch) ->
         now_s[0] += 5.0
         assert sample.cpu_temp_c is None and sample.cpu_freq_mhz is None
     assert sorted(calls) == ["freq", "temp"]  # one attempt each
+
+
+def test_the_process_tree_is_found_without_scanning_every_process():
+    """A real tree (a shell and its two children): the cheap /proc walk finds what psutil's scan finds."""
+    from gpu_advisor.telemetry.host import _descendants
+
+    shell = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30 & wait"])
+    me = psutil.Process(os.getpid())
+    try:
+        deadline = time.monotonic() + 10
+        while len(me.children(recursive=True)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        expected = sorted(p.pid for p in me.children(recursive=True))
+        assert len(expected) == 3
+        assert sorted(p.pid for p in _descendants(me)) == expected
+    finally:
+        for child in psutil.Process(shell.pid).children(recursive=True):
+            child.kill()
+        shell.kill()
+        shell.wait()

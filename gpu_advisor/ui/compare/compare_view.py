@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -302,7 +303,7 @@ class CompareView(QWidget):
                 )
             )
             tops += list(curve.values)
-            legend.append(f'<span style="color:{color.name()}">■</span> {curve.label}')
+            legend.append(f'<span style="color:{color.name()}">■</span> {escape(curve.label)}')
         sizes = sorted({b for c in chart.curves for b in c.sizes_bytes})
         lo, hi = int(np.log2(sizes[0])), int(np.ceil(np.log2(sizes[-1])))
         step = max(1, (hi - lo) // 6)

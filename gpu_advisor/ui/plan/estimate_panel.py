@@ -44,6 +44,7 @@ class EstimatePanel(QFrame):
             value = QLabel("—")
             value.setWordWrap(True)
             value.setObjectName(f"estimate_{key}")
+            value.setTextFormat(Qt.TextFormat.PlainText)  # model and GPU names from users' files
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             title = QLabel(f"<b>{caption}</b>")
             grid.addRow(title, value)

@@ -31,6 +31,7 @@ class ErrorLabel(QLabel):
         super().__init__(parent)
         self.setWordWrap(True)
         self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.setTextFormat(Qt.TextFormat.PlainText)  # messages quote file paths and names
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self._apply_color()
         self.hide()

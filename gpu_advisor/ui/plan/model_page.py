@@ -130,6 +130,7 @@ class ModelPage(FormPage):
         self.info_notes.setWordWrap(True)
         for label in (self.info_name, self.info_params, self.info_arch, self.info_source, self.info_notes):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            label.setTextFormat(Qt.TextFormat.PlainText)  # names and paths from users' files
         info_form.addRow("Name:", self.info_name)
         info_form.addRow("Parameters:", self.info_params)
         info_form.addRow("Architecture:", self.info_arch)

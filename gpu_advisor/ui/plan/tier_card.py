@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
@@ -58,6 +60,9 @@ class TierCard(QFrame):
         labels = (self.tier_label, self.gpu_label, self.reason_label, self.model_label, self.verdict_label)
         for label in labels:
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Model and GPU names come from users' files: shown as text, never as markup.
+        self.model_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.reason_label.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(self.model_label)
         layout.addWidget(self.tier_label)
         layout.addWidget(self.gpu_label)
@@ -98,7 +103,7 @@ class TierCard(QFrame):
                 label.setText("—")
             return
         self.tier_label.setText(f"<h2>{rec.tier.label} tier</h2>")
-        self.gpu_label.setText(f"<h3>{gpu_line(best)} — {best.layout.describe()}</h3>")
+        self.gpu_label.setText(f"<h3>{escape(gpu_line(best))} — {escape(best.layout.describe())}</h3>")
         self.gpu_label.setToolTip(f"{tip('tensor_parallel')}\n\n{tip('data_parallel')}\n\n{tip('zero')}")
         self.reason_label.setText(rec.reason)
         figures = {
