@@ -231,4 +231,4 @@ def test_a_saved_plan_with_an_absurd_efficiency_is_refused_naming_it(tmp_path, c
     assert run_cli(["report", str(path), "--markdown", str(tmp_path / "r.md")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "inputs.assumptions.bandwidth_efficiency" in err
-    assert "greater than or equal to 0.001" in err
+    assert "at least 0.001" in err
