@@ -129,6 +129,11 @@ def format_celsius(celsius: float | None) -> str:
     return NA if _missing(celsius) else f"{celsius:.0f} °C"
 
 
+def format_mhz(mhz: float | None) -> str:
+    """A clock frequency: '2,596 MHz'."""
+    return NA if _missing(mhz) else f"{mhz:,.0f} MHz"
+
+
 def format_count(n: float | None) -> str:
     """Parameter or token counts: '124M', '8.03B', '15T'."""
     if _missing(n):

@@ -408,7 +408,8 @@ def _results(doc: ReportDocument, named: NamedReport, index: int, width_pt: floa
             [[escape(cell) for cell in c.cells()] for c in checks],
             7.5,
         )
-        doc.add(f"<p class='small muted'>{escape(res.ERROR_MEANING)}</p>")
+        caveat = res.prediction_caveat(report)
+        doc.add(f"<p class='small muted'>{escape(' '.join((res.ERROR_MEANING, caveat)).strip())}</p>")
     diagnosis = res.diagnosis_rows(report)
     if diagnosis:
         doc.heading(3, "Diagnosis")

@@ -249,8 +249,11 @@ def _error(check: PredictionCheck) -> str:
 
 
 def prediction_rows(report: BenchReport) -> list[PredictionRow]:
-    """Per workload with a prediction: measured and predicted step time and peak memory, and the errors."""
+    """Per workload with a prediction: measured and predicted step time and peak memory, and the errors.
+
+    On a CPU the step-time error is marked "(CPU only)": see `prediction_caveat`."""
     rows = []
+    cpu = report.device.kind == "cpu"
     for result in report.results:
         p = result.prediction
         if p is None:
@@ -262,7 +265,9 @@ def prediction_rows(report: BenchReport) -> list[PredictionRow]:
                 status=result.status,
                 step_measured=format_duration(step.measured),
                 step_predicted=format_duration(step.predicted),
-                step_error=_error(step),
+                step_error=f"{_error(step)} {CPU_ONLY}"
+                if cpu and step.error_pct is not None
+                else _error(step),
                 memory_measured=format_bytes(memory.measured),
                 memory_predicted=format_bytes(memory.predicted),
                 memory_error=_error(memory),
@@ -378,6 +383,17 @@ PREDICTION_HEADERS = (
 )
 DIAGNOSIS_HEADERS = ("Workload", "Finding", "What to do")
 ERROR_MEANING = "Error = (predicted - measured) / measured."
+CPU_ONLY = "(CPU only)"
+CPU_STEP_CAVEAT = (
+    "On a CPU the memory check is the one that carries over to a GPU plan: the same model, batch and "
+    "precision need the same bytes on any device. The step-time check tests the planner's arithmetic "
+    "model on this CPU only and is not meaningful for a GPU plan's speed."
+)
+
+
+def prediction_caveat(report: BenchReport) -> str:
+    """What the self-check's errors mean for a plan on this run's device ('' on a GPU)."""
+    return CPU_STEP_CAVEAT if report.device.kind == "cpu" else ""
 
 
 def memory_note(report: BenchReport) -> str:

@@ -81,6 +81,19 @@ class MonitorRequest:
     nproc: int = 2  # processes of a cluster run
 
 
+def planned_workloads(choice: str | None) -> list[tuple[str, str]]:
+    """(bench workload key, label) of each workload a benchmark choice runs, in order; none for a
+    watched command or a cluster run (they are no list of workloads)."""
+    labels = {key: label for key, label, _ in WORKLOAD_CHOICES}
+    if choice == ALL_WORKLOADS:
+        from gpu_advisor.bench.options import WORKLOADS
+
+        return [(key, labels.get(key, key)) for key in WORKLOADS]
+    if choice in (None, COMMAND_WORKLOAD, CLUSTER_WORKLOAD):
+        return []
+    return [(choice, labels.get(choice, choice))]
+
+
 def parse_command(command: str, working_dir: str) -> tuple[list[str], Path | None]:
     """The argument list and folder of 'My command'; ValueError with a message for the user."""
     try:
@@ -145,9 +158,16 @@ class BenchBackend:
         return any(d.nvml_index is not None for d in self.devices())
 
     # ---- running ---------------------------------------------------------------------------------
-    def run(self, request: MonitorRequest, context: RunContext, on_sample: Callable[[Sample], None]) -> Any:
+    def run(
+        self,
+        request: MonitorRequest,
+        context: RunContext,
+        on_sample: Callable[[Sample], None],
+        on_step: Callable[[str, str, float], None] | None = None,
+    ) -> Any:
         """Run on the worker thread; returns the results report. Progress and finished workloads go
-        through `context`; telemetry samples to `on_sample` (called on the sampler's thread)."""
+        through `context`; telemetry samples to `on_sample` (called on the sampler's thread); each
+        timed step's (workload, metric key, rate) of a benchmark to `on_step` (the worker thread)."""
         if request.workload == COMMAND_WORKLOAD:
             return self._run_command(request, context, on_sample)
         if request.workload == CLUSTER_WORKLOAD:
@@ -168,6 +188,7 @@ class BenchBackend:
             on_progress=context.report_progress,
             on_sample=on_sample,
             on_result=context.report_result,
+            on_step=on_step,
             stop=context.stop,
         )
 

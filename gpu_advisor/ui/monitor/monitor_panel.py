@@ -11,13 +11,15 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QSplitter,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -33,17 +35,22 @@ from gpu_advisor.ui.monitor.backend import (
     DeviceChoice,
     MonitorRequest,
     parse_command,
+    planned_workloads,
 )
 from gpu_advisor.ui.monitor.cards import Card
+from gpu_advisor.ui.monitor.checklist import ChecklistTable
 from gpu_advisor.ui.monitor.controls import RunControls
 from gpu_advisor.ui.monitor.live_plots import LivePlots
+from gpu_advisor.ui.monitor.run_status import Countdown
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries, telemetry_values
 from gpu_advisor.ui.settings import AppSettings
 from gpu_advisor.ui.workers import JobRunner
+from gpu_advisor.wording.checklist import checklist, stopped_text
 from gpu_advisor.wording.distributed import CLUSTER_CAPTIONS, cluster_cards
-from gpu_advisor.wording.monitor import Cards, cards_for, command_cards, measured_mfu, pick_result, plot_rate
+from gpu_advisor.wording.monitor import Cards, cards_for, command_cards, measured_mfu, pick_result
 
 TEXT_REFRESH_MS = 1000
+RUNNING_TEXT = "Running…"
 # The benchmark thread (and the PyTorch threads it starts) runs at a lower CPU priority than the
 # window, so a run that keeps every core busy does not make the window stutter (benchmarks/ui_stall.py).
 WORKER_NICE_INCREMENT = 5
@@ -73,7 +80,11 @@ class MonitorPanel(QWidget):
         self._run_started_mono: float = 0.0
         self._progress: Any = None
         self._request: MonitorRequest | None = None
-        self._throughput_workload: str | None = None
+        self._planned: list[tuple[str, str]] = []  # (workload key, label) of the run's checklist
+        self._current_workload: str | None = None
+        self._fraction: float | None = None  # of the whole run, from the latest progress event
+        self._countdown = Countdown()
+        self._stopped = False  # the last run was stopped before its end
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
@@ -96,9 +107,35 @@ class MonitorPanel(QWidget):
         self.mode_banner.setWordWrap(True)
         self.mode_banner.setToolTip(tip("cpu_mode"))
         layout.addWidget(self.mode_banner)
-        layout.addLayout(self._build_cards())
+        self.cards_row = QWidget()  # hidden until the first run: four empty cards say nothing
+        self.cards_row.setLayout(self._build_cards())
+        self.cards_row.layout().setContentsMargins(0, 0, 0, 0)
+        self.cards_row.setVisible(False)
+        layout.addWidget(self.cards_row)
         self.plots = LivePlots(self.telemetry, self.throughput, settings.plot_window_s)
-        layout.addWidget(self.plots, 1)
+        self.checklist = ChecklistTable()
+        self.checklist.itemSelectionChanged.connect(self._show_selected_verdict)
+        # Before the first run: what a run does, instead of six empty plots.
+        self.idle_note = QLabel(
+            "<p><b>No run yet.</b> Choose a device and a workload, then press <b>Start</b>.</p>"
+            "<p>The list shows each workload of the run as it finishes (its time per step, result, "
+            "peak memory and what limited it); the plots follow the machine and each step's "
+            "throughput live.</p>"
+        )
+        self.idle_note.setWordWrap(True)
+        self.idle_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.view_stack = QStackedWidget()
+        self.view_stack.addWidget(self.idle_note)
+        self.view_stack.addWidget(self.plots)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.checklist)
+        self.splitter.addWidget(self.view_stack)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.checklist.setMinimumHeight(4 * self.checklist.verticalHeader().defaultSectionSize())
+        self.splitter.setSizes([150, 400])
+        layout.addWidget(self.splitter, 1)
         bottom = QHBoxLayout()
         self.diagnosis = QLabel("Diagnosis appears when a workload finishes.")
         self.diagnosis.setWordWrap(True)
@@ -133,8 +170,11 @@ class MonitorPanel(QWidget):
         self.save_button.clicked.connect(self.save_dialog)
         self.calibrate_button.clicked.connect(self.use_as_calibration)
         self.device_combo.currentIndexChanged.connect(self._device_changed)
+        self.workload_combo.currentIndexChanged.connect(self._show_plan)
         self.refresh_devices()
         self._set_running(False)
+        self.progress.setVisible(False)  # an empty bar before any run reads as a text field
+        self._show_plan()
 
     # ---- layout ----------------------------------------------------------------------------------
     def _build_cards(self) -> QGridLayout:
@@ -183,6 +223,14 @@ class MonitorPanel(QWidget):
             self.mode_banner.setText(f"Watching {device.label} through NVML.")
         self.plots.set_mode(gpu=device.nvml_index is not None)
 
+    def _show_plan(self, _index: int = 0) -> None:
+        """Idle: the checklist lists what Start will run, every line 'waiting'."""
+        if self.running or self.results or self.report is not None:
+            return
+        self._planned = planned_workloads(self.workload_combo.currentData())
+        self.checklist.set_lines(checklist(self._planned, [], None))
+        self.checklist.setVisible(bool(self._planned))
+
     # ---- running -----------------------------------------------------------------------------------
     @property
     def running(self) -> bool:
@@ -212,20 +260,34 @@ class MonitorPanel(QWidget):
                 return
         self._request = request
         self.telemetry.clear()
-        self.throughput.clear()
+        self.throughput.restart(None)
         self.results, self.report, self._progress = [], None, None
-        self._throughput_workload = None
+        self._planned = planned_workloads(request.workload)
+        self._current_workload, self._fraction = None, None
+        self._countdown.reset()
+        self.checklist.set_lines(checklist(self._planned, [], None))
+        self.checklist.setVisible(bool(self._planned))
+        self.view_stack.setCurrentWidget(self.plots)
+        self.cards_row.setVisible(True)
+        self.progress.setVisible(True)
+        self.progress.setValue(0)
         self._run_started_wall, self._run_started_mono = time.time(), time.monotonic()
         ring, nvml_index, t0 = self.telemetry, request.device.nvml_index, self._run_started_wall
+        rates = self.throughput
 
         def on_sample(sample: Sample) -> None:  # sampler thread: touches only the ring buffer
             ring.append(sample.wall_time - t0, telemetry_values(sample, nvml_index))
 
+        def on_step(workload: str, key: str, rate: float) -> None:  # worker thread: the ring only
+            if rates.tag != (workload, key):  # a new workload: a new unit, a fresh plot
+                rates.restart((workload, key))
+            rates.append(time.time() - t0, (rate,))
+
         backend = self.backend
-        self.runner.start(lambda context: backend.run(request, context, on_sample))
+        self.runner.start(lambda context: backend.run(request, context, on_sample, on_step=on_step))
         self._set_running(True)
         self.time_left.setText("Starting… (loading PyTorch)")
-        self.diagnosis.setText("Running…")
+        self.diagnosis.setText(RUNNING_TEXT)
         self.plots.start()
         self.text_timer.start()
 
@@ -261,6 +323,8 @@ class MonitorPanel(QWidget):
     def _progress_changed(self, progress: Any) -> None:
         self._progress = progress
         fraction = getattr(progress, "fraction", None)
+        self._fraction = fraction
+        self._current_workload = getattr(progress, "workload", None)
         if fraction is None:
             self.progress.setRange(0, 0)  # busy indicator: a watched command has no known length
         else:
@@ -269,28 +333,21 @@ class MonitorPanel(QWidget):
 
     def _result_arrived(self, result: Any) -> None:
         self.results.append(result)
-        rate = plot_rate(result)
-        if rate is not None and result.started_at is not None:
-            if result.workload != self._throughput_workload:  # one workload (and unit) per plot
-                self._throughput_workload = result.workload
-                self.throughput.clear()
-                self.plots.set_throughput_unit(f"{rate[1]}, {result.workload}")
-            t = result.started_at + (result.elapsed_s or 0.0) - self._run_started_wall
-            self.throughput.append(t, (rate[0],))
 
     def _run_finished(self, report: Any) -> None:
         self.report = report
         if hasattr(report, "results"):
-            if not self.results:  # no partial results came (a very short run): plot the final ones
-                for result in report.results:
-                    self._result_arrived(result)
-            self.results = list(report.results)  # the final ones carry the diagnosis
+            self.results = list(report.results)  # diagnosed from every sample of the run
+        self._stopped = self.runner.stop_event.is_set() or any(r.status == "cancelled" for r in self.results)
         self._end_run()
-        stopped = self.runner.stop_event.is_set() or any(r.status == "cancelled" for r in self.results)
-        elapsed = format_duration(time.monotonic() - self._run_started_mono)
-        self.time_left.setText(f"{'Stopped' if stopped else 'Finished'} after {elapsed}")
+        elapsed_s = time.monotonic() - self._run_started_mono
+        if self._stopped:
+            self.time_left.setText(stopped_text(self._fraction, elapsed_s))
+        else:
+            self.time_left.setText(f"Finished after {format_duration(elapsed_s)}")
 
     def _run_failed(self, message: str) -> None:
+        self._stopped = False
         self._end_run()
         self.time_left.setText("Failed")
         self._errors.error("Run failed", message)
@@ -300,8 +357,12 @@ class MonitorPanel(QWidget):
         self.text_timer.stop()
         self._set_running(False)
         self.progress.setRange(0, 1000)
-        self.progress.setValue(1000 if self.report is not None else 0)
+        # A stopped or failed run keeps the bar where it got to: never 100 % for a run that was not.
+        finished = self.report is not None and not self._stopped
+        self.progress.setValue(1000 if finished else round(1000 * (self._fraction or 0.0)))
         self.refresh_texts()
+        if self.diagnosis.text() == RUNNING_TEXT:  # no workload gave a verdict
+            self.diagnosis.setText("No diagnosis: no workload of this run gave a verdict.")
         self.save_button.setEnabled(self.report is not None)
         self.calibrate_button.setEnabled(self.calibration() is not None)
 
@@ -309,10 +370,20 @@ class MonitorPanel(QWidget):
     def refresh_texts(self) -> None:
         progress = self._progress
         if self.running and progress is not None:
-            eta = getattr(progress, "eta_s", None)
+            eta = self._countdown.update(getattr(progress, "eta_s", None))
             message = getattr(progress, "message", "")
-            left = f" — about {format_duration(eta)} left" if eta is not None else ""
+            if eta is None:
+                left = ""
+            elif eta >= 1.0:
+                left = f" — about {format_duration(eta)} left"
+            else:
+                left = " — finishing"
             self.time_left.setText(f"{message}{left}")
+        if self._planned:
+            self.checklist.set_lines(
+                checklist(self._planned, self.results, self._current_workload, finished=not self.running)
+            )
+        self.plots.refresh_titles()
         if self.report is not None and hasattr(self.report, "exit_code"):
             self._show(command_cards(self.report))  # a watched command (bench.monitor's MonitorReport)
         elif getattr(self.report, "distributed", None) is not None:
@@ -334,10 +405,21 @@ class MonitorPanel(QWidget):
         self.throughput_card.set(cards.throughput, cards.throughput_detail, titles[1])
         self.memory_card.set(cards.peak_memory, cards.memory_detail, titles[2])
         self.prediction_card.set(cards.prediction, cards.prediction_detail, titles[3])
-        if cards.diagnosis_title:
+        if self.checklist.selected_line() is not None:
+            self._show_selected_verdict()
+        elif cards.diagnosis_title:
             self.diagnosis.setText(
                 f"<b>{escape(cards.diagnosis_title)}</b> — {escape(cards.diagnosis_detail)}"
             )
+
+    def _show_selected_verdict(self) -> None:
+        """The diagnosis box reads the selected workload's verdict, the same words as its row."""
+        line = self.checklist.selected_line()
+        if line is None or not line.verdict:
+            return
+        self.diagnosis.setText(
+            f"<b>{escape(line.label)}: {escape(line.verdict)}</b> — {escape(line.verdict_detail)}"
+        )
 
     # ---- results ---------------------------------------------------------------------------------------
     def calibration(self) -> tuple[float, str] | None:

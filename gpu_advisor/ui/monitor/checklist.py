@@ -1,0 +1,78 @@
+"""The Monitor's checklist: every workload of a benchmark run with its status, figures and verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
+
+from gpu_advisor.ui import theme
+from gpu_advisor.wording.checklist import CHECKLIST_HEADERS, ChecklistLine
+
+STATUS_COLUMN, VERDICT_COLUMN = 1, 5
+
+
+class ChecklistTable(QTableWidget):
+    """Read-only rows of `wording.checklist` lines; the selected row's verdict is `selected_line()`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(0, len(CHECKLIST_HEADERS), parent)
+        self.setHorizontalHeaderLabels(list(CHECKLIST_HEADERS))
+        self.setAccessibleName("Workloads of the run")
+        self.setToolTip(
+            "Each workload of the run: waiting, running, then its figures and what limited it.\n"
+            "Select a row to read its diagnosis below."
+        )
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setWordWrap(False)
+        self.verticalHeader().setVisible(False)
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        header = self.horizontalHeader()
+        for column in range(len(CHECKLIST_HEADERS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(VERDICT_COLUMN, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(VERDICT_COLUMN, 260)
+        header.setStretchLastSection(True)
+        self.lines: list[ChecklistLine] = []
+
+    def set_lines(self, lines: Sequence[ChecklistLine]) -> None:
+        """Show `lines`, keeping the selected row when the list only grew or changed in place."""
+        lines = list(lines)
+        if lines == self.lines:
+            return
+        selected = self.currentRow()
+        self.lines = lines
+        self.setRowCount(len(lines))
+        for row, line in enumerate(lines):
+            for column, text in enumerate(line.cells()):
+                item = self.item(row, column)
+                if item is None:
+                    item = QTableWidgetItem()
+                    self.setItem(row, column, item)
+                item.setText(text)
+                item.setToolTip(line.verdict_detail if column == VERDICT_COLUMN else text)
+                item.setForeground(self._color(line, column))
+                item.setTextAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        if 0 <= selected < len(lines):
+            self.selectRow(selected)
+
+    def _color(self, line: ChecklistLine, column: int):
+        pal = self.palette()
+        if column == STATUS_COLUMN:
+            if line.status == "ok":
+                return theme.ok_color(pal)
+            if line.status in ("oom", "error"):
+                return theme.error_color(pal)
+            if line.status in ("waiting", "skipped", "unsupported"):
+                return theme.muted_color(pal)
+        if column == VERDICT_COLUMN and line.severity in ("warning", "critical"):
+            return theme.warn_color(pal)
+        return pal.color(pal.ColorRole.Text)
+
+    def selected_line(self) -> ChecklistLine | None:
+        row = self.currentRow()
+        return self.lines[row] if 0 <= row < len(self.lines) else None
