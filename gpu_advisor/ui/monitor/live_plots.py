@@ -142,6 +142,8 @@ class LivePlots(QWidget):
             self.plots[spec.key] = plot
             self.curves[spec.key] = curve
         self._latest: dict[str, str] = {}
+        self._titles: dict[str, str] = {}  # the titles as set, by plot key
+        self._y_tops: dict[str, float] = {}  # the top of each y axis as set
         self._place_plots()
         self._restyle()
         self.timer = QTimer(self)
@@ -159,7 +161,7 @@ class LivePlots(QWidget):
 
     def set_throughput_unit(self, unit: str) -> None:
         self._throughput_unit = unit
-        self._restyle()
+        self._set_titles()
 
     def latest_text(self, key: str) -> str:
         """The reading printed in a plot's title ('' before the first)."""
@@ -179,7 +181,7 @@ class LivePlots(QWidget):
             texts["throughput"] = value_text(tag[1], float(rate[1][0]))
         if texts != self._latest:
             self._latest = texts
-            self._restyle()
+            self._set_titles()
 
     def start(self) -> None:
         self.timer.start()
@@ -208,14 +210,23 @@ class LivePlots(QWidget):
         self.unavailable_note.setVisible(bool(missing))
 
     def _restyle(self) -> None:
+        for spec in PLOTS:
+            theme.style_plot(self.plots[spec.key])
+        self._titles.clear()
+        self._set_titles()
+
+    def _set_titles(self) -> None:
+        """Each plot's title, with its latest reading; only the ones that changed (a title is laid out
+        again on every change)."""
         fg = theme.plot_foreground().name()
         for spec in PLOTS:
-            plot = self.plots[spec.key]
-            theme.style_plot(plot)
             unit = self._throughput_unit if spec.key == "throughput" else spec.unit
             latest = self._latest.get(spec.key)
             now = f": <b>{latest}</b>" if latest else ""
-            plot.getPlotItem().setTitle(f"{self._title(spec)} ({unit}){now}", color=fg, size="10pt")
+            title = f"{self._title(spec)} ({unit}){now}"
+            if self._titles.get(spec.key) != title:
+                self._titles[spec.key] = title
+                self.plots[spec.key].getPlotItem().setTitle(title, color=fg, size="10pt")
 
     def changeEvent(self, event: QEvent) -> None:  # Qt override
         if event.type() == QEvent.Type.PaletteChange and self.plots:
@@ -281,4 +292,6 @@ class LivePlots(QWidget):
         top = max(top, spec.min_span or 0.0)
         if top <= 0:
             top = 1.0
-        self.plots[spec.key].getPlotItem().setYRange(0, top, padding=0)
+        if self._y_tops.get(spec.key) != top:  # a new range relays the axis out: only on a change
+            self._y_tops[spec.key] = top
+            self.plots[spec.key].getPlotItem().setYRange(0, top, padding=0)
