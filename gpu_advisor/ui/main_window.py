@@ -59,9 +59,13 @@ class MainWindow(QMainWindow):
         self.compare = CompareView(self.errors)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.wizard, "&Plan")
-        self.tabs.addTab(self.monitor, "&Monitor")
-        self.tabs.addTab(self.compare, "&Compare")
+        # No Alt mnemonics on the tabs (Ctrl+1/2/3 switch them, see View): Alt+P, Alt+M and Alt+C
+        # belong to the fields of the page shown.
+        for index, (view, name) in enumerate(
+            ((self.wizard, "Plan"), (self.monitor, "Monitor"), (self.compare, "Compare"))
+        ):
+            self.tabs.addTab(view, name)
+            self.tabs.setTabToolTip(index, f"{name} (Ctrl+{index + 1})")
         self.setCentralWidget(self.tabs)
 
         self.hardware_label = QLabel("Detecting hardware…")

@@ -135,3 +135,12 @@ def test_a_finished_run_fills_the_bar(qtbot, dialogs):
 
 def test_plots_take_no_tab_stop(window):
     assert all(plot.focusPolicy() == Qt.FocusPolicy.NoFocus for plot in window.monitor.plots.plots.values())
+
+
+def test_quick_is_offered_for_benchmarks_only(window):
+    monitor = window.monitor
+    window.tabs.setCurrentWidget(monitor)
+    monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData("command"))
+    assert not monitor.quick_check.isVisible() and monitor.command_edit.isVisible()
+    monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData("train"))
+    assert monitor.quick_check.isVisible()

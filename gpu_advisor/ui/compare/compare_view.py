@@ -119,7 +119,7 @@ class CompareView(QWidget):
         chart_layout = QVBoxLayout(chart_box)
         chart_layout.setContentsMargins(0, 0, 0, 0)
         metric_row = QHBoxLayout()
-        metric_label = QLabel("C&hart:")
+        metric_label = QLabel("&Chart:")
         metric_label.setBuddy(self.metric_combo)
         metric_row.addWidget(metric_label)
         metric_row.addWidget(self.metric_combo, 1)
@@ -134,7 +134,7 @@ class CompareView(QWidget):
         splitter.setSizes([720, 480])
 
         baseline_row = QHBoxLayout()
-        baseline_label = QLabel("Relative &to:")
+        baseline_label = QLabel("Relative t&o:")
         baseline_label.setBuddy(self.baseline_combo)
         baseline_row.addWidget(baseline_label)
         baseline_row.addWidget(self.baseline_combo, 1)

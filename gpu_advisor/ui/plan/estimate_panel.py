@@ -29,15 +29,13 @@ class EstimatePanel(QFrame):
     def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setMinimumWidth(250)
-        self.setMaximumWidth(360)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h3>Live estimate</h3>"))
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setEnabled(False)
         layout.addWidget(self.status)
-        grid = QFormLayout()
+        self.grid = grid = QFormLayout()
         grid.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
         self._values: dict[str, QLabel] = {}
         for key, caption in ROWS:
@@ -57,6 +55,12 @@ class EstimatePanel(QFrame):
         form.plan_ready.connect(self.show_plan)
         form.request_changed.connect(self._request_changed)
         self._request_changed(form.request)
+
+    def set_compact(self, compact: bool) -> None:
+        """Under the form (a narrow window): captions beside their values, to save height."""
+        self.grid.setRowWrapPolicy(
+            QFormLayout.RowWrapPolicy.DontWrapRows if compact else QFormLayout.RowWrapPolicy.WrapAllRows
+        )
 
     def value(self, key: str) -> str:
         return self._values[key].text()

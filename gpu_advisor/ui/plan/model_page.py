@@ -61,7 +61,7 @@ class ModelPage(FormPage):
         self.preset_radio = QRadioButton("&Preset")
         self.config_radio = QRadioButton("&config.json")
         self.params_radio = QRadioButton("Parameter co&unt")
-        self.hub_radio = QRadioButton("&Hugging Face")
+        self.hub_radio = QRadioButton("Hugging F&ace")
         for i, radio in enumerate((self.preset_radio, self.config_radio, self.params_radio, self.hub_radio)):
             self.kind_group.addButton(radio, i)
         self.hub = HubField()
