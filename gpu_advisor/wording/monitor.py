@@ -86,18 +86,15 @@ def cards_for(results: Sequence[WorkloadResult], device_kind: str) -> Cards:
         st, mem = result.prediction.step_time_s, result.prediction.peak_memory_bytes
         # Memory leads: it carries over to any device. A CPU's step time says nothing of a GPU's.
         prediction = f"memory {format_error_pct(mem.error_pct)}"
-        step_words = (
-            f"step {format_duration(st.predicted)} predicted / {format_duration(st.measured)} measured "
-            f"({format_error_pct(st.error_pct)})"
-        )
+        memory_words = f"{format_bytes(mem.predicted)} predicted, {format_bytes(mem.measured)} measured"
         if device_kind == "cpu":
-            step_words += ": on a CPU, not meaningful for a GPU plan"
+            step_words = f"step time {format_error_pct(st.error_pct)} (CPU: not meaningful for a GPU plan)"
         else:
             prediction += f", time {format_error_pct(st.error_pct)}"
-        prediction_detail = (
-            f"memory {format_bytes(mem.predicted)} predicted / {format_bytes(mem.measured)} measured; "
-            f"{step_words}"
-        )
+            step_words = (
+                f"step {format_duration(st.predicted)} predicted, {format_duration(st.measured)} measured"
+            )
+        prediction_detail = f"{memory_words}; {step_words}"
     top = primary_verdict(result.diagnosis)
     mfu = measured_mfu(result)
     return Cards(

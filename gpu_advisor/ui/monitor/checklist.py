@@ -30,13 +30,16 @@ class ChecklistTable(QTableWidget):
         self.setWordWrap(False)
         self.verticalHeader().setVisible(False)
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        # Fixed widths that fit 1024 px without a sideways scroll bar; a cut text shows whole in its
+        # tooltip, and the verdict takes what is left.
         header = self.horizontalHeader()
-        for column in range(len(CHECKLIST_HEADERS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(VERDICT_COLUMN, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(VERDICT_COLUMN, 260)
+        em = self.fontMetrics().horizontalAdvance("M")
+        for column, width_em in enumerate((15, 7, 6, 20, 6)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+            header.resizeSection(column, width_em * em)
         header.setStretchLastSection(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.lines: list[ChecklistLine] = []
 
     def set_lines(self, lines: Sequence[ChecklistLine]) -> None:

@@ -129,7 +129,7 @@ class LivePlots(QWidget):
             plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a plot has nothing to do with the keyboard
             plot.setMenuEnabled(False)
             plot.hideButtons()
-            plot.setMinimumHeight(120)
+            plot.setMinimumHeight(100)
             plot.setToolTip(spec.tooltip)
             item = plot.getPlotItem()
             item.setLabel("bottom", "time (s)")

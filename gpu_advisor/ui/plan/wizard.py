@@ -80,7 +80,9 @@ class PlanWizard(QWidget):
         self.stack = QStackedWidget()
         for page in self.pages:
             self.stack.addWidget(_scrolled(page))
-        self.stack.addWidget(self.result_view)
+        # Scrolled like the pages, so that the recommendation's own minimum height (its charts) does
+        # not set the window's: at 700 px the form and the estimate under it need that room.
+        self.stack.addWidget(_scrolled(self.result_view))
 
         self.blocked = ErrorLabel()
         self.blocked.setObjectName("blocked_reason")
