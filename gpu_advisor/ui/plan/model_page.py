@@ -191,7 +191,8 @@ class ModelPage(FormPage):
         if active != total:
             params += f"; {format_count(active)} active per token"
         guess = "  (approximated: see Notes)" if spec.notes else "  (shape guessed from the count)"
-        self.info_name.setText(spec.name + (guess if spec.guessed else ""))
+        said = "guessed" in spec.name  # a count's own name already says so: say it once
+        self.info_name.setText(spec.name + (guess if spec.guessed and not said else ""))
         self.info_params.setText(params)
         self.info_arch.setText(spec.describe() + f", context {spec.max_positions:,} tokens")
         self.info_source.setText(spec.source or "—")
