@@ -44,6 +44,7 @@ from gpu_advisor.ui.monitor.live_plots import LivePlots
 from gpu_advisor.ui.monitor.run_status import Countdown
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries, telemetry_values
 from gpu_advisor.ui.settings import AppSettings
+from gpu_advisor.ui.table_export import with_suffix
 from gpu_advisor.ui.workers import JobRunner
 from gpu_advisor.wording.checklist import checklist, stopped_text
 from gpu_advisor.wording.distributed import CLUSTER_CAPTIONS, cluster_cards
@@ -447,7 +448,7 @@ class MonitorPanel(QWidget):
         folder = self._settings.last_folder or str(Path.home())
         path, _ = QFileDialog.getSaveFileName(self, "Save results", folder, RESULTS_FILTER)
         if path:
-            self.save_results(Path(path))
+            self.save_results(with_suffix(Path(path), ".json"))
 
     def save_results(self, path: Path) -> bool:
         try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import format_bytes, format_count
@@ -48,6 +48,12 @@ class EstimatePanel(QFrame):
             self._values[key] = value
         self._values["kv_cache"].setToolTip(tip("kv_cache"))
         layout.addLayout(grid)
+        self.precision_button = QPushButton("Memor&y by precision…")
+        self.precision_button.setToolTip(
+            "This model's memory at fp32, bf16, fp8, int8 and int4 side by side, the rest of the plan "
+            "unchanged (like accelerate estimate-memory)."
+        )
+        layout.addWidget(self.precision_button)
         layout.addWidget(QLabel("<h3>Exact memory</h3>"))
         self.trace = TracePanel(form)
         layout.addWidget(self.trace)
