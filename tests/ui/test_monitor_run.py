@@ -144,3 +144,20 @@ def test_quick_is_offered_for_benchmarks_only(window):
     assert not monitor.quick_check.isVisible() and monitor.command_edit.isVisible()
     monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData("train"))
     assert monitor.quick_check.isVisible()
+
+
+def test_the_processes_tab_lists_this_app_on_a_cpu(window, qtbot):
+    import os
+
+    monitor = window.monitor
+    window.tabs.setCurrentWidget(monitor)
+    monitor.lists.setCurrentWidget(monitor.processes)
+    table = monitor.processes
+    qtbot.waitUntil(lambda: table.rowCount() >= 1, timeout=3000)
+    pids = [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert str(os.getpid()) in pids
+    row = pids.index(str(os.getpid()))
+    assert table.item(row, 3).text().endswith(("MiB", "GiB"))  # resident memory, binary units
+    assert table.isColumnHidden(4) and table.isColumnHidden(5)  # no GPU columns on a CPU
+    monitor.lists.setCurrentWidget(monitor.checklist)
+    assert not table.timer.isActive()  # no reading while nobody looks

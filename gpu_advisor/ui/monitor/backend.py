@@ -122,6 +122,7 @@ class BenchBackend:
     def __init__(self, toy: bool = False) -> None:
         self.toy = toy
         self._machine: dict[str, Any] | None = None
+        self._nvml: Any = None  # NvmlSource for the process list, opened when first asked
 
     # ---- the machine -----------------------------------------------------------------------------
     def machine(self) -> dict[str, Any]:
@@ -153,6 +154,18 @@ class BenchBackend:
             choices.append(DeviceChoice(f"gpu:{nvml_index}", label, nvml_index, g.get("uuid"), cuda_index))
         cpu = self.machine().get("cpu_model") or "CPU"
         return [*choices, DeviceChoice(CPU_DEVICE_KEY, f"CPU: {cpu}")]
+
+    def gpu_processes(self, nvml_index: int) -> list[Any]:
+        """The compute processes on one GPU (telemetry.processes rows), through an NVML session
+        opened on first use and kept; empty when NVML cannot say."""
+        from gpu_advisor.telemetry.processes import gpu_rows
+
+        if self._nvml is None:
+            from gpu_advisor.telemetry.nvml import NvmlSource
+
+            self._nvml = NvmlSource()
+            self._nvml.open()
+        return gpu_rows(self._nvml.processes(nvml_index))
 
     def has_gpu(self) -> bool:
         return any(d.nvml_index is not None for d in self.devices())

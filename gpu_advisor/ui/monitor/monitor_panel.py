@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QStackedWidget,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -41,6 +42,7 @@ from gpu_advisor.ui.monitor.cards import Card
 from gpu_advisor.ui.monitor.checklist import ChecklistTable
 from gpu_advisor.ui.monitor.controls import RunControls
 from gpu_advisor.ui.monitor.live_plots import LivePlots
+from gpu_advisor.ui.monitor.process_list import ProcessTable
 from gpu_advisor.ui.monitor.run_status import Countdown
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries, telemetry_values
 from gpu_advisor.ui.settings import AppSettings
@@ -130,7 +132,12 @@ class MonitorPanel(QWidget):
         self.view_stack.addWidget(self.plots)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(self.checklist)
+        self.processes = ProcessTable()
+        self.lists = QTabWidget()  # the run's workloads, and who uses the machine
+        self.lists.setDocumentMode(True)
+        self.lists.addTab(self.checklist, "Workloads")
+        self.lists.addTab(self.processes, "Processes")
+        self.splitter.addWidget(self.lists)
         self.splitter.addWidget(self.view_stack)
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
@@ -223,6 +230,10 @@ class MonitorPanel(QWidget):
         else:
             self.mode_banner.setText(f"Watching {device.label} through NVML.")
         self.plots.set_mode(gpu=device.nvml_index is not None)
+        index = device.nvml_index
+        self.processes.set_source(
+            None if index is None else (lambda backend=self.backend: backend.gpu_processes(index))
+        )
 
     def _show_plan(self, _index: int = 0) -> None:
         """Idle: the checklist lists what Start will run, every line 'waiting'."""
@@ -230,7 +241,16 @@ class MonitorPanel(QWidget):
             return
         self._planned = planned_workloads(self.workload_combo.currentData())
         self.checklist.set_lines(checklist(self._planned, [], None))
-        self.checklist.setVisible(bool(self._planned))
+        self._show_checklist(bool(self._planned))
+
+    def _show_checklist(self, shown: bool) -> None:
+        """A watched command or a cluster run is no list of workloads: the processes show instead."""
+        was_shown = self.lists.isTabVisible(0)
+        self.lists.setTabVisible(0, shown)
+        if not shown:
+            self.lists.setCurrentWidget(self.processes)
+        elif not was_shown:
+            self.lists.setCurrentWidget(self.checklist)
 
     # ---- running -----------------------------------------------------------------------------------
     @property
@@ -267,7 +287,7 @@ class MonitorPanel(QWidget):
         self._current_workload, self._fraction = None, None
         self._countdown.reset()
         self.checklist.set_lines(checklist(self._planned, [], None))
-        self.checklist.setVisible(bool(self._planned))
+        self._show_checklist(bool(self._planned))
         self.view_stack.setCurrentWidget(self.plots)
         self.cards_row.setVisible(True)
         self.progress.setVisible(True)
