@@ -11,16 +11,12 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSplitter,
-    QStackedWidget,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -38,11 +34,10 @@ from gpu_advisor.ui.monitor.backend import (
     parse_command,
     planned_workloads,
 )
-from gpu_advisor.ui.monitor.cards import Card
-from gpu_advisor.ui.monitor.checklist import ChecklistTable
+from gpu_advisor.ui.monitor.cards import CardRow
 from gpu_advisor.ui.monitor.controls import RunControls
 from gpu_advisor.ui.monitor.live_plots import LivePlots
-from gpu_advisor.ui.monitor.process_list import ProcessTable
+from gpu_advisor.ui.monitor.run_area import RunArea
 from gpu_advisor.ui.monitor.run_status import Countdown
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries, telemetry_values
 from gpu_advisor.ui.settings import AppSettings
@@ -110,40 +105,18 @@ class MonitorPanel(QWidget):
         self.mode_banner.setWordWrap(True)
         self.mode_banner.setToolTip(tip("cpu_mode"))
         layout.addWidget(self.mode_banner)
-        self.cards_row = QWidget()  # hidden until the first run: four empty cards say nothing
-        self.cards_row.setLayout(self._build_cards())
-        self.cards_row.layout().setContentsMargins(0, 0, 0, 0)
-        self.cards_row.setVisible(False)
+        self.cards_row = CardRow(tip("throughput"))
+        self.cards_row.setVisible(False)  # until the first run: four empty cards say nothing
+        row = self.cards_row
+        self.step_card, self.throughput_card = row.step_card, row.throughput_card
+        self.memory_card, self.prediction_card = row.memory_card, row.prediction_card
         layout.addWidget(self.cards_row)
         self.plots = LivePlots(self.telemetry, self.throughput, settings.plot_window_s)
-        self.checklist = ChecklistTable()
+        self.run_area = area = RunArea(self.plots)
+        self.checklist, self.processes, self.lists = area.checklist, area.processes, area.lists
+        self.idle_note = area.idle_note
         self.checklist.itemSelectionChanged.connect(self._show_selected_verdict)
-        # Before the first run: what a run does, instead of six empty plots.
-        self.idle_note = QLabel(
-            "<p><b>No run yet.</b> Choose a device and a workload, then press <b>Start</b>.</p>"
-            "<p>The list shows each workload of the run as it finishes (its time per step, result, "
-            "peak memory and what limited it); the plots follow the machine and each step's "
-            "throughput live.</p>"
-        )
-        self.idle_note.setWordWrap(True)
-        self.idle_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.view_stack = QStackedWidget()
-        self.view_stack.addWidget(self.idle_note)
-        self.view_stack.addWidget(self.plots)
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.setChildrenCollapsible(False)
-        self.processes = ProcessTable()
-        self.lists = QTabWidget()  # the run's workloads, and who uses the machine
-        self.lists.setDocumentMode(True)
-        self.lists.addTab(self.checklist, "Workloads")
-        self.lists.addTab(self.processes, "Processes")
-        self.splitter.addWidget(self.lists)
-        self.splitter.addWidget(self.view_stack)
-        self.splitter.setStretchFactor(0, 0)
-        self.splitter.setStretchFactor(1, 1)
-        self.checklist.setMinimumHeight(4 * self.checklist.verticalHeader().defaultSectionSize())
-        self.splitter.setSizes([150, 400])
-        layout.addWidget(self.splitter, 1)
+        layout.addWidget(area, 1)
         bottom = QHBoxLayout()
         self.diagnosis = QLabel("Diagnosis appears when a workload finishes.")
         self.diagnosis.setWordWrap(True)
@@ -185,23 +158,6 @@ class MonitorPanel(QWidget):
         self._show_plan()
 
     # ---- layout ----------------------------------------------------------------------------------
-    def _build_cards(self) -> QGridLayout:
-        self.step_card = Card("Time per step", "Median wall time of one timed step (after warm-up).")
-        self.throughput_card = Card("Throughput", tip("throughput"))
-        self.memory_card = Card(
-            "Peak memory",
-            "Peak allocated device memory (GPU) or live tensor bytes (CPU); MiB = 2^20 bytes, GiB = 2^30.",
-        )
-        self.prediction_card = Card(
-            "Predicted vs measured", "The sizing engine's prediction for the same workload, and its error."
-        )
-        grid = QGridLayout()
-        for i, card in enumerate(
-            (self.step_card, self.throughput_card, self.memory_card, self.prediction_card)
-        ):
-            grid.addWidget(card, 0, i)
-            grid.setColumnStretch(i, 1)
-        return grid
 
     # ---- devices and settings ------------------------------------------------------------------------
     def refresh_devices(self) -> None:
@@ -241,16 +197,7 @@ class MonitorPanel(QWidget):
             return
         self._planned = planned_workloads(self.workload_combo.currentData())
         self.checklist.set_lines(checklist(self._planned, [], None))
-        self._show_checklist(bool(self._planned))
-
-    def _show_checklist(self, shown: bool) -> None:
-        """A watched command or a cluster run is no list of workloads: the processes show instead."""
-        was_shown = self.lists.isTabVisible(0)
-        self.lists.setTabVisible(0, shown)
-        if not shown:
-            self.lists.setCurrentWidget(self.processes)
-        elif not was_shown:
-            self.lists.setCurrentWidget(self.checklist)
+        self.run_area.show_checklist(bool(self._planned))
 
     # ---- running -----------------------------------------------------------------------------------
     @property
@@ -287,8 +234,8 @@ class MonitorPanel(QWidget):
         self._current_workload, self._fraction = None, None
         self._countdown.reset()
         self.checklist.set_lines(checklist(self._planned, [], None))
-        self._show_checklist(bool(self._planned))
-        self.view_stack.setCurrentWidget(self.plots)
+        self.run_area.show_checklist(bool(self._planned))
+        self.run_area.show_plots()
         self.cards_row.setVisible(True)
         self.progress.setVisible(True)
         self.progress.setValue(0)
@@ -420,12 +367,8 @@ class MonitorPanel(QWidget):
         return self._request.device.kind if self._request is not None else self._device().kind
 
     def _show(self, cards: Cards, captions: tuple[str, str, str, str] | None = None) -> None:
-        """The cards' texts; `captions` retitle the four cards for this run (a cluster run's figures)."""
-        titles = captions or (None, None, None, None)
-        self.step_card.set(cards.step_time, cards.step_detail, titles[0])
-        self.throughput_card.set(cards.throughput, cards.throughput_detail, titles[1])
-        self.memory_card.set(cards.peak_memory, cards.memory_detail, titles[2])
-        self.prediction_card.set(cards.prediction, cards.prediction_detail, titles[3])
+        """The cards' texts (`captions` retitle them for this run) and the diagnosis."""
+        self.cards_row.show_texts(cards, captions)
         if self.checklist.selected_line() is not None:
             self._show_selected_verdict()
         elif cards.diagnosis_title:
