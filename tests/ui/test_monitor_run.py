@@ -6,14 +6,14 @@ from PySide6.QtCore import Qt
 
 from gpu_advisor.ui.main_window import MainWindow
 from tests.ui.conftest import FakeBackend
+from tests.ui.test_monitor import _start
 
 
-def _start(window, qtbot, workload: str = "train") -> None:
-    monitor = window.monitor
-    window.tabs.setCurrentWidget(monitor)
-    monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData(workload))
-    with qtbot.waitSignal(monitor.runner.run_started, timeout=5000):
-        qtbot.mouseClick(monitor.start_button, Qt.MouseButton.LeftButton)
+def _window(qtbot, backend: FakeBackend) -> MainWindow:
+    window = MainWindow(backend=backend)
+    qtbot.addWidget(window)
+    window.show()
+    return window
 
 
 def _statuses(monitor) -> dict[str, str]:
@@ -44,9 +44,7 @@ def test_before_a_run_a_note_and_the_planned_list_instead_of_empty_plots(window)
 
 
 def test_the_list_shows_the_running_workload_then_its_figures_and_verdict(qtbot, dialogs):
-    window = MainWindow(backend=FakeBackend(steps=None))
-    qtbot.addWidget(window)
-    window.show()
+    window = _window(qtbot, FakeBackend(steps=None))
     monitor = window.monitor
     _start(window, qtbot, "all")
     assert monitor.plots.isVisible() and not monitor.idle_note.isVisible()
@@ -65,9 +63,7 @@ def test_the_list_shows_the_running_workload_then_its_figures_and_verdict(qtbot,
 
 
 def test_a_finished_workload_keeps_its_figures_and_its_verdict_reads_in_the_diagnosis(qtbot, dialogs):
-    window = MainWindow(backend=FakeBackend(steps=5))
-    qtbot.addWidget(window)
-    window.show()
+    window = _window(qtbot, FakeBackend(steps=5))
     monitor = window.monitor
     _start(window, qtbot)
     qtbot.waitUntil(lambda: not monitor.running, timeout=5000)
@@ -82,9 +78,7 @@ def test_a_finished_workload_keeps_its_figures_and_its_verdict_reads_in_the_diag
 
 
 def test_each_step_is_plotted_live_with_its_latest_value_in_the_title(qtbot, dialogs):
-    window = MainWindow(backend=FakeBackend(steps=None))
-    qtbot.addWidget(window)
-    window.show()
+    window = _window(qtbot, FakeBackend(steps=None))
     monitor = window.monitor
     _start(window, qtbot)
     qtbot.waitUntil(lambda: len(monitor.throughput) >= 3, timeout=5000)  # before any workload ended
@@ -109,9 +103,7 @@ def test_each_step_is_plotted_live_with_its_latest_value_in_the_title(qtbot, dia
 
 
 def test_a_stopped_run_says_where_it_stopped_and_the_bar_stays_there(qtbot, dialogs):
-    window = MainWindow(backend=FakeBackend(steps=None))  # progress 50 % until stopped
-    qtbot.addWidget(window)
-    window.show()
+    window = _window(qtbot, FakeBackend(steps=None))  # progress 50 % until stopped
     monitor = window.monitor
     _start(window, qtbot)
     qtbot.waitUntil(lambda: monitor.progress.value() == 500, timeout=5000)
@@ -123,9 +115,7 @@ def test_a_stopped_run_says_where_it_stopped_and_the_bar_stays_there(qtbot, dial
 
 
 def test_a_finished_run_fills_the_bar(qtbot, dialogs):
-    window = MainWindow(backend=FakeBackend(steps=3))
-    qtbot.addWidget(window)
-    window.show()
+    window = _window(qtbot, FakeBackend(steps=3))
     monitor = window.monitor
     _start(window, qtbot)
     qtbot.waitUntil(lambda: not monitor.running, timeout=5000)
