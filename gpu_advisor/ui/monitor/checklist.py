@@ -36,7 +36,8 @@ class ChecklistTable(QTableWidget):
         em = self.fontMetrics().horizontalAdvance("M")
         for column, width_em in enumerate((15, 7, 6, 20, 6)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
-            header.resizeSection(column, width_em * em)
+            title = header.fontMetrics().horizontalAdvance(CHECKLIST_HEADERS[column]) + 2 * em
+            header.resizeSection(column, max(width_em * em, title))  # never a clipped title
         header.setStretchLastSection(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)

@@ -159,10 +159,6 @@ class LivePlots(QWidget):
         self._place_plots()
         self._restyle()
 
-    def set_throughput_unit(self, unit: str) -> None:
-        self._throughput_unit = unit
-        self._set_titles()
-
     def latest_text(self, key: str) -> str:
         """The reading printed in a plot's title ('' before the first)."""
         return self._latest.get(key, "")
@@ -179,9 +175,8 @@ class LivePlots(QWidget):
         tag = self._throughput.tag
         if rate is not None and isinstance(tag, tuple) and not np.isnan(rate[1][0]):
             texts["throughput"] = value_text(tag[1], float(rate[1][0]))
-        if texts != self._latest:
-            self._latest = texts
-            self._set_titles()
+        self._latest = texts
+        self._set_titles()  # sets only the titles whose text changed
 
     def start(self) -> None:
         self.timer.start()
@@ -277,7 +272,8 @@ class LivePlots(QWidget):
             workload, key = tag
             unit, self._tp_scale = live_rate_unit(key, float(np.nanmax(values)))
             if f"{unit}, {workload}" != self._throughput_unit:
-                self.set_throughput_unit(f"{unit}, {workload}")
+                self._throughput_unit = f"{unit}, {workload}"
+                self.refresh_titles()  # the latest reading too: a new workload, a new unit
         np.divide(values, self._tp_scale, out=self._tp_scaled[:m])
         self.curves["throughput"].setData(
             self._tp_t[:m], self._tp_scaled[:m], skipFiniteCheck=True, connect="finite"
