@@ -88,7 +88,9 @@ def test_each_step_is_plotted_live_with_its_latest_value_in_the_title(qtbot, dia
     x, y = monitor.plots.curves["throughput"].getData()
     assert len(x) >= 3 and y[0] == 1000.0  # the fake's first step: 1,000 tokens/s
     title = monitor.plots.plots["throughput"].getPlotItem().titleLabel.text
-    assert "tokens/s, train" in title and monitor.plots.latest_text("throughput") in title
+    assert f"Throughput: <b>{monitor.plots.latest_text('throughput')}</b>" in title
+    axis = monitor.plots.plots["throughput"].getPlotItem().getAxis("bottom").labelText
+    assert axis == "time (s), train steps"  # which workload's steps the line follows
     assert monitor.plots.latest_text("throughput").endswith("tokens/s")
     assert monitor.plots.latest_text("utilisation_pct").endswith("%")
     assert monitor.plots.latest_text("memory_gib") == "0.5 GiB"  # the fake's 500 MB process

@@ -14,14 +14,23 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
-from gpu_advisor.core.units import GIB, NA, format_bytes, format_celsius, format_mhz, format_pct, format_watts
+from gpu_advisor.core.units import (
+    GIB,
+    NA,
+    format_bytes,
+    format_celsius,
+    format_mhz,
+    format_pct,
+    format_rate,
+    format_watts,
+)
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries
 from gpu_advisor.wording.checklist import live_rate_unit
-from gpu_advisor.wording.results import value_text
 
 REDRAW_HZ = 15
 
@@ -81,6 +90,8 @@ LATEST_TEXT = {
     "temperature_c": format_celsius,
     "clock_mhz": format_mhz,
 }
+# Below this height two rows of plots are each too low to read (ticks run into each other at ~90 px).
+TWO_ROWS_MIN_HEIGHT_PX = 330
 HEADROOM = 1.15  # the y axis reaches 15 % above the highest visible point
 
 
@@ -102,6 +113,7 @@ class LivePlots(QWidget):
         self.window_s = window_s
         self._gpu_mode = False
         self._throughput_unit = "tokens/s"
+        self._rate_workload = ""  # the workload whose steps the throughput plot shows
         # Preallocated read buffers (STYLE.md: no allocation per redraw).
         self._t = np.empty(telemetry.capacity)
         self._v = np.empty((telemetry.channels, telemetry.capacity))
@@ -142,7 +154,8 @@ class LivePlots(QWidget):
             self.plots[spec.key] = plot
             self.curves[spec.key] = curve
         self._latest: dict[str, str] = {}
-        self._titles: dict[str, str] = {}  # the titles as set, by plot key
+        self._columns = 0  # of the plots' grid as placed
+        self._titles: dict[str, tuple[str, str]] = {}  # (title, axis label) as set, by plot key
         self._y_tops: dict[str, float] = {}  # the top of each y axis as set
         self._place_plots()
         self._restyle()
@@ -174,7 +187,8 @@ class LivePlots(QWidget):
         rate = self._throughput.latest()
         tag = self._throughput.tag
         if rate is not None and isinstance(tag, tuple) and not np.isnan(rate[1][0]):
-            texts["throughput"] = value_text(tag[1], float(rate[1][0]))
+            # in the plot's own unit, so that the title and the axis read alike
+            texts["throughput"] = format_rate(float(rate[1][0]) / self._tp_scale, self._throughput_unit)
         self._latest = texts
         self._set_titles()  # sets only the titles whose text changed
 
@@ -190,9 +204,11 @@ class LivePlots(QWidget):
         return spec.gpu_title if self._gpu_mode else spec.cpu_title
 
     def _place_plots(self) -> None:
-        """Grid the plots that have readings (three columns, two when four or fewer); hide the rest."""
+        """Grid the plots that have readings (three columns, two when four or fewer; one row when the
+        area is too low for two readable rows); hide the rest."""
         shown = [spec for spec in PLOTS if spec.key not in self._unavailable]
-        columns = 3 if len(shown) > 4 else 2
+        columns = len(shown) if self._one_row() else 3 if len(shown) > 4 else 2
+        self._columns = columns
         for spec in PLOTS:
             self._grid.removeWidget(self.plots[spec.key])
             self.plots[spec.key].setVisible(spec.key not in self._unavailable)
@@ -203,6 +219,16 @@ class LivePlots(QWidget):
             f"Not measured on this machine: {', '.join(missing)}." if missing else ""
         )
         self.unavailable_note.setVisible(bool(missing))
+
+    def _one_row(self) -> bool:
+        return self.height() < TWO_ROWS_MIN_HEIGHT_PX
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        shown = sum(spec.key not in self._unavailable for spec in PLOTS)
+        wanted = shown if self._one_row() else 3 if shown > 4 else 2
+        if wanted != self._columns:
+            self._place_plots()
+        super().resizeEvent(event)
 
     def _restyle(self) -> None:
         for spec in PLOTS:
@@ -215,13 +241,21 @@ class LivePlots(QWidget):
         again on every change)."""
         fg = theme.plot_foreground().name()
         for spec in PLOTS:
-            unit = self._throughput_unit if spec.key == "throughput" else spec.unit
+            # With a reading the title is short, "CPU clock: 2,100 MHz" (the reading carries the axis's
+            # unit), so that four plots fit in one row at 1024 px.
+            throughput = spec.key == "throughput"
+            unit = self._throughput_unit if throughput else spec.unit
             latest = self._latest.get(spec.key)
-            now = f": <b>{latest}</b>" if latest else ""
-            title = f"{self._title(spec)} ({unit}){now}"
-            if self._titles.get(spec.key) != title:
-                self._titles[spec.key] = title
-                self.plots[spec.key].getPlotItem().setTitle(title, color=fg, size="10pt")
+            name = self._title(spec)
+            title = f"{name}: <b>{latest}</b>" if latest else f"{name} ({unit})"
+            # the throughput's workload is under its axis (a new one relabels it): short titles
+            steps = f"time (s), {self._rate_workload} steps" if throughput and self._rate_workload else ""
+            if self._titles.get(spec.key) != (title, steps):
+                self._titles[spec.key] = (title, steps)
+                item = self.plots[spec.key].getPlotItem()
+                item.setTitle(title, color=fg, size="10pt")
+                if throughput:
+                    item.setLabel("bottom", steps or "time (s)")
 
     def changeEvent(self, event: QEvent) -> None:  # Qt override
         if event.type() == QEvent.Type.PaletteChange and self.plots:
@@ -271,8 +305,8 @@ class LivePlots(QWidget):
         if m and isinstance(tag, tuple) and not np.isnan(values).all():
             workload, key = tag
             unit, self._tp_scale = live_rate_unit(key, float(np.nanmax(values)))
-            if f"{unit}, {workload}" != self._throughput_unit:
-                self._throughput_unit = f"{unit}, {workload}"
+            if (unit, workload) != (self._throughput_unit, self._rate_workload):
+                self._throughput_unit, self._rate_workload = unit, workload
                 self.refresh_titles()  # the latest reading too: a new workload, a new unit
         np.divide(values, self._tp_scale, out=self._tp_scaled[:m])
         self.curves["throughput"].setData(
