@@ -229,7 +229,10 @@ def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
     doc.add(f"<p class='lead'>{escape(summary.reason)}</p>")
     doc.kv(summary.facts, 24)
     for named in results:
-        line = res.attached_line(named.name, named.report)
+        best = plan.best
+        line = res.attached_line(
+            named.name, named.report, best.gpu if best else None, best.gpu_id if best else None
+        )
         if line:
             doc.add(f"<p>{escape(line)}</p>")
     if plan.best is not None:

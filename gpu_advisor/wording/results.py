@@ -321,15 +321,37 @@ def machine_rows(report: BenchReport) -> list[tuple[str, str]]:
     return rows
 
 
-def attached_line(name: str, report: BenchReport) -> str | None:
-    """One sentence for a report's first page: the first prediction check of an attached file."""
+def attached_line(
+    name: str, report: BenchReport, plan_gpu: str | None = None, plan_gpu_id: str | None = None
+) -> str | None:
+    """One sentence for a report's first page about an attached file's first prediction check.
+
+    Memory leads: it carries over to any device. A run on another device than the plan's GPU (a CPU,
+    or another GPU) is never quoted as evidence of that GPU's speed: the sentence says what it checks.
+    """
     rows = prediction_rows(report)
     if not rows:
         return None
     first = rows[0]
+    device = report.device
+    memory = (
+        f"peak memory {first.memory_measured} measured against {first.memory_predicted} predicted "
+        f"({first.memory_error})"
+    )
+    same_gpu = (
+        device.kind == "cuda"
+        and plan_gpu_id is not None
+        and (device.catalogue_id == plan_gpu_id or device.name == plan_gpu)
+    )
+    if not same_gpu:
+        target = f"the recommended {plan_gpu}" if plan_gpu else "the plan's GPU"
+        return (
+            f"Benchmark attached ({name}) ran on {device.name}, not on {target}: it checks the sizing "
+            f"({first.workload}: {memory}), not the speed of {target}."
+        )
     return (
-        f"Benchmark attached ({name}, {report.device.name}): {first.workload} measured {first.step_measured} "
-        f"per step against {first.step_predicted} predicted ({first.step_error})."
+        f"Benchmark attached ({name}, {device.name}): {first.workload} {memory}; step "
+        f"{first.step_measured} measured against {first.step_predicted} predicted ({first.step_error})."
     )
 
 

@@ -64,3 +64,19 @@ def test_on_a_cpu_memory_leads_and_step_time_is_marked_not_for_a_gpu_plan(tmp_pa
     gpu = tmp_path / "gpu.json"
     gpu.write_text(json.dumps(bench_results(gpu=True)))
     assert prediction_caveat(load_named(gpu).report) == ""
+
+
+def test_a_benchmark_of_another_device_is_never_quoted_as_the_plans_gpus_speed(tmp_path):
+    from gpu_advisor.wording.results import attached_line
+
+    cpu = tmp_path / "cpu.json"
+    cpu.write_text(json.dumps(bench_results(gpu=False)))
+    line = attached_line("cpu.json", load_named(cpu).report, "AMD Instinct MI300X", "amd-mi300x")
+    assert "ran on" in line and "not the speed of the recommended AMD Instinct MI300X" in line
+    assert "peak memory" in line and "per step" not in line
+    gpu = tmp_path / "h100.json"
+    gpu.write_text(json.dumps(bench_results(gpu=True)))
+    report = load_named(gpu).report
+    assert "not the speed" in attached_line("h100.json", report, "AMD Instinct MI300X", "amd-mi300x")
+    same = attached_line("h100.json", report, report.device.name, report.device.catalogue_id or "x")
+    assert same.startswith("Benchmark attached (h100.json, NVIDIA H100") and "step" in same
