@@ -317,7 +317,7 @@ class CompareView(QWidget):
             )
             tops += list(cat[has])
         assert self.comparison is not None
-        names = [_short(name, max(12, 60 // max(1, len(self.loaded)))) for name in chart_names(self.loaded)]
+        names = [_short(name, max(10, 42 // max(1, len(self.loaded)))) for name in chart_names(self.loaded)]
         item.getAxis("bottom").setTicks([list(enumerate(names))])
         item.setLabel("left", series.unit)
         item.setTitle(f"{series.label} ({series.better})" if series.better else series.label, color=fg)
