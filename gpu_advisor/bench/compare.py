@@ -138,7 +138,12 @@ def compare(named: Sequence[NamedReport], catalog: Catalog | None = None) -> Com
         lambda g: g.memory_bytes,
         "catalogue memory",
     )
-    dtypes = list(dict.fromkeys(str(x.config.get("dtype")) for r in reports for x in r.result("matmul")))
+    # A stopped matmul has no dtype: it is no row of its own ("matmul None").
+    dtypes = list(
+        dict.fromkeys(
+            str(x.config["dtype"]) for r in reports for x in r.result("matmul") if x.config.get("dtype")
+        )
+    )
     for dtype in dtypes:
         row(
             f"matmul {dtype}",

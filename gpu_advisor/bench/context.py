@@ -54,6 +54,8 @@ class RunContext:
     stop: threading.Event
     memory_cap_bytes: int | None
     report_progress: Callable[[str, float, str], None] = lambda workload, fraction, message: None
+    # Each timed step's rate as it happens (metric key, value per second), for live plots.
+    report_step: Callable[[str, float], None] = lambda key, rate: None
     measured: dict[str, float] = field(default_factory=dict)
     current_workload: str = ""
 

@@ -80,6 +80,12 @@ class _Generator:
         return {"prefill_s": prefill_s, "generation_s": prefill_s + decode_total}
 
 
+def _decode_rate(step: dict[str, float], batch: int, output: int) -> float:
+    """Decoded tokens per second of one generation (prefill excluded), as decode_tokens_per_s."""
+    decode_s = step["generation_s"] - step["prefill_s"]
+    return batch * (output - 1) / decode_s if decode_s > 0 else float("nan")
+
+
 def _infer_attempt(
     ctx: RunContext,
     model: torch.nn.Module,
@@ -124,6 +130,7 @@ def _infer_attempt(
                 warmup=0,
                 min_steps=max(3, ctx.sizes.min_steps // 2),
                 progress=(progress[0] + 0.2 * progress[1], 0.8 * progress[1]),
+                live=("decode_tokens_per_s", lambda s: _decode_rate(s, batch, output)),
             )
         peak = cuda_peak if ctx.is_cuda else peak
     if peak is not None:

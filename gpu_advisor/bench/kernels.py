@@ -120,7 +120,13 @@ def matmul_one(ctx: RunContext, dtype: str, progress: tuple[float, float] = (0.0
             _, seconds = clock.time(work)
             return {"step_time_s": seconds / reps}
 
-        steps = run_steps(ctx, step, message=name, progress=(progress[0], progress[1]))
+        steps = run_steps(
+            ctx,
+            step,
+            message=name,
+            progress=(progress[0], progress[1]),
+            live=("flops_per_s", lambda s: 2.0 * n**3 / s["step_time_s"]),
+        )
     timings = spreads(steps)
     flops = 2.0 * n**3 / timings["step_time_s"].median
     # The device's measured peak (used for MFU and predictions on the CPU): the fastest tenth of the
@@ -181,7 +187,9 @@ def bandwidth(ctx: RunContext) -> Iterator[Outcome]:
         _, seconds = clock.time(work)
         return {"copy_time_s": seconds / reps}
 
-    steps = run_steps(ctx, step, message="bandwidth")
+    steps = run_steps(
+        ctx, step, message="bandwidth", live=("bytes_per_s", lambda s: 2.0 * size / s["copy_time_s"])
+    )
     timings = spreads(steps)
     achieved = 2.0 * size / timings["copy_time_s"].median
     best = 2.0 * size / timings["copy_time_s"].p10
@@ -241,7 +249,13 @@ def transfer(ctx: RunContext) -> Iterator[Outcome]:
             return {"copy_time_s": seconds}
 
         kind = "pinned" if pinned else "pageable"
-        steps = run_steps(ctx, step, message=f"transfer {kind}", progress=(i / 2, 1 / 2))
+        steps = run_steps(
+            ctx,
+            step,
+            message=f"transfer {kind}",
+            progress=(i / 2, 1 / 2),
+            live=("bytes_per_s", lambda s: size / s["copy_time_s"]),
+        )
         timings = spreads(steps)
         rate = size / timings["copy_time_s"].median
         link = (

@@ -121,6 +121,7 @@ def run_benchmark(
     on_progress: Callable[[ProgressEvent], None] | None = None,
     on_sample: Callable[[Sample], None] | None = None,
     on_result: Callable[[WorkloadResult], None] | None = None,
+    on_step: Callable[[str, str, float], None] | None = None,
     stop: threading.Event | None = None,
     nvml: NvmlSource | None = None,
     workloads: Mapping[str, WorkloadFn] | None = None,
@@ -129,6 +130,7 @@ def run_benchmark(
 
     `nvml`: an NvmlSource to use (tests pass one built on a fake NVML); None opens the real one.
     `workloads`: replaces the workload implementations by name (tests inject toy ones).
+    `on_step(workload, metric key, rate per s)`: every timed step's rate, on the calling thread.
     """
     stop = stop if stop is not None else threading.Event()
     run_started = time.monotonic()
@@ -164,11 +166,20 @@ def run_benchmark(
             memory_cap_bytes=cap,
             report_progress=report_progress,
         )
+        if on_step is not None:
+            ctx.report_step = lambda key, rate: on_step(ctx.current_workload, key, rate)
 
         def record(outcome: Outcome) -> None:
             outcomes.append(outcome)
             if on_result is not None:
-                on_result(outcome.result)
+                # Diagnosed from the telemetry so far, so that a run's list shows each verdict as
+                # its workload ends; the report's results are diagnosed again from every sample.
+                so_far = recording.snapshot()
+                on_result(
+                    outcome.result.model_copy(
+                        update={"diagnosis": diagnose_outcome(outcome, so_far, device_info)}
+                    )
+                )
 
         recording.start(watch_pid=os.getpid())
         try:

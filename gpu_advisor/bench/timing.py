@@ -54,11 +54,13 @@ def run_steps(
     max_steps: int | None = None,
     duration_s: float | None = None,
     progress: tuple[float, float] = (0.0, 1.0),
+    live: tuple[str, Callable[[dict[str, float]], float]] | None = None,
 ) -> list[dict[str, float]]:
     """Warm up, then time steps until `duration_s` has passed (at least `min_steps`, at most `max_steps`).
 
     `step()` returns its own timings, e.g. {"step_time_s": ...}. `progress` = (start, span) of this
-    loop within the workload's progress.
+    loop within the workload's progress. `live` = (metric key, rate of one step's timings): each
+    timed step's rate goes to `ctx.report_step`, so a plot can follow the workload while it runs.
     """
     sizes = ctx.sizes
     warmup = sizes.warmup_steps if warmup is None else warmup
@@ -75,6 +77,8 @@ def run_steps(
     while len(steps) < max_steps and (len(steps) < min_steps or time.monotonic() - began < duration_s):
         ctx.check()
         steps.append(step())
+        if live is not None:
+            ctx.report_step(live[0], live[1](steps[-1]))
         elapsed = time.monotonic() - began
         done = max(
             min(1.0, len(steps) / max(1, min_steps)) * min(1.0, elapsed / duration_s), len(steps) / max_steps

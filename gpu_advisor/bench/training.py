@@ -188,6 +188,7 @@ def _train_attempt(
                 message=name,
                 warmup=0,
                 progress=(progress[0] + 0.3 * progress[1], 0.7 * progress[1]),
+                live=("tokens_per_s", lambda s: batch * seq / s["step_time_s"]),
             )
         peak = cuda_peak if ctx.is_cuda else peak
         if peak is not None:

@@ -351,6 +351,8 @@ def bench_text(report) -> str:
         ]  # status is in the table above
         lines += text_table(headers, cells, (False, *[True] * 6))
         lines.append(words.ERROR_MEANING)
+        if caveat := words.prediction_caveat(report):
+            lines.append(caveat)
         lines += [f"  basis: {b}" for b in words.prediction_bases(report)]
     diagnosis = words.diagnosis_rows(report)
     if diagnosis:

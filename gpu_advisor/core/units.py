@@ -129,15 +129,24 @@ def format_celsius(celsius: float | None) -> str:
     return NA if _missing(celsius) else f"{celsius:.0f} °C"
 
 
+def format_mhz(mhz: float | None) -> str:
+    """A clock frequency: '2,596 MHz'."""
+    return NA if _missing(mhz) else f"{mhz:,.0f} MHz"
+
+
 def format_count(n: float | None) -> str:
     """Parameter or token counts: '124M', '8.03B', '15T'."""
     if _missing(n):
         return NA
     assert n is not None
-    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
+    steps = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"))
+    for i, (scale, suffix) in enumerate(steps):
         if abs(n) >= scale:
             value = n / scale
-            return f"{value:.3g}{suffix}" if abs(value) < 100 else f"{value:.0f}{suffix}"
+            text = f"{value:.3g}" if abs(value) < 100 else f"{value:.0f}"
+            if abs(float(text)) >= 1000 and i > 0:  # 999.7e9 rounds to '1T', not '1000B'
+                return f"{value / 1000:.3g}{steps[i - 1][1]}"
+            return f"{text}{suffix}"
     return f"{n:.0f}"
 
 
@@ -153,7 +162,7 @@ def format_pct(fraction: float | None, *, signed: bool = False, digits: int = 0)
 
 
 def format_error_pct(error_pct: float | None) -> str:
-    """A prediction error already in percent: 5.2 -> '+5%', -91.3 -> '−91%'."""
+    """A prediction error already in percent: 5.2 -> '+5%', -91.3 -> '-91%', -0.3 -> '0%'."""
     return format_pct(None if error_pct is None else error_pct / 100, signed=True)
 
 

@@ -239,7 +239,10 @@ def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
         doc.add(f"<p class='advice'>Rent or buy: {escape(verdict)}</p>")
     doc.kv(summary.facts, 24)
     for named in results:
-        line = res.attached_line(named.name, named.report)
+        best = plan.best
+        line = res.attached_line(
+            named.name, named.report, best.gpu if best else None, best.gpu_id if best else None
+        )
         if line:
             doc.add(f"<p>{escape(line)}</p>")
     _tiers(doc, plan)
@@ -437,7 +440,8 @@ def _results(doc: ReportDocument, named: NamedReport, index: int, width_pt: floa
             [[escape(cell) for cell in c.cells()] for c in checks],
             7.5,
         )
-        doc.add(f"<p class='small muted'>{escape(res.ERROR_MEANING)}</p>")
+        caveat = res.prediction_caveat(report)
+        doc.add(f"<p class='small muted'>{escape(' '.join((res.ERROR_MEANING, caveat)).strip())}</p>")
     diagnosis = res.diagnosis_rows(report)
     if diagnosis:
         doc.heading(3, "Diagnosis")

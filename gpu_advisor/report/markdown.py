@@ -145,7 +145,7 @@ def _results_lines(named: NamedReport) -> list[str]:
     if checks:
         lines += ["### Measured against predicted", ""]
         lines += _table(res.PREDICTION_HEADERS, [c.cells() for c in checks], [False, False, *[True] * 6])
-        lines += [res.ERROR_MEANING, ""]
+        lines += [" ".join((res.ERROR_MEANING, res.prediction_caveat(report))).strip(), ""]
     diagnosis = res.diagnosis_rows(report)
     if diagnosis:
         lines += ["### Diagnosis", ""]

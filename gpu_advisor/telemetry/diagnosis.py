@@ -322,7 +322,14 @@ def _latency_bound(e: RunEvidence, flops_fraction: float | None) -> Verdict | No
     return Verdict(
         kind=LATENCY_BOUND,
         severity="warning",
-        title=f"Low utilisation: each step is too small or too chatty to keep the {device} busy",
+        # Busy but slow is not "low utilisation": a CPU at 100 % load can still run its arithmetic
+        # far below its matmul peak (small operations, dispatch overhead); say which it is.
+        title=(
+            f"Low utilisation: each step is too small or too chatty to keep the {device} busy"
+            if low_util
+            else f"Arithmetic far below the {device}'s peak: each step's operations are too small "
+            "to run at full speed"
+        ),
         evidence=evidence,
         fix=(
             "Give the device more work per launch: a larger batch, fewer and bigger kernels (torch.compile, "

@@ -193,6 +193,20 @@ class NvmlSource:
             indices = sorted(self._devices)
         return tuple(self.read(index) for index in indices)
 
+    def processes(self, index: int) -> list[tuple[int, int | None, float | None]]:
+        """(pid, GPU memory bytes, SM %) of each compute process on GPU ``index``; empty when NVML
+        cannot say (unavailable, lost, not supported). Never raises."""
+        from gpu_advisor.telemetry.processes import gpu_process_readings
+
+        with self._lock:
+            device = self._devices.get(index)
+            if not self._available or device is None or device.lost is not None:
+                return []
+            try:
+                return gpu_process_readings(self._nvml, device.handle)
+            except self._nvml.NVMLError:
+                return []
+
     # ---- the guarded helper ----------------------------------------------------------------------
 
     def _call(self, names: str | tuple[str, ...], *args: Any) -> Any:

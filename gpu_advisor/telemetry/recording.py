@@ -64,6 +64,10 @@ class Recording:
         )
         self._sampler.start()
 
+    def snapshot(self) -> tuple[Sample, ...]:
+        """The samples so far, oldest first (none before start())."""
+        return () if self._sampler is None else self._sampler.snapshot()
+
     def stop(self) -> tuple[Sample, ...]:
         """Stop sampling; the samples, oldest first. A run shorter than one interval gets one sample
         taken now, so the machine's state is always on record."""

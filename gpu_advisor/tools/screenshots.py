@@ -1,5 +1,8 @@
-"""Save a screenshot of every view at 1280 x 800: `python -m gpu_advisor.tools.screenshots OUTDIR`.
+"""Screenshots of every view: `python -m gpu_advisor.tools.screenshots OUTDIR [--light | --dark]`.
 
+Each view is saved at every size of SIZES (the smallest window the app supports, a laptop, a full-HD
+screen) as NAME-WxH.png; without --light or --dark both themes are made, in OUTDIR/light and
+OUTDIR/dark (the dark one in a second process: a palette is the application's, set before any widget).
 Headless (offscreen Qt) and isolated: a temporary config folder, so the user's settings and window
 geometry are neither read nor changed. The monitor shots come from a real (toy-sized) CPU benchmark
 run on this machine; the comparison adds a second, synthetic results file, named as such.
@@ -9,13 +12,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-SIZE = (1280, 800)
+SIZES = ((1024, 700), (1280, 800), (1920, 1080))
 
 
 def _wait(app, condition: Callable[[], bool], timeout_s: float) -> bool:
@@ -64,17 +68,20 @@ def take(outdir: Path, dark: bool = False) -> list[Path]:
     outdir.mkdir(parents=True, exist_ok=True)
     saved: list[Path] = []
     window = MainWindow(backend=BenchBackend(toy=True))
-    window.resize(*SIZE)
+    window.resize(*SIZES[1])
     window.show()
     _wait(app, lambda: "Detecting" not in window.hardware_label.text(), 10)
 
     def shot(name: str) -> None:
         window.form.plan_now()  # what the debounce would show 150 ms later
-        for _ in range(3):
-            app.processEvents()
-        path = outdir / f"{name}.png"
-        window.grab().save(str(path))
-        saved.append(path)
+        for width, height in SIZES:
+            window.resize(width, height)
+            for _ in range(3):
+                app.processEvents()
+            path = outdir / f"{name}-{width}x{height}.png"
+            window.grab().save(str(path))
+            saved.append(path)
+        window.resize(*SIZES[1])
 
     wizard, form = window.wizard, window.form
     form.set_model_source("preset", "llama-3-8b")
@@ -119,6 +126,7 @@ def take(outdir: Path, dark: bool = False) -> list[Path]:
     window.tabs.setCurrentWidget(monitor)
     monitor.device_combo.setCurrentIndex(monitor.device_combo.count() - 1)
     monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData("all"))
+    shot("08a-monitor-idle")
     monitor.start()
     # Mid-run: two workloads done (a toy run ends within seconds, so do not wait for more samples).
     _wait(app, lambda: len(monitor.results) >= 2 or not monitor.running, 120)
@@ -126,14 +134,27 @@ def take(outdir: Path, dark: bool = False) -> list[Path]:
     monitor.refresh_texts()
     shot("08-monitor-running")
     _wait(app, lambda: not monitor.running, 180)
+    monitor.refresh_texts()
     shot("09-monitor-finished")
+    finished = monitor.report
 
-    if monitor.report is not None and hasattr(monitor.report, "results"):
+    monitor.start()  # a second run, stopped after its first workload: what a stopped run reads
+    _wait(app, lambda: len(monitor.results) >= 1 or not monitor.running, 120)
+    monitor.stop()
+    _wait(app, lambda: not monitor.running, 60)
+    shot("09b-monitor-stopped")
+
+    if finished is not None and hasattr(finished, "results"):
         files = Path(tempfile.mkdtemp(prefix="gpu-advisor-shots-"))
         cpu_file, gpu_file = files / "this-machine-cpu.json", files / "example-h100-synthetic.json"
-        monitor.report.save(cpu_file)
-        _example_gpu_results(gpu_file, monitor.report)
-        window.import_results([cpu_file, gpu_file])
+        finished.save(cpu_file)
+        _example_gpu_results(gpu_file, finished)
+        files_to_compare = [cpu_file, gpu_file]
+        if monitor.report is not None and hasattr(monitor.report, "results"):
+            stopped_file = files / "this-machine-cpu-stopped.json"
+            monitor.report.save(stopped_file)
+            files_to_compare.append(stopped_file)
+        window.import_results(files_to_compare)
         shot("10-compare")
     window.close()
     return saved
@@ -142,10 +163,17 @@ def take(outdir: Path, dark: bool = False) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("outdir", type=Path)
-    parser.add_argument(
-        "--dark", action="store_true", help="use a dark palette (as a dark desktop theme would)"
-    )
+    theme = parser.add_mutually_exclusive_group()
+    theme.add_argument("--dark", action="store_true", help="only the dark palette, into OUTDIR")
+    theme.add_argument("--light", action="store_true", help="only the light palette, into OUTDIR")
     args = parser.parse_args(argv)
+    if not (args.dark or args.light):
+        for flag in ("--light", "--dark"):
+            outdir = args.outdir / flag.removeprefix("--")
+            done = subprocess.run([sys.executable, "-m", "gpu_advisor.tools.screenshots", str(outdir), flag])
+            if done.returncode:
+                return done.returncode
+        return 0
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["GPU_ADVISOR_CONFIG_DIR"] = tempfile.mkdtemp(prefix="gpu-advisor-shots-config-")
     for path in take(args.outdir, dark=args.dark):

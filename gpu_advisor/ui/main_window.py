@@ -24,6 +24,7 @@ from gpu_advisor.ui.plan.wizard import PlanWizard
 from gpu_advisor.ui.preferences import PreferencesDialog
 from gpu_advisor.ui.resources import app_icon
 from gpu_advisor.ui.settings import AppSettings, Calibration, load_settings, save_settings
+from gpu_advisor.ui.table_export import add_table_actions, with_suffix
 from gpu_advisor.ui.workers import TaskRunner
 
 APP_NAME = "GPU Advisor"
@@ -59,9 +60,13 @@ class MainWindow(QMainWindow):
         self.compare = CompareView(self.errors)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.wizard, "&Plan")
-        self.tabs.addTab(self.monitor, "&Monitor")
-        self.tabs.addTab(self.compare, "&Compare")
+        # No Alt mnemonics on the tabs (Ctrl+1/2/3 switch them, see View): Alt+P, Alt+M and Alt+C
+        # belong to the fields of the page shown.
+        for index, (view, name) in enumerate(
+            ((self.wizard, "Plan"), (self.monitor, "Monitor"), (self.compare, "Compare"))
+        ):
+            self.tabs.addTab(view, name)
+            self.tabs.setTabToolTip(index, f"{name} (Ctrl+{index + 1})")
         self.setCentralWidget(self.tabs)
 
         self.hardware_label = QLabel("Detecting hardware…")
@@ -69,6 +74,9 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.export_status)
         self.statusBar().addPermanentWidget(self.hardware_label)
         self._build_menus()
+        self._add_table_actions()
+        self.precision_dialog: Any = None
+        self.wizard.estimate.precision_button.clicked.connect(self.show_precision_table)
         self._update_calibration_note()
         self.monitor.calibration_chosen.connect(self.use_calibration)
         self.monitor.plan_request = lambda: self.form.request
@@ -118,6 +126,27 @@ class MainWindow(QMainWindow):
         self._update_calibration_note()
         self.statusBar().showMessage(f"Planner now assumes MFU {mfu:.1%}, measured on {source}.", 15_000)
 
+    def _add_table_actions(self) -> None:
+        """Copy (Ctrl+C) and CSV export on every table of the window."""
+        report, folder = self.errors.error, self._folder
+        for view, name in (
+            (self.wizard.result_view.options, "options"),
+            (self.wizard.result_view.memory_table, "memory-breakdown"),
+            (self.monitor.checklist, "benchmark-run"),
+            (self.compare.table, "comparison"),
+        ):
+            add_table_actions(view, name, report, folder)
+
+    def show_precision_table(self) -> None:
+        """The chosen model's memory at each precision, in a window that follows the inputs."""
+        from gpu_advisor.ui.plan.precision_dialog import PrecisionDialog
+
+        if self.precision_dialog is None:
+            self.precision_dialog = PrecisionDialog(self.form, self.errors.error, self._folder, self)
+        self.precision_dialog.refresh()
+        self.precision_dialog.show()
+        self.precision_dialog.raise_()
+
     # ---- menus -------------------------------------------------------------------------------------
     def _action(self, text: str, slot, shortcut: QKeySequence | str | None = None, tip: str = "") -> QAction:
         action = QAction(text, self)
@@ -142,6 +171,8 @@ class MainWindow(QMainWindow):
             "Ctrl+I",
             "Load benchmark results files into Compare",
         )
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addActions([self.open_action, self.save_action, self.save_as_action])
         file_menu.addSeparator()
         file_menu.addAction(self.import_action)
@@ -171,6 +202,27 @@ class MainWindow(QMainWindow):
             )
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self._action("&About GPU Advisor", self.about_dialog))
+
+    def _fill_recent_menu(self) -> None:
+        """The recent plans and results files, newest first; a results file opens in Compare."""
+        self.recent_menu.clear()
+        recent = [Path(p) for p in self.settings.recent_files]
+        for i, path in enumerate(recent, start=1):
+            action = self.recent_menu.addAction(f"&{i % 10} {path.name}")
+            action.setToolTip(str(path))
+            action.triggered.connect(lambda _checked=False, p=path: self.open_recent(p))
+        if not recent:
+            self.recent_menu.addAction("No recent files").setEnabled(False)
+        self.recent_menu.setToolTipsVisible(True)
+
+    def open_recent(self, path: Path) -> bool:
+        """Open a recent file as what it is: a plan in the Plan view, results in Compare."""
+        if not path.is_file():
+            self.errors.error("Cannot open", f"{path}: the file is no longer there")
+            return False
+        if plan_files.is_results_file(path):
+            return self.import_results([path]) > 0
+        return self.open_plan(path)
 
     def _plan_ready(self, plan: Plan | None) -> None:
         has_plan = self.form.plan is not None
@@ -219,7 +271,7 @@ class MainWindow(QMainWindow):
 
     def save_plan_as(self) -> bool:
         path, _ = QFileDialog.getSaveFileName(self, "Save plan", self._folder(), PLAN_FILTER)
-        return bool(path) and self._write_plan(Path(path))
+        return bool(path) and self._write_plan(with_suffix(Path(path), ".json"))
 
     def _write_plan(self, path: Path) -> bool:
         plan = self.form.plan_now() or self.form.plan
@@ -245,7 +297,7 @@ class MainWindow(QMainWindow):
             self, f"Export {name}", self._folder(), f"{name} (*{suffix});;All files (*)"
         )
         if path:
-            self.export(kind, Path(path))
+            self.export(kind, with_suffix(Path(path), suffix))
 
     def export(self, kind: str, path: Path) -> None:
         """Write the current plan as JSON or Markdown (quick), or PDF (on the worker thread)."""

@@ -32,6 +32,16 @@ def load_plan_request(path: str | Path) -> PlanRequest:
         raise FileFormatError(f"{path}: inputs.{field}: {message}") from None
 
 
+def is_results_file(path: str | Path) -> bool:
+    """True for a benchmark results file (bench@1), by its schema; False for anything else, so that
+    opening it as a plan names what is wrong."""
+    try:
+        schema = read_json(path).get("schema")
+    except (FileFormatError, OSError):
+        return False
+    return isinstance(schema, str) and schema.startswith("gpu-advisor/bench@")
+
+
 def save_plan(plan: Plan, path: str | Path) -> None:
     """The plan as JSON (the CLI's `--json` object), written atomically."""
     write_json_atomic(path, plan.to_json_dict())

@@ -75,6 +75,8 @@ class PreferencesDialog(QDialog):
         self.calibration_label.setWordWrap(True)
         self.clear_calibration = QPushButton("&Forget calibration")
         self.clear_calibration.setEnabled(calibration is not None)
+        # Its whole text, always: beside a label that wraps, the row would otherwise squeeze it.
+        self.clear_calibration.setMinimumWidth(self.clear_calibration.sizeHint().width())
         self.clear_calibration.clicked.connect(self._forget_calibration)
         calib_row = QHBoxLayout()
         calib_row.addWidget(self.calibration_label, 1)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gpu_advisor.bench.compare import CompareRow, Comparison
-from gpu_advisor.core.units import byte_unit, duration_unit, si_unit
+from gpu_advisor.bench.results import BenchReport, as_number
+from gpu_advisor.core.units import byte_unit, duration_unit, format_pct, si_unit
 from gpu_advisor.wording.results import quantity_text
 
 
@@ -71,3 +72,31 @@ def axis_unit(row: CompareRow, top: float) -> tuple[str, float]:
     if row.quantity == "fraction":
         return "%", 0.01
     return row.unit, 1.0
+
+
+def relative_text(row: CompareRow, index: int, baseline: int) -> str:
+    """File `index` against the `baseline` file on a measured row: '+35% (better)', '-20% (worse)',
+    'same'; '' where either has no number or the row has no better way (a machine's description)."""
+    value, base = as_number(row.values[index]), as_number(row.values[baseline])
+    if row.lower_is_better is None or value is None or base is None or base == 0:
+        return ""
+    change = value / base - 1
+    text = format_pct(change, signed=True)
+    if text == format_pct(0.0):
+        return "same"
+    better = (change < 0) == row.lower_is_better
+    return f"{text} ({'better' if better else 'worse'})"
+
+
+def run_state(report: BenchReport) -> str:
+    """'' for a run that finished; 'stopped: 3 of 6 workloads' or 'partial: 1 failed' otherwise, so a
+    stopped run's missing figures are not read as the machine's."""
+    results = report.results
+    stopped = sum(r.status == "cancelled" for r in results)
+    failed = sum(r.status == "error" for r in results)
+    if stopped:
+        done = len({r.workload for r in results if r.status == "ok"})
+        return f"stopped: {done} of {len(report.options.get('workloads') or results)} workloads"
+    if failed:
+        return f"partial: {failed} failed"
+    return ""

@@ -26,29 +26,13 @@ from gpu_advisor.wording.results import (
 )
 
 EMPTY = "—"
-# The rate each workload is plotted by while it runs: (metric key, scale, unit). The plot keeps one
-# unit per workload, so the scale is fixed here rather than chosen per value.
-PLOT_RATES: tuple[tuple[str, float, str], ...] = (
-    ("tokens_per_s", 1.0, "tokens/s"),
-    ("decode_tokens_per_s", 1.0, "tokens/s"),
-    ("samples_per_s", 1.0, "samples/s"),
-    ("flops_per_s", 1e12, "TFLOP/s"),
-    ("bytes_per_s", 1e9, "GB/s"),
-)
+# The metric that says how fast each kind of workload ran, in order of preference.
+HEADLINE_KEYS = ("tokens_per_s", "decode_tokens_per_s", "samples_per_s", "flops_per_s", "bytes_per_s")
 
 
 def headline_key(result: WorkloadResult) -> str | None:
-    """The metric that says how fast the workload ran (a key of PLOT_RATES), if it reported one."""
-    return next((key for key, _, _ in PLOT_RATES if result.number(key) is not None), None)
-
-
-def plot_rate(result: WorkloadResult) -> tuple[float, str] | None:
-    """(value in the plot's unit, unit) of the workload's headline rate, if it has one."""
-    key = headline_key(result)
-    if key is None:
-        return None
-    scale, unit = next((scale, unit) for k, scale, unit in PLOT_RATES if k == key)
-    return float(result.metrics[key]) / scale, unit  # type: ignore[arg-type]
+    """The metric that says how fast the workload ran (one of HEADLINE_KEYS), if it reported one."""
+    return next((key for key in HEADLINE_KEYS if result.number(key) is not None), None)
 
 
 def measured_mfu(result: WorkloadResult) -> float | None:
@@ -93,11 +77,17 @@ def cards_for(results: Sequence[WorkloadResult], device_kind: str) -> Cards:
     prediction, prediction_detail = EMPTY, ""
     if result.prediction is not None:
         st, mem = result.prediction.step_time_s, result.prediction.peak_memory_bytes
-        prediction = f"time {format_error_pct(st.error_pct)}, memory {format_error_pct(mem.error_pct)}"
-        prediction_detail = (
-            f"step {format_duration(st.predicted)} predicted / {format_duration(st.measured)} measured; "
-            f"memory {format_bytes(mem.predicted)} / {format_bytes(mem.measured)}"
-        )
+        # Memory leads: it carries over to any device. A CPU's step time says nothing of a GPU's.
+        prediction = f"memory {format_error_pct(mem.error_pct)}"
+        memory_words = f"{format_bytes(mem.predicted)} predicted, {format_bytes(mem.measured)} measured"
+        if device_kind == "cpu":
+            step_words = f"step time {format_error_pct(st.error_pct)} (CPU: not meaningful for a GPU plan)"
+        else:
+            prediction += f", time {format_error_pct(st.error_pct)}"
+            step_words = (
+                f"step {format_duration(st.predicted)} predicted, {format_duration(st.measured)} measured"
+            )
+        prediction_detail = f"{memory_words}; {step_words}"
     top = primary_verdict(result.diagnosis)
     mfu = measured_mfu(result)
     return Cards(

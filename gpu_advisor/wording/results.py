@@ -261,8 +261,11 @@ def _error(check: PredictionCheck) -> str:
 
 
 def prediction_rows(report: BenchReport) -> list[PredictionRow]:
-    """Per workload with a prediction: measured and predicted step time and peak memory, and the errors."""
+    """Per workload with a prediction: measured and predicted step time and peak memory, and the errors.
+
+    On a CPU the step-time error is marked "(CPU only)": see `prediction_caveat`."""
     rows = []
+    cpu = report.device.kind == "cpu"
     for result in report.results:
         p = result.prediction
         if p is None:
@@ -274,7 +277,9 @@ def prediction_rows(report: BenchReport) -> list[PredictionRow]:
                 status=result.status,
                 step_measured=format_duration(step.measured),
                 step_predicted=format_duration(step.predicted),
-                step_error=_error(step),
+                step_error=f"{_error(step)} {CPU_ONLY}"
+                if cpu and step.error_pct is not None
+                else _error(step),
                 memory_measured=format_bytes(memory.measured),
                 memory_predicted=format_bytes(memory.predicted),
                 memory_error=_error(memory),
@@ -328,15 +333,37 @@ def machine_rows(report: BenchReport) -> list[tuple[str, str]]:
     return rows
 
 
-def attached_line(name: str, report: BenchReport) -> str | None:
-    """One sentence for a report's first page: the first prediction check of an attached file."""
+def attached_line(
+    name: str, report: BenchReport, plan_gpu: str | None = None, plan_gpu_id: str | None = None
+) -> str | None:
+    """One sentence for a report's first page about an attached file's first prediction check.
+
+    Memory leads: it carries over to any device. A run on another device than the plan's GPU (a CPU,
+    or another GPU) is never quoted as evidence of that GPU's speed: the sentence says what it checks.
+    """
     rows = prediction_rows(report)
     if not rows:
         return None
     first = rows[0]
+    device = report.device
+    memory = (
+        f"peak memory {first.memory_measured} measured against {first.memory_predicted} predicted "
+        f"({first.memory_error})"
+    )
+    same_gpu = (
+        device.kind == "cuda"
+        and plan_gpu_id is not None
+        and (device.catalogue_id == plan_gpu_id or device.name == plan_gpu)
+    )
+    if not same_gpu:
+        target = f"the recommended {plan_gpu}" if plan_gpu else "the plan's GPU"
+        return (
+            f"Benchmark attached ({name}) ran on {device.name}, not on {target}: it checks the sizing "
+            f"({first.workload}: {memory}), not the speed of {target}."
+        )
     return (
-        f"Benchmark attached ({name}, {report.device.name}): {first.workload} measured {first.step_measured} "
-        f"per step against {first.step_predicted} predicted ({first.step_error})."
+        f"Benchmark attached ({name}, {device.name}): {first.workload} {memory}; step "
+        f"{first.step_measured} measured against {first.step_predicted} predicted ({first.step_error})."
     )
 
 
@@ -394,6 +421,17 @@ PREDICTION_HEADERS = (
 )
 DIAGNOSIS_HEADERS = ("Workload", "Finding", "What to do")
 ERROR_MEANING = "Error = (predicted - measured) / measured."
+CPU_ONLY = "(CPU only)"
+CPU_STEP_CAVEAT = (
+    "On a CPU the memory check is the one that carries over to a GPU plan: the same model, batch and "
+    "precision need the same bytes on any device. The step-time check tests the planner's arithmetic "
+    "model on this CPU only and is not meaningful for a GPU plan's speed."
+)
+
+
+def prediction_caveat(report: BenchReport) -> str:
+    """What the self-check's errors mean for a plan on this run's device ('' on a GPU)."""
+    return CPU_STEP_CAVEAT if report.device.kind == "cpu" else ""
 
 
 def memory_note(report: BenchReport) -> str:

@@ -8,6 +8,7 @@ Each FakeGpu can be told to fail any NVML function with a real pynvml error clas
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import pynvml
@@ -44,6 +45,8 @@ class FakeGpu:
     )
     errors: dict[str, type[pynvml.NVMLError]] = field(default_factory=dict)
     lost: bool = False  # every call raises NVMLError_GpuIsLost
+    # compute processes: (pid, used GPU memory bytes or NVML's "not available", SM util % or None)
+    processes: list[tuple[int, int, int | None]] = field(default_factory=list)
 
 
 class FakeNvml:
@@ -94,6 +97,14 @@ class FakeNvml:
         return sum(1 for _, i in self.calls if i == index)
 
     # ---- system ----------------------------------------------------------------------------------
+
+    def nvmlDeviceGetComputeRunningProcesses(self, handle: FakeGpu) -> list[Any]:
+        gpu = self._device("nvmlDeviceGetComputeRunningProcesses", handle)
+        return [SimpleNamespace(pid=pid, usedGpuMemory=used) for pid, used, _ in gpu.processes]
+
+    def nvmlDeviceGetProcessUtilization(self, handle: FakeGpu, last_seen: int) -> list[Any]:
+        gpu = self._device("nvmlDeviceGetProcessUtilization", handle)
+        return [SimpleNamespace(pid=pid, smUtil=sm) for pid, _, sm in gpu.processes if sm is not None]
 
     def nvmlInit(self) -> None:
         self.calls.append(("nvmlInit", None))

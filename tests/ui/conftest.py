@@ -102,7 +102,7 @@ class FakeBackend(BenchBackend):
             "gpu_status": "No NVIDIA GPU: CPU mode (test)",
         }
 
-    def run(self, request: MonitorRequest, context: RunContext, on_sample) -> BenchReport:
+    def run(self, request: MonitorRequest, context: RunContext, on_sample, on_step=None) -> BenchReport:
         self.requests.append(request)
         start = time.time()
         i = 0
@@ -113,6 +113,8 @@ class FakeBackend(BenchBackend):
             on_sample(Sample(t_s=i * self.tick_s, wall_time=time.time(), host=host))
             fraction = min(1.0, i / self.steps) if self.steps else 0.5
             context.report_progress(ProgressEvent("train", fraction, f"step {i}", eta_s=1.0))
+            if on_step is not None:
+                on_step("train", "tokens_per_s", 1000.0 + i)
             i += 1
             if self.steps is not None and i >= self.steps:
                 break

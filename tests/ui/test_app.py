@@ -70,7 +70,7 @@ def test_self_test_reports_a_failed_run_instead_of_blocking(qapp, monkeypatch, c
     from tests.ui.conftest import FakeBackend
 
     class FailingBackend(FakeBackend):
-        def run(self, request, context, on_sample):
+        def run(self, request, context, on_sample, on_step=None):
             raise RuntimeError("device: simulated failure")
 
     monkeypatch.setattr(self_test, "BenchBackend", lambda toy: FailingBackend())

@@ -14,7 +14,8 @@ def test_two_results_files_side_by_side(window, results_files, dialogs):
     assert window.import_results(list(results_files)) == 2
     compare = window.compare
     assert window.tabs.currentIndex() == VIEW_COMPARE
-    assert compare.table.columnCount() == 2
+    # two files, the second against the first, and which way is better
+    assert compare.table.columnCount() == 4
     assert compare.cell("device", 0) == "Test CPU" and compare.cell("device", 1) == "NVIDIA H100 80GB HBM3"
     assert compare.cell("matmul fp32", 1) == "600 TFLOP/s"  # every cell carries its unit
     assert compare.cell("train throughput", 0) == "1,234 tokens/s"
@@ -35,9 +36,9 @@ def test_corrupt_file_gives_one_dialog_and_the_rest_loads(window, results_files,
     title, text = dialogs[0]
     assert title == "Cannot load results"
     assert str(broken) in text and str(invalid) in text and "device.kind" in text
-    assert window.compare.table.columnCount() == 1
+    assert window.compare.table.columnCount() == 2  # the file and "better"
     assert window.import_results([results_files[1]]) == 1  # still working
-    assert window.compare.table.columnCount() == 2
+    assert window.compare.table.columnCount() == 4
     window.compare.clear()
     assert window.compare.table.columnCount() == 0 and window.compare.charted() is None
 
@@ -78,8 +79,8 @@ def test_cluster_files_chart_bus_bandwidth_against_message_size(window, cluster_
     wanted = "all-reduce bus bandwidth, intra-node against message size"
     compare.metric_combo.setCurrentIndex(titles.index(wanted))
     chart = compare.charted_curves()
-    # The label ends with "(file name)"; a CPU name can hold brackets too ("Intel(R) Xeon(R)").
-    assert [c.label.rsplit("(", 1)[1].rstrip(")") for c in chart.curves] == [
+    # the file in the last parentheses: CPU names have their own, "Intel(R) Xeon(R) Processor"
+    assert [c.label.rsplit(" (", 1)[1].rstrip(")") for c in chart.curves] == [
         cluster_run.path.name,
         "other-box.json",
     ]
@@ -88,3 +89,37 @@ def test_cluster_files_chart_bus_bandwidth_against_message_size(window, cluster_
     assert chart.curves[0].values == pytest.approx([r.busbw_bytes_per_s / chart.scale for r in rows])
     assert len(compare.chart.getPlotItem().listDataItems()) == 2
     assert dialogs == []
+
+
+def _header(table, column: int) -> str:
+    return table.horizontalHeaderItem(column).text()
+
+
+def test_each_file_is_read_against_a_chosen_baseline(window, results_files, dialogs):
+    """The H100 file's matmul is 300 times the CPU's: '+29,900% (better)'; step time lower is better."""
+    window.import_results(list(results_files))
+    compare = window.compare
+    table = compare.table
+    assert _header(table, 2).endswith("vs Test CPU") and _header(table, 3) == "better"
+    row = [line.label for line in compare.lines].index("matmul fp32")
+    assert table.item(row, 2).text() == compare.relative("matmul fp32", 1)
+    assert compare.relative("matmul fp32", 1).endswith("(better)")
+    assert table.item(row, 3).text() == "higher is better"
+    step_row = [line.label for line in compare.lines].index("train step median")
+    assert table.item(step_row, 3).text() == "lower is better"
+    compare.baseline_combo.setCurrentIndex(1)  # now the CPU against the GPU
+    assert _header(table, 2).startswith("Test CPU") and compare.relative("matmul fp32", 0).endswith("(worse)")
+
+
+def test_a_stopped_run_and_two_runs_of_one_machine_are_told_apart(window, tmp_path, dialogs):
+    from tests.ui.conftest import make_report, make_train_result
+
+    first, second = tmp_path / "monday.json", tmp_path / "tuesday.json"
+    make_report().save(first)
+    make_report(results=[make_train_result(status="cancelled")]).save(second)
+    window.import_results([first, second])
+    compare = window.compare
+    assert _header(compare.table, 0) == "Test CPU\nmonday.json"
+    assert _header(compare.table, 1).startswith("Test CPU\ntuesday.json\n(stopped")
+    ticks = compare.chart.getPlotItem().getAxis("bottom")._tickLevels[0]
+    assert [label for _, label in ticks] == ["monday", "tuesday"]  # not "Test CPU" twice

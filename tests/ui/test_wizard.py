@@ -201,3 +201,10 @@ def test_browse_opens_a_file_dialog_for_config_json(wizard, tmp_path, monkeypatc
     wizard.model_page.browse_button.click()
     assert "file not found" in wizard.model_page.error_text("model")
     assert not wizard.next_button.isEnabled()
+
+
+def test_a_parameter_count_reads_once_and_in_its_largest_unit(wizard, qtbot):
+    _type(qtbot, wizard.model_page.params_edit, "999.7e9")
+    name = wizard.model_page.info_name.text()
+    assert name.startswith("1T parameters")  # not "1e+03B" or "1000B"
+    assert name.count("guess") == 1  # "(guessed shape)" once, not twice in other words

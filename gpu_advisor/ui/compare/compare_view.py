@@ -32,12 +32,13 @@ from gpu_advisor.ui import theme
 from gpu_advisor.ui.compare.rows import (
     ChartSeries,
     LoadedResults,
+    chart_names,
     chart_series,
     cluster_curves,
     comparison,
 )
 from gpu_advisor.ui.dialogs import ErrorReporter
-from gpu_advisor.wording.compare import CompareLine, compare_lines
+from gpu_advisor.wording.compare import CompareLine, better_text, compare_lines, relative_text
 from gpu_advisor.wording.distributed import CurveChart
 
 BAR_WIDTH = 0.38
@@ -99,6 +100,13 @@ class CompareView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
 
+        self.baseline_combo = QComboBox()
+        self.baseline_combo.setAccessibleName("Baseline file")
+        self.baseline_combo.setToolTip(
+            "The file the others are compared with: each other file gets a column of its change against "
+            "it, marked better or worse (the last column says which way is better for each row)."
+        )
+        self.baseline_combo.currentIndexChanged.connect(lambda _i: self._fill_table())
         self.metric_combo = QComboBox()
         self.metric_combo.setAccessibleName("Workload to chart")
         self.chart = pg.PlotWidget()
@@ -112,7 +120,7 @@ class CompareView(QWidget):
         chart_layout = QVBoxLayout(chart_box)
         chart_layout.setContentsMargins(0, 0, 0, 0)
         metric_row = QHBoxLayout()
-        metric_label = QLabel("C&hart:")
+        metric_label = QLabel("&Chart:")
         metric_label.setBuddy(self.metric_combo)
         metric_row.addWidget(metric_label)
         metric_row.addWidget(self.metric_combo, 1)
@@ -126,10 +134,17 @@ class CompareView(QWidget):
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([720, 480])
 
+        baseline_row = QHBoxLayout()
+        baseline_label = QLabel("Relative t&o:")
+        baseline_label.setBuddy(self.baseline_combo)
+        baseline_row.addWidget(baseline_label)
+        baseline_row.addWidget(self.baseline_combo, 1)
+        baseline_row.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.addWidget(self.hint)
         layout.addLayout(top)
+        layout.addLayout(baseline_row)
         layout.addWidget(splitter, 1)
         self.add_button.clicked.connect(self._add_dialog)
         self.remove_button.clicked.connect(self.remove_selected)
@@ -189,22 +204,14 @@ class CompareView(QWidget):
             self.files.addItem(f"{item.label.replace(chr(10), ' — ')}   ({created})")
         self.comparison = comparison(self.loaded) if self.loaded else None
         self.lines = compare_lines(self.comparison) if self.comparison else []
-        names = self.comparison.names if self.comparison else ()
-        self.table.clear()
-        self.table.setColumnCount(len(names))
-        self.table.setRowCount(len(self.lines))
-        self.table.setHorizontalHeaderLabels(list(names))
-        self.table.setVerticalHeaderLabels([line.label for line in self.lines])
-        for r, line in enumerate(self.lines):
-            if line.reference:  # the catalogue's figures for the row above
-                self.table.verticalHeaderItem(r).setForeground(theme.muted_color())
-            for c, text in enumerate(line.cells):
-                cell = QTableWidgetItem(text)
-                cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if line.reference:
-                    cell.setForeground(theme.muted_color())
-                self.table.setItem(r, c, cell)
-        self.table.resizeColumnsToContents()
+        baseline = self.baseline_combo.currentIndex()
+        self.baseline_combo.blockSignals(True)
+        self.baseline_combo.clear()
+        self.baseline_combo.addItems([item.label.replace("\n", " — ") for item in self.loaded])
+        self.baseline_combo.setCurrentIndex(baseline if 0 <= baseline < len(self.loaded) else 0)
+        self.baseline_combo.setEnabled(len(self.loaded) > 1)
+        self.baseline_combo.blockSignals(False)
+        self._fill_table()
         for button in (self.remove_button, self.clear_button):
             button.setEnabled(bool(self.loaded))
         self.series = chart_series(self.comparison) if self.comparison else []
@@ -218,6 +225,45 @@ class CompareView(QWidget):
         self.metric_combo.setCurrentIndex(max(0, index))
         self.metric_combo.blockSignals(False)
         self.redraw_chart()
+
+    def _fill_table(self) -> None:
+        """The files' columns, then each other file against the baseline, then which way is better."""
+        names = list(self.comparison.names) if self.comparison else []
+        baseline = max(0, self.baseline_combo.currentIndex())
+        others = [i for i in range(len(names)) if i != baseline]
+        short = chart_names(self.loaded)
+        headers = [*names, *(f"{short[i]}\nvs {short[baseline]}" for i in others)]
+        if names:
+            headers.append("better")
+        rows = {row.label: row for row in self.comparison.rows} if self.comparison else {}
+        self.table.clear()
+        self.table.setColumnCount(len(headers))
+        self.table.setRowCount(len(self.lines))
+        self.table.setHorizontalHeaderLabels(headers)
+        self.table.setVerticalHeaderLabels([line.label for line in self.lines])
+        for r, line in enumerate(self.lines):
+            row = None if line.reference else rows.get(line.label)
+            cells = list(line.cells)
+            if row is not None:
+                cells += [relative_text(row, i, baseline) for i in others] + [better_text(row)]
+            if line.reference:  # the catalogue's figures for the row above
+                self.table.verticalHeaderItem(r).setForeground(theme.muted_color())
+            for c, text in enumerate(cells):
+                cell = QTableWidgetItem(text)
+                cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if line.reference or c >= len(names) + len(others):
+                    cell.setForeground(theme.muted_color())
+                elif c >= len(names) and text:
+                    cell.setForeground(theme.ok_color() if "better" in text else theme.warn_color())
+                self.table.setItem(r, c, cell)
+        self.table.resizeColumnsToContents()
+
+    def relative(self, row_label: str, column: int) -> str:
+        """The change of the column-th file against the baseline on a row ('' for the baseline)."""
+        baseline = max(0, self.baseline_combo.currentIndex())
+        if column == baseline or self.comparison is None:
+            return ""
+        return relative_text(self.comparison.row(row_label), column, baseline)
 
     def cell(self, row_label: str, column: int) -> str:
         """The text in the line labelled `row_label` for the column-th file (tests, exports)."""
@@ -272,7 +318,7 @@ class CompareView(QWidget):
             )
             tops += list(cat[has])
         assert self.comparison is not None
-        names = [_short(h.split("\n")[0]) for h in self.comparison.names]
+        names = [_short(name, max(10, 42 // max(1, len(self.loaded)))) for name in chart_names(self.loaded)]
         item.getAxis("bottom").setTicks([list(enumerate(names))])
         item.setLabel("left", series.unit)
         item.setTitle(f"{series.label} ({series.better})" if series.better else series.label, color=fg)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gpu_advisor.bench.compare import Comparison, compare
 from gpu_advisor.bench.results import BenchReport, NamedReport, as_number
-from gpu_advisor.wording.compare import axis_unit, better_text
+from gpu_advisor.wording.compare import axis_unit, better_text, run_state
 from gpu_advisor.wording.distributed import CurveChart, busbw_charts_by_file
 
 
@@ -23,8 +23,9 @@ class LoadedResults:
 
     @property
     def label(self) -> str:
-        """The column header: the device and the file it came from."""
-        return f"{self.report.device.name}\n{self.path.name}"
+        """The column header: the device, the file it came from, and whether the run was stopped."""
+        state = run_state(self.report)
+        return f"{self.report.device.name}\n{self.path.name}" + (f"\n({state})" if state else "")
 
     @property
     def named(self) -> NamedReport:
@@ -41,6 +42,16 @@ class ChartSeries:
     measured: tuple[float | None, ...]
     catalogue: tuple[float | None, ...] | None
     better: str = ""  # "higher is better" / "lower is better"
+
+
+def chart_names(loaded: Sequence[LoadedResults]) -> list[str]:
+    """Short bar labels: the device, and the file as well when two files share a device name (two
+    runs of one machine must not both read 'AMD EPYC')."""
+    devices = [item.report.device.name for item in loaded]
+    return [
+        item.report.device.name if devices.count(item.report.device.name) == 1 else item.path.stem
+        for item in loaded
+    ]
 
 
 def comparison(loaded: Sequence[LoadedResults]) -> Comparison:

@@ -82,6 +82,19 @@ class MonitorRequest:
     log_path: str = ""  # where a command's output goes ("": this process's own output)
 
 
+def planned_workloads(choice: str | None) -> list[tuple[str, str]]:
+    """(bench workload key, label) of each workload a benchmark choice runs, in order; none for a
+    watched command or a cluster run (they are no list of workloads)."""
+    labels = {key: label for key, label, _ in WORKLOAD_CHOICES}
+    if choice == ALL_WORKLOADS:
+        from gpu_advisor.bench.options import WORKLOADS
+
+        return [(key, labels.get(key, key)) for key in WORKLOADS]
+    if choice in (None, COMMAND_WORKLOAD, CLUSTER_WORKLOAD):
+        return []
+    return [(choice, labels.get(choice, choice))]
+
+
 def parse_command(command: str, working_dir: str) -> tuple[list[str], Path | None]:
     """The argument list and folder of 'My command'; ValueError with a message for the user."""
     try:
@@ -111,6 +124,7 @@ class BenchBackend:
         self.toy = toy
         self.nvml = nvml  # a telemetry.NvmlSource for watched commands (None: the machine's own)
         self._machine: dict[str, Any] | None = None
+        self._nvml: Any = None  # NvmlSource for the process list, opened when first asked
 
     # ---- the machine -----------------------------------------------------------------------------
     def machine(self) -> dict[str, Any]:
@@ -143,6 +157,18 @@ class BenchBackend:
         cpu = self.machine().get("cpu_model") or "CPU"
         return [*choices, DeviceChoice(CPU_DEVICE_KEY, f"CPU: {cpu}")]
 
+    def gpu_processes(self, nvml_index: int) -> list[Any]:
+        """The compute processes on one GPU (telemetry.processes rows), through an NVML session
+        opened on first use and kept; empty when NVML cannot say."""
+        from gpu_advisor.telemetry.processes import gpu_rows
+
+        if self._nvml is None:
+            from gpu_advisor.telemetry.nvml import NvmlSource
+
+            self._nvml = NvmlSource()
+            self._nvml.open()
+        return gpu_rows(self._nvml.processes(nvml_index))
+
     def has_gpu(self) -> bool:
         return any(d.nvml_index is not None for d in self.devices())
 
@@ -153,10 +179,12 @@ class BenchBackend:
         context: RunContext,
         on_sample: Callable[[Sample], None],
         on_events: Callable[[list[dict[str, Any]]], None] | None = None,
+        on_step: Callable[[str, str, float], None] | None = None,
     ) -> Any:
         """Run on the worker thread; returns the results report. Progress and finished workloads go
         through `context`; telemetry samples to `on_sample` (called on the sampler's thread); a
-        command's probe events to `on_events` (on the worker thread)."""
+        command's probe events to `on_events` (on the worker thread); each timed step's (workload,
+        metric key, rate) of a benchmark to `on_step` (the worker thread)."""
         if request.workload == COMMAND_WORKLOAD:
             return self._run_command(request, context, on_sample, on_events)
         if request.workload == CLUSTER_WORKLOAD:
@@ -177,6 +205,7 @@ class BenchBackend:
             on_progress=context.report_progress,
             on_sample=on_sample,
             on_result=context.report_result,
+            on_step=on_step,
             stop=context.stop,
         )
 
@@ -278,6 +307,12 @@ def freeze_after_imports() -> None:
     except ImportError:
         return
     default_workloads()  # imports torch and the workload modules
+    # Modules torch imports on first use: the optimizers import torch._dynamo (and with it sympy and
+    # torch.distributed, some 800 modules, 120k objects), the CPU peak-memory check the profiler.
+    # Imported after the freeze they would be walked by every collection of the run (60-110 ms each).
+    import torch._dynamo
+    import torch.profiler  # noqa: F401
+
     gc.freeze()
 
 

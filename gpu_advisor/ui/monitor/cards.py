@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
+
+from gpu_advisor.wording.monitor import Cards
 
 
 class Card(QFrame):
@@ -39,3 +41,36 @@ class Card(QFrame):
         self.caption.setText(caption or self.default_caption)
         self.value.setText(value)
         self.detail.setText(detail)
+
+
+class CardRow(QWidget):
+    """The monitor's four cards in a row; `show(cards, captions)` fills them."""
+
+    def __init__(self, throughput_tip: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.step_card = Card("Time per step", "Median wall time of one timed step (after warm-up).")
+        self.throughput_card = Card("Throughput", throughput_tip)
+        self.memory_card = Card(
+            "Peak memory",
+            "Peak allocated device memory (GPU) or live tensor bytes (CPU); MiB = 2^20 bytes, GiB = 2^30.",
+        )
+        self.prediction_card = Card(
+            "Predicted vs measured", "The sizing engine's prediction for the same workload, and its error."
+        )
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        for i, card in enumerate(self.cards):
+            grid.addWidget(card, 0, i)
+            grid.setColumnStretch(i, 1)
+
+    @property
+    def cards(self) -> tuple[Card, Card, Card, Card]:
+        return (self.step_card, self.throughput_card, self.memory_card, self.prediction_card)
+
+    def show_texts(self, cards: Cards, captions: tuple[str, str, str, str] | None = None) -> None:
+        """The cards' texts; `captions` retitle the four cards for this run (a cluster run's figures)."""
+        titles = captions or (None, None, None, None)
+        self.step_card.set(cards.step_time, cards.step_detail, titles[0])
+        self.throughput_card.set(cards.throughput, cards.throughput_detail, titles[1])
+        self.memory_card.set(cards.peak_memory, cards.memory_detail, titles[2])
+        self.prediction_card.set(cards.prediction, cards.prediction_detail, titles[3])

@@ -107,7 +107,9 @@ class RunControls(QWidget):
         self._workload_changed()
 
     def _workload_changed(self, _index: int = 0) -> None:
-        self.command_row.setVisible(self.workload_combo.currentData() == COMMAND_WORKLOAD)
+        command = self.workload_combo.currentData() == COMMAND_WORKLOAD
+        self.command_row.setVisible(command)
+        self.quick_check.setVisible(not command)  # a watched command has no quick mode
         cluster = self.workload_combo.currentData() == CLUSTER_WORKLOAD
         self.nproc_label.setVisible(cluster)
         self.nproc_spin.setVisible(cluster)

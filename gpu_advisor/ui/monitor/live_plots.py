@@ -2,7 +2,9 @@
 
 Each curve is created once with peak downsampling and clip-to-view; every tick copies the ring into
 preallocated arrays and calls setData(skipFiniteCheck=True, connect='finite'): NaN (unknown) shows
-as a gap. Nothing is drawn per sample.
+as a gap. Nothing is drawn per sample. Every y axis starts at zero and spans at least its plot's
+minimum, so a steady reading looks steady; each title prints the latest reading (nvitop's habit),
+refreshed with the texts at 1 Hz.
 """
 
 from __future__ import annotations
@@ -11,12 +13,24 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
+from gpu_advisor.core.units import (
+    GIB,
+    NA,
+    format_bytes,
+    format_celsius,
+    format_mhz,
+    format_pct,
+    format_rate,
+    format_watts,
+)
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries
+from gpu_advisor.wording.checklist import live_rate_unit
 
 REDRAW_HZ = 15
 
@@ -35,7 +49,12 @@ class PlotSpec:
 
 PLOTS = (
     PlotSpec(
-        "utilisation_pct", "GPU utilisation", "CPU utilisation", "%", "Share of time busy (NVML / psutil)"
+        "utilisation_pct",
+        "GPU utilisation",
+        "CPU utilisation",
+        "%",
+        "Share of time busy (NVML / psutil)",
+        100.0,
     ),
     PlotSpec("memory_gib", "GPU memory used", "Process memory (RSS)", "GiB", "GiB = 2^30 bytes", 0.5),
     PlotSpec(
@@ -55,8 +74,25 @@ PLOTS = (
         "Clocks drop when the GPU throttles for heat or power",
         500.0,
     ),
-    PlotSpec("throughput", "Throughput", "Throughput", "per s", tip("throughput")),
+    PlotSpec(
+        "throughput",
+        "Throughput",
+        "Throughput",
+        "per s",
+        "Each timed step's rate as the workload runs, in the unit of its result.\n" + tip("throughput"),
+    ),
 )
+# The latest reading in each telemetry plot's title, from the plot's unit.
+LATEST_TEXT = {
+    "utilisation_pct": lambda v: format_pct(v / 100),
+    "memory_gib": lambda v: format_bytes(v * GIB, "GiB"),
+    "power_w": format_watts,
+    "temperature_c": format_celsius,
+    "clock_mhz": format_mhz,
+}
+# Below this height two rows of plots are each too low to read (ticks run into each other at ~90 px).
+TWO_ROWS_MIN_HEIGHT_PX = 330
+HEADROOM = 1.15  # the y axis reaches 15 % above the highest visible point
 
 
 class LivePlots(QWidget):
@@ -77,11 +113,14 @@ class LivePlots(QWidget):
         self.window_s = window_s
         self._gpu_mode = False
         self._throughput_unit = "tokens/s"
+        self._rate_workload = ""  # the workload whose steps the throughput plot shows
         # Preallocated read buffers (STYLE.md: no allocation per redraw).
         self._t = np.empty(telemetry.capacity)
         self._v = np.empty((telemetry.channels, telemetry.capacity))
         self._tp_t = np.empty(throughput.capacity)
         self._tp_v = np.empty((1, throughput.capacity))
+        self._tp_scaled = np.empty(throughput.capacity)
+        self._tp_scale = 1.0  # base units per plotted unit of the throughput curve
         self._drawn_versions = (-1, -1)  # ring versions at the last redraw: nothing new, no redraw
         self._unavailable: set[str] = set()  # channels with no reading at all on this machine
         self.redraws = 0  # ticks that drew something (tests and the stall benchmark read it)
@@ -99,28 +138,25 @@ class LivePlots(QWidget):
         column.addWidget(self.unavailable_note)
         for i, spec in enumerate(PLOTS):
             plot = pg.PlotWidget()
+            plot.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a plot has nothing to do with the keyboard
             plot.setMenuEnabled(False)
             plot.hideButtons()
-            plot.setMinimumHeight(150)
+            plot.setMinimumHeight(100)
             plot.setToolTip(spec.tooltip)
             item = plot.getPlotItem()
             item.setLabel("bottom", "time (s)")
             item.getViewBox().setMouseEnabled(x=False, y=False)
-            color = theme.series_color(i)
-            if spec.key == "throughput":  # one point per finished workload variant: markers, no line
-                curve = item.plot(pen=None, symbol="o", symbolSize=7, symbolBrush=color, symbolPen=None)
-            else:
-                curve = item.plot(pen=pg.mkPen(color, width=2))
+            curve = item.plot(pen=pg.mkPen(theme.series_color(i), width=2))
             curve.setDownsampling(auto=True, method="peak")
             curve.setClipToView(True)
-            if spec.key in ("utilisation_pct",):
-                item.setYRange(0, 100, padding=0.02)
-            else:
-                item.enableAutoRange(axis="y")
-            # Every metric here is non-negative: never show an axis below zero.
-            item.getViewBox().setLimits(yMin=0, minYRange=spec.min_span)
+            item.disableAutoRange()
+            item.setYRange(0, spec.min_span or 1.0, padding=0)
             self.plots[spec.key] = plot
             self.curves[spec.key] = curve
+        self._latest: dict[str, str] = {}
+        self._columns = 0  # of the plots' grid as placed
+        self._titles: dict[str, tuple[str, str]] = {}  # (title, axis label) as set, by plot key
+        self._y_tops: dict[str, float] = {}  # the top of each y axis as set
         self._place_plots()
         self._restyle()
         self.timer = QTimer(self)
@@ -136,9 +172,25 @@ class LivePlots(QWidget):
         self._place_plots()
         self._restyle()
 
-    def set_throughput_unit(self, unit: str) -> None:
-        self._throughput_unit = unit
-        self._restyle()
+    def latest_text(self, key: str) -> str:
+        """The reading printed in a plot's title ('' before the first)."""
+        return self._latest.get(key, "")
+
+    def refresh_titles(self) -> None:
+        """Print each plot's latest reading in its title (the texts' 1 Hz, not every redraw)."""
+        latest = self._telemetry.latest()
+        texts: dict[str, str] = {}
+        if latest is not None:
+            for c, key in enumerate(TELEMETRY_CHANNELS):
+                value = float(latest[1][c])
+                texts[key] = NA if np.isnan(value) else LATEST_TEXT[key](value)
+        rate = self._throughput.latest()
+        tag = self._throughput.tag
+        if rate is not None and isinstance(tag, tuple) and not np.isnan(rate[1][0]):
+            # in the plot's own unit, so that the title and the axis read alike
+            texts["throughput"] = format_rate(float(rate[1][0]) / self._tp_scale, self._throughput_unit)
+        self._latest = texts
+        self._set_titles()  # sets only the titles whose text changed
 
     def start(self) -> None:
         self.timer.start()
@@ -152,9 +204,11 @@ class LivePlots(QWidget):
         return spec.gpu_title if self._gpu_mode else spec.cpu_title
 
     def _place_plots(self) -> None:
-        """Grid the plots that have readings (three columns, two when four or fewer); hide the rest."""
+        """Grid the plots that have readings (three columns, two when four or fewer; one row when the
+        area is too low for two readable rows); hide the rest."""
         shown = [spec for spec in PLOTS if spec.key not in self._unavailable]
-        columns = 3 if len(shown) > 4 else 2
+        columns = len(shown) if self._one_row() else 3 if len(shown) > 4 else 2
+        self._columns = columns
         for spec in PLOTS:
             self._grid.removeWidget(self.plots[spec.key])
             self.plots[spec.key].setVisible(spec.key not in self._unavailable)
@@ -166,13 +220,42 @@ class LivePlots(QWidget):
         )
         self.unavailable_note.setVisible(bool(missing))
 
+    def _one_row(self) -> bool:
+        return self.height() < TWO_ROWS_MIN_HEIGHT_PX
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        shown = sum(spec.key not in self._unavailable for spec in PLOTS)
+        wanted = shown if self._one_row() else 3 if shown > 4 else 2
+        if wanted != self._columns:
+            self._place_plots()
+        super().resizeEvent(event)
+
     def _restyle(self) -> None:
+        for spec in PLOTS:
+            theme.style_plot(self.plots[spec.key])
+        self._titles.clear()
+        self._set_titles()
+
+    def _set_titles(self) -> None:
+        """Each plot's title, with its latest reading; only the ones that changed (a title is laid out
+        again on every change)."""
         fg = theme.plot_foreground().name()
         for spec in PLOTS:
-            plot = self.plots[spec.key]
-            theme.style_plot(plot)
-            unit = self._throughput_unit if spec.key == "throughput" else spec.unit
-            plot.getPlotItem().setTitle(f"{self._title(spec)} ({unit})", color=fg, size="10pt")
+            # With a reading the title is short, "CPU clock: 2,100 MHz" (the reading carries the axis's
+            # unit), so that four plots fit in one row at 1024 px.
+            throughput = spec.key == "throughput"
+            unit = self._throughput_unit if throughput else spec.unit
+            latest = self._latest.get(spec.key)
+            name = self._title(spec)
+            title = f"{name}: <b>{latest}</b>" if latest else f"{name} ({unit})"
+            # the throughput's workload is under its axis (a new one relabels it): short titles
+            steps = f"time (s), {self._rate_workload} steps" if throughput and self._rate_workload else ""
+            if self._titles.get(spec.key) != (title, steps):
+                self._titles[spec.key] = (title, steps)
+                item = self.plots[spec.key].getPlotItem()
+                item.setTitle(title, color=fg, size="10pt")
+                if throughput:
+                    item.setLabel("bottom", steps or "time (s)")
 
     def changeEvent(self, event: QEvent) -> None:  # Qt override
         if event.type() == QEvent.Type.PaletteChange and self.plots:
@@ -205,10 +288,40 @@ class LivePlots(QWidget):
         if unavailable != self._unavailable:
             self._unavailable = unavailable
             self._place_plots()
-        self.curves["throughput"].setData(
-            self._tp_t[:m], self._tp_v[0, :m], skipFiniteCheck=True, connect="finite"
-        )
+        self._draw_throughput(m)
+        visible = self._t[:n] >= x_min
+        for c, spec in enumerate(PLOTS[: len(TELEMETRY_CHANNELS)]):
+            self._fit_y(spec, self._v[c, :n][visible])
+        self._fit_y(PLOTS[-1], self._tp_scaled[:m][self._tp_t[:m] >= x_min])
         for plot in self.plots.values():
             plot.getPlotItem().setXRange(x_min, max(latest, x_min + 10.0), padding=0)
         self.redraws += 1
         self.points_drawn = n + m
+
+    def _draw_throughput(self, m: int) -> None:
+        """The live rate in the unit its largest value reads best in (GFLOP/s on a CPU, TFLOP/s on a GPU)."""
+        values = self._tp_v[0, :m]
+        tag = self._throughput.tag
+        if m and isinstance(tag, tuple) and not np.isnan(values).all():
+            workload, key = tag
+            unit, self._tp_scale = live_rate_unit(key, float(np.nanmax(values)))
+            if (unit, workload) != (self._throughput_unit, self._rate_workload):
+                self._throughput_unit, self._rate_workload = unit, workload
+                self.refresh_titles()  # the latest reading too: a new workload, a new unit
+        np.divide(values, self._tp_scale, out=self._tp_scaled[:m])
+        self.curves["throughput"].setData(
+            self._tp_t[:m], self._tp_scaled[:m], skipFiniteCheck=True, connect="finite"
+        )
+
+    def _fit_y(self, spec: PlotSpec, visible: np.ndarray) -> None:
+        """From zero to a little above the highest visible point, and never less than the minimum span."""
+        finite = visible[np.isfinite(visible)]
+        top = float(finite.max()) * HEADROOM if finite.size else 0.0
+        if spec.key == "utilisation_pct":
+            top = 100.0
+        top = max(top, spec.min_span or 0.0)
+        if top <= 0:
+            top = 1.0
+        if self._y_tops.get(spec.key) != top:  # a new range relays the axis out: only on a change
+            self._y_tops[spec.key] = top
+            self.plots[spec.key].getPlotItem().setYRange(0, top, padding=0)

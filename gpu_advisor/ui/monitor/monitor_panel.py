@@ -16,7 +16,6 @@ from typing import Any
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -35,20 +34,26 @@ from gpu_advisor.ui.monitor.backend import (
     DeviceChoice,
     MonitorRequest,
     parse_command,
+    planned_workloads,
 )
-from gpu_advisor.ui.monitor.cards import Card
+from gpu_advisor.ui.monitor.cards import CardRow
 from gpu_advisor.ui.monitor.command_run import CommandLive, command_calibration, save_log
 from gpu_advisor.ui.monitor.controls import RunControls
 from gpu_advisor.ui.monitor.live_plots import LivePlots
 from gpu_advisor.ui.monitor.output_pane import OutputPane
+from gpu_advisor.ui.monitor.run_area import RunArea
+from gpu_advisor.ui.monitor.run_status import Countdown
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries, telemetry_values
 from gpu_advisor.ui.settings import AppSettings
+from gpu_advisor.ui.table_export import with_suffix
 from gpu_advisor.ui.workers import JobRunner
+from gpu_advisor.wording.checklist import checklist, stopped_text
 from gpu_advisor.wording.command import command_cards, ending, live_cards, recent_rate
 from gpu_advisor.wording.distributed import CLUSTER_CAPTIONS, cluster_cards
-from gpu_advisor.wording.monitor import Cards, cards_for, measured_mfu, pick_result, plot_rate
+from gpu_advisor.wording.monitor import Cards, cards_for, measured_mfu, pick_result
 
 TEXT_REFRESH_MS = 1000
+RUNNING_TEXT = "Running…"
 # The benchmark thread (and the PyTorch threads it starts) runs at a lower CPU priority than the
 # window, so a run that keeps every core busy does not make the window stutter (benchmarks/ui_stall.py).
 WORKER_NICE_INCREMENT = 5
@@ -85,7 +90,11 @@ class MonitorPanel(QWidget):
         self._run_started_mono: float = 0.0
         self._progress: Any = None
         self._request: MonitorRequest | None = None
-        self._throughput_workload: str | None = None
+        self._planned: list[tuple[str, str]] = []  # (workload key, label) of the run's checklist
+        self._current_workload: str | None = None
+        self._fraction: float | None = None  # of the whole run, from the latest progress event
+        self._countdown = Countdown()
+        self._stopped = False  # the last run was stopped before its end
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
@@ -108,9 +117,18 @@ class MonitorPanel(QWidget):
         self.mode_banner.setWordWrap(True)
         self.mode_banner.setToolTip(tip("cpu_mode"))
         layout.addWidget(self.mode_banner)
-        layout.addLayout(self._build_cards())
+        self.cards_row = CardRow(tip("throughput"))
+        self.cards_row.setVisible(False)  # until the first run: four empty cards say nothing
+        row = self.cards_row
+        self.step_card, self.throughput_card = row.step_card, row.throughput_card
+        self.memory_card, self.prediction_card = row.memory_card, row.prediction_card
+        layout.addWidget(self.cards_row)
         self.plots = LivePlots(self.telemetry, self.throughput, settings.plot_window_s)
-        layout.addWidget(self.plots, 1)
+        self.run_area = area = RunArea(self.plots)
+        self.checklist, self.processes, self.lists = area.checklist, area.processes, area.lists
+        self.idle_note = area.idle_note
+        self.checklist.itemSelectionChanged.connect(self._show_selected_verdict)
+        layout.addWidget(area, 1)
         self.output_pane = OutputPane()
         self.output_pane.setVisible(False)
         layout.addWidget(self.output_pane)
@@ -150,27 +168,13 @@ class MonitorPanel(QWidget):
         self.save_button.clicked.connect(self.save_dialog)
         self.calibrate_button.clicked.connect(self.use_as_calibration)
         self.device_combo.currentIndexChanged.connect(self._device_changed)
+        self.workload_combo.currentIndexChanged.connect(self._show_plan)
         self.refresh_devices()
         self._set_running(False)
+        self.progress.setVisible(False)  # an empty bar before any run reads as a text field
+        self._show_plan()
 
     # ---- layout ----------------------------------------------------------------------------------
-    def _build_cards(self) -> QGridLayout:
-        self.step_card = Card("Time per step", "Median wall time of one timed step (after warm-up).")
-        self.throughput_card = Card("Throughput", tip("throughput"))
-        self.memory_card = Card(
-            "Peak memory",
-            "Peak allocated device memory (GPU) or live tensor bytes (CPU); MiB = 2^20 bytes, GiB = 2^30.",
-        )
-        self.prediction_card = Card(
-            "Predicted vs measured", "The sizing engine's prediction for the same workload, and its error."
-        )
-        grid = QGridLayout()
-        for i, card in enumerate(
-            (self.step_card, self.throughput_card, self.memory_card, self.prediction_card)
-        ):
-            grid.addWidget(card, 0, i)
-            grid.setColumnStretch(i, 1)
-        return grid
 
     # ---- devices and settings ------------------------------------------------------------------------
     def refresh_devices(self) -> None:
@@ -199,6 +203,18 @@ class MonitorPanel(QWidget):
         else:
             self.mode_banner.setText(f"Watching {device.label} through NVML.")
         self.plots.set_mode(gpu=device.nvml_index is not None)
+        index = device.nvml_index
+        self.processes.set_source(
+            None if index is None else (lambda backend=self.backend: backend.gpu_processes(index))
+        )
+
+    def _show_plan(self, _index: int = 0) -> None:
+        """Idle: the checklist lists what Start will run, every line 'waiting'."""
+        if self.running or self.results or self.report is not None:
+            return
+        self._planned = planned_workloads(self.workload_combo.currentData())
+        self.checklist.set_lines(checklist(self._planned, [], None))
+        self.run_area.show_checklist(bool(self._planned))
 
     # ---- running -----------------------------------------------------------------------------------
     @property
@@ -229,14 +245,28 @@ class MonitorPanel(QWidget):
                 return
         self._request = request
         self.telemetry.clear()
-        self.throughput.clear()
+        self.throughput.restart(None)
         self.results, self.report, self._progress = [], None, None
-        self._throughput_workload = None
+        self._planned = planned_workloads(request.workload)
+        self._current_workload, self._fraction = None, None
+        self._countdown.reset()
+        self.checklist.set_lines(checklist(self._planned, [], None))
+        self.run_area.show_checklist(bool(self._planned))
+        self.run_area.show_plots()
+        self.cards_row.setVisible(True)
+        self.progress.setVisible(True)
+        self.progress.setValue(0)
         self._run_started_wall, self._run_started_mono = time.time(), time.monotonic()
         ring, nvml_index, t0 = self.telemetry, request.device.nvml_index, self._run_started_wall
+        rates = self.throughput
 
         def on_sample(sample: Sample) -> None:  # sampler thread: touches only the ring buffer
             ring.append(sample.wall_time - t0, telemetry_values(sample, nvml_index))
+
+        def on_step(workload: str, key: str, rate: float) -> None:  # worker thread: the ring only
+            if rates.tag != (workload, key):  # a new workload: a new unit, a fresh plot
+                rates.restart((workload, key))
+            rates.append(time.time() - t0, (rate,))
 
         backend = self.backend
         if self._live is not None:
@@ -251,10 +281,10 @@ class MonitorPanel(QWidget):
             self.output_pane.show_message("")
             self.command_runner.start(lambda context: backend.run(request, context, on_sample, live.add))
         else:
-            self.runner.start(lambda context: backend.run(request, context, on_sample))
+            self.runner.start(lambda context: backend.run(request, context, on_sample, on_step=on_step))
         self._set_running(True)
         self.time_left.setText("Starting… (loading PyTorch)")
-        self.diagnosis.setText("Running…")
+        self.diagnosis.setText(RUNNING_TEXT)
         self.plots.start()
         self.text_timer.start()
 
@@ -294,6 +324,8 @@ class MonitorPanel(QWidget):
     def _progress_changed(self, progress: Any) -> None:
         self._progress = progress
         fraction = getattr(progress, "fraction", None)
+        self._fraction = fraction
+        self._current_workload = getattr(progress, "workload", None)
         if fraction is None:
             self.progress.setRange(0, 0)  # busy indicator: a watched command has no known length
         else:
@@ -302,33 +334,25 @@ class MonitorPanel(QWidget):
 
     def _result_arrived(self, result: Any) -> None:
         self.results.append(result)
-        rate = plot_rate(result)
-        if rate is not None and result.started_at is not None:
-            if result.workload != self._throughput_workload:  # one workload (and unit) per plot
-                self._throughput_workload = result.workload
-                self.throughput.clear()
-                self.plots.set_throughput_unit(f"{rate[1]}, {result.workload}")
-            t = result.started_at + (result.elapsed_s or 0.0) - self._run_started_wall
-            self.throughput.append(t, (rate[0],))
 
     def _run_finished(self, report: Any) -> None:
         self.report = report
         if hasattr(report, "results"):
-            if not self.results:  # no partial results came (a very short run): plot the final ones
-                for result in report.results:
-                    self._result_arrived(result)
-            self.results = list(report.results)  # the final ones carry the diagnosis
+            self.results = list(report.results)  # diagnosed from every sample of the run
+        self._stopped = self.runner.stop_event.is_set() or any(r.status == "cancelled" for r in self.results)
         self._end_run()
-        elapsed = format_duration(time.monotonic() - self._run_started_mono)
+        elapsed_s = time.monotonic() - self._run_started_mono
         if hasattr(report, "exit_code"):  # a watched command: how it ended, in the error colour if badly
             status, failed = ending(report)
             self.output_pane.set_status(status, failed)
-            self.time_left.setText(f"{status} after {elapsed}")
-            return
-        stopped = self.runner.stop_event.is_set() or any(r.status == "cancelled" for r in self.results)
-        self.time_left.setText(f"{'Stopped' if stopped else 'Finished'} after {elapsed}")
+            self.time_left.setText(f"{status} after {format_duration(elapsed_s)}")
+        elif self._stopped:
+            self.time_left.setText(stopped_text(self._fraction, elapsed_s))
+        else:
+            self.time_left.setText(f"Finished after {format_duration(elapsed_s)}")
 
     def _run_failed(self, message: str) -> None:
+        self._stopped = False
         self._end_run()
         self.time_left.setText("Failed")
         self.diagnosis.setText(f"No diagnosis: the run did not complete ({escape(message)}).")
@@ -342,8 +366,12 @@ class MonitorPanel(QWidget):
         self.text_timer.stop()
         self._set_running(False)
         self.progress.setRange(0, 1000)
-        self.progress.setValue(1000 if self.report is not None else 0)
+        # A stopped or failed run keeps the bar where it got to: never 100 % for a run that was not.
+        finished = self.report is not None and not self._stopped
+        self.progress.setValue(1000 if finished else round(1000 * (self._fraction or 0.0)))
         self.refresh_texts()
+        if self.diagnosis.text() == RUNNING_TEXT:  # no workload gave a verdict
+            self.diagnosis.setText("No diagnosis: no workload of this run gave a verdict.")
         self.save_button.setEnabled(self.report is not None)
         self.calibrate_button.setEnabled(self.calibration() is not None)
 
@@ -351,10 +379,20 @@ class MonitorPanel(QWidget):
     def refresh_texts(self) -> None:
         progress = self._progress
         if self.running and progress is not None:
-            eta = getattr(progress, "eta_s", None)
+            eta = self._countdown.update(getattr(progress, "eta_s", None))
             message = getattr(progress, "message", "")
-            left = f" — about {format_duration(eta)} left" if eta is not None else ""
+            if eta is None:
+                left = ""
+            elif eta >= 1.0:
+                left = f" — about {format_duration(eta)} left"
+            else:
+                left = " — finishing"
             self.time_left.setText(f"{message}{left}")
+        if self._planned:
+            self.checklist.set_lines(
+                checklist(self._planned, self.results, self._current_workload, finished=not self.running)
+            )
+        self.plots.refresh_titles()
         if self.report is not None and hasattr(self.report, "exit_code"):
             self._show(*command_cards(self.report))  # a watched command (bench.monitor's MonitorReport)
             self._show_output()
@@ -375,9 +413,8 @@ class MonitorPanel(QWidget):
         if point is None:
             return
         t_mono, rate, unit = point
-        if self._throughput_workload != unit:
-            self._throughput_workload = unit
-            self.plots.set_throughput_unit(f"{unit}, your command")
+        if self.throughput.tag != ("your command", unit):  # the plot's unit and steps label follow the tag
+            self.throughput.restart(("your command", unit))
         # The probe's clock is time.monotonic(), the same in every process of the machine.
         self.throughput.append(t_mono - self._run_started_mono, (rate,))
 
@@ -393,16 +430,23 @@ class MonitorPanel(QWidget):
         return self._request.device.kind if self._request is not None else self._device().kind
 
     def _show(self, cards: Cards, captions: tuple[str, str, str, str] | None = None) -> None:
-        """The cards' texts; `captions` retitle the four cards for this run (a cluster run's figures)."""
-        titles = captions or (None, None, None, None)
-        self.step_card.set(cards.step_time, cards.step_detail, titles[0])
-        self.throughput_card.set(cards.throughput, cards.throughput_detail, titles[1])
-        self.memory_card.set(cards.peak_memory, cards.memory_detail, titles[2])
-        self.prediction_card.set(cards.prediction, cards.prediction_detail, titles[3])
-        if cards.diagnosis_title:
+        """The cards' texts (`captions` retitle them for this run) and the diagnosis."""
+        self.cards_row.show_texts(cards, captions)
+        if self.checklist.selected_line() is not None:
+            self._show_selected_verdict()
+        elif cards.diagnosis_title:
             self.diagnosis.setText(
                 f"<b>{escape(cards.diagnosis_title)}</b> — {escape(cards.diagnosis_detail)}"
             )
+
+    def _show_selected_verdict(self) -> None:
+        """The diagnosis box reads the selected workload's verdict, the same words as its row."""
+        line = self.checklist.selected_line()
+        if line is None or not line.verdict:
+            return
+        self.diagnosis.setText(
+            f"<b>{escape(line.label)}: {escape(line.verdict)}</b> — {escape(line.verdict_detail)}"
+        )
 
     # ---- results ---------------------------------------------------------------------------------------
     def calibration(self) -> tuple[float, str] | None:
@@ -432,7 +476,7 @@ class MonitorPanel(QWidget):
         folder = self._settings.last_folder or str(Path.home())
         path, _ = QFileDialog.getSaveFileName(self, "Save results", folder, RESULTS_FILTER)
         if path:
-            self.save_results(Path(path))
+            self.save_results(with_suffix(Path(path), ".json"))
 
     def save_results(self, path: Path) -> bool:
         report = self.report

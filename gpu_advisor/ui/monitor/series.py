@@ -33,6 +33,7 @@ class RingSeries:
         self._total = 0
         self._version = 0  # changes on every append and clear: "is there something new to draw?"
         self._lock = threading.Lock()
+        self._tag: object = None  # what the points are (e.g. which workload's rate), set by restart()
 
     @property
     def capacity(self) -> int:
@@ -65,6 +66,16 @@ class RingSeries:
             self._count = min(self._count + 1, self._capacity)
             self._total += 1
             self._version += 1
+
+    @property
+    def tag(self) -> object:
+        return self._tag
+
+    def restart(self, tag: object) -> None:
+        """Clear and name what the next points are (a new workload's rate: a new unit)."""
+        with self._lock:
+            self._tag = tag
+        self.clear()
 
     def clear(self) -> None:
         with self._lock:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import format_bytes, format_count
@@ -29,15 +29,13 @@ class EstimatePanel(QFrame):
     def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setMinimumWidth(250)
-        self.setMaximumWidth(360)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h3>Live estimate</h3>"))
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.setEnabled(False)
         layout.addWidget(self.status)
-        grid = QFormLayout()
+        self.grid = grid = QFormLayout()
         grid.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
         self._values: dict[str, QLabel] = {}
         for key, caption in ROWS:
@@ -51,6 +49,12 @@ class EstimatePanel(QFrame):
             self._values[key] = value
         self._values["kv_cache"].setToolTip(tip("kv_cache"))
         layout.addLayout(grid)
+        self.precision_button = QPushButton("Memor&y by precision…")
+        self.precision_button.setToolTip(
+            "This model's memory at fp32, bf16, fp8, int8 and int4 side by side, the rest of the plan "
+            "unchanged (like accelerate estimate-memory)."
+        )
+        layout.addWidget(self.precision_button)
         layout.addWidget(QLabel("<h3>Exact memory</h3>"))
         self.trace = TracePanel(form)
         layout.addWidget(self.trace)
@@ -58,6 +62,12 @@ class EstimatePanel(QFrame):
         form.plan_ready.connect(self.show_plan)
         form.request_changed.connect(self._request_changed)
         self._request_changed(form.request)
+
+    def set_compact(self, compact: bool) -> None:
+        """Under the form (a narrow window): captions beside their values, to save height."""
+        self.grid.setRowWrapPolicy(
+            QFormLayout.RowWrapPolicy.DontWrapRows if compact else QFormLayout.RowWrapPolicy.WrapAllRows
+        )
 
     def value(self, key: str) -> str:
         return self._values[key].text()

@@ -15,6 +15,8 @@ from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from gpu_advisor.core.architecture import ConfigError, ModelSpec, read_hf_config
+from gpu_advisor.core.precision_row import PrecisionRow
+from gpu_advisor.core.precision_table import precision_table
 from gpu_advisor.core.presets import presets, resolve_model
 from gpu_advisor.core.recommend import plan as core_plan
 from gpu_advisor.core.request import Assumptions, PlanRequest, describe_validation_error
@@ -96,6 +98,10 @@ class PlanForm(QObject):
     def request(self) -> PlanRequest | None:
         """The validated request, or None while something is invalid."""
         return self._request
+
+    def precision_table(self) -> tuple[PrecisionRow, ...]:
+        """The current request at each side-by-side precision (empty while the inputs are invalid)."""
+        return () if self._request is None else precision_table(self._request)
 
     @property
     def plan(self) -> Plan | None:

@@ -60,9 +60,9 @@ class HubField(QWidget):
         self.edit.setPlaceholderText(PLACEHOLDER)
         self.edit.setAccessibleName("Hugging Face model id")
         self.edit.setClearButtonEnabled(True)
-        self.search_button = QPushButton("S&earch")
+        self.search_button = QPushButton("Sea&rch")
         self.search_button.setToolTip("Models matching the text: cached ones first, then the Hub's")
-        self.fetch_button = QPushButton("&Fetch")
+        self.fetch_button = QPushButton("Fe&tch")
         self.fetch_button.setToolTip("Read config.json and the safetensors parameter count (no weights)")
         self.busy = QProgressBar()
         self.busy.setRange(0, 0)  # indeterminate: a fetch has no known length

@@ -61,7 +61,7 @@ class ModelPage(FormPage):
         self.preset_radio = QRadioButton("&Preset")
         self.config_radio = QRadioButton("&config.json")
         self.params_radio = QRadioButton("Parameter co&unt")
-        self.hub_radio = QRadioButton("&Hugging Face")
+        self.hub_radio = QRadioButton("Hugging F&ace")
         for i, radio in enumerate((self.preset_radio, self.config_radio, self.params_radio, self.hub_radio)):
             self.kind_group.addButton(radio, i)
         self.hub = HubField()
@@ -192,7 +192,8 @@ class ModelPage(FormPage):
         if active != total:
             params += f"; {format_count(active)} active per token"
         guess = "  (approximated: see Notes)" if spec.notes else "  (shape guessed from the count)"
-        self.info_name.setText(spec.name + (guess if spec.guessed else ""))
+        said = "guessed" in spec.name  # a count's own name already says so: say it once
+        self.info_name.setText(spec.name + (guess if spec.guessed and not said else ""))
         self.info_params.setText(params)
         self.info_arch.setText(spec.describe() + f", context {spec.max_positions:,} tokens")
         self.info_source.setText(spec.source or "—")

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QKeyEvent, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import (
+    QBoxLayout,
     QHBoxLayout,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -28,6 +30,9 @@ from gpu_advisor.ui.plan.workload_pages import TrafficPage, WorkloadPage
 
 STEP_MODEL, STEP_WORKLOAD, STEP_TRAFFIC, STEP_BUDGET, STEP_RESULT = range(5)
 STEP_TITLES = ("1  Model", "2  Workload", "3  Traffic / target", "4  Budget", "5  Recommendation")
+# Below this width of the Plan view the live estimate moves under the form: beside it, the steps list,
+# the widest page and the estimate need about 1,040 px, more than half of a 1920 px screen.
+SIDE_BY_SIDE_MIN_WIDTH_PX = 1080
 
 
 def _scrolled(page: QWidget) -> QScrollArea:
@@ -58,6 +63,11 @@ class PlanWizard(QWidget):
         )
         self.result_view = RecommendationView(form)
         self.estimate = EstimatePanel(form)
+        self.estimate_scroll = QScrollArea()  # the estimate scrolls rather than growing the window
+        self.estimate_scroll.setWidget(self.estimate)
+        self.estimate_scroll.setWidgetResizable(True)
+        self.estimate_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.estimate_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
         self.steps = QListWidget()
         self.steps.setAccessibleName("Plan steps")
@@ -70,11 +80,13 @@ class PlanWizard(QWidget):
         self.stack = QStackedWidget()
         for page in self.pages:
             self.stack.addWidget(_scrolled(page))
-        self.stack.addWidget(self.result_view)
+        # Scrolled like the pages, so that the recommendation's own minimum height (its charts) does
+        # not set the window's: at 700 px the form and the estimate under it need that room.
+        self.stack.addWidget(_scrolled(self.result_view))
 
         self.blocked = ErrorLabel()
         self.blocked.setObjectName("blocked_reason")
-        self.back_button = QPushButton("◀ &Back")
+        self.back_button = QPushButton("◀ Bac&k")
         self.next_button = QPushButton("&Next ▶")
         self.next_button.setDefault(True)
         for button in (self.back_button, self.next_button):
@@ -86,13 +98,16 @@ class PlanWizard(QWidget):
         bar.addWidget(self.back_button)
         bar.addWidget(self.next_button)
 
-        centre = QVBoxLayout()
-        centre.addWidget(self.stack, 1)
-        centre.addLayout(bar)
+        form_column = QVBoxLayout()
+        form_column.addWidget(self.stack, 1)
+        form_column.addLayout(bar)
+        self.content = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self.content.addLayout(form_column, 1)
+        self.content.addWidget(self.estimate_scroll)
         body = QHBoxLayout(self)
         body.addWidget(self.steps)
-        body.addLayout(centre, 1)
-        body.addWidget(self.estimate)
+        body.addLayout(self.content, 1)
+        self._set_estimate_below(False)
 
         self.back_button.clicked.connect(self.back)
         self.next_button.clicked.connect(self.next)
@@ -141,9 +156,44 @@ class PlanWizard(QWidget):
         self.steps.blockSignals(True)
         self.steps.setCurrentRow(step)
         self.steps.blockSignals(False)
-        self.estimate.setVisible(step != STEP_RESULT)
+        self.estimate_scroll.setVisible(step != STEP_RESULT)
         self._update_buttons()
         self.step_changed.emit(step)
+
+    # ---- layout and keys ----------------------------------------------------------------------------
+    @property
+    def estimate_below(self) -> bool:
+        """True when the live estimate sits under the form (a narrow window), False beside it."""
+        return self.content.direction() == QBoxLayout.Direction.TopToBottom
+
+    def _set_estimate_below(self, below: bool) -> None:
+        self.content.setDirection(
+            QBoxLayout.Direction.TopToBottom if below else QBoxLayout.Direction.LeftToRight
+        )
+        self.estimate.set_compact(below)
+        if below:  # a strip under the form, as wide as it, scrolling past ~11 lines
+            self.estimate_scroll.setMinimumSize(0, 6 * self.fontMetrics().height())
+            self.estimate_scroll.setMaximumSize(16_777_215, 14 * self.fontMetrics().height())
+        else:
+            self.estimate_scroll.setMinimumSize(200, 0)
+            self.estimate_scroll.setMaximumSize(380, 16_777_215)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        below = event.size().width() < SIDE_BY_SIDE_MIN_WIDTH_PX
+        if below != self.estimate_below:
+            self._set_estimate_below(below)
+        super().resizeEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
+        """Enter on an input page presses Next (the key reaches here when the field does not use it);
+        not in the Hugging Face field, where Enter fetches the model."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._step < STEP_RESULT:
+            focus = self.focusWidget()
+            if not (isinstance(focus, QLineEdit) and self.model_page.hub.isAncestorOf(focus)):
+                self.next()
+                event.accept()
+                return
+        super().keyPressEvent(event)
 
     def next(self) -> None:
         if self.next_button.isEnabled() and self._step < STEP_RESULT:
@@ -181,9 +231,10 @@ class PlanWizard(QWidget):
         blocking = self.step_errors(step) if step < STEP_RESULT else {}
         self.next_button.setVisible(step < STEP_RESULT)
         self.next_button.setEnabled(not blocking)
-        self.next_button.setText("Show &recommendation ▶" if step == STEP_BUDGET else "&Next ▶")
+        self.next_button.setText("&Show recommendation ▶" if step == STEP_BUDGET else "&Next ▶")
         self.back_button.setEnabled(step > STEP_MODEL)
-        self.back_button.setText("◀ &Edit inputs" if step == STEP_RESULT else "◀ &Back")
+        # Alt+E is the Edit menu, Alt+B the budget page's Buy.
+        self.back_button.setText("◀ Ed&it inputs" if step == STEP_RESULT else "◀ Bac&k")
         if blocking:
             page = self.pages[step]
             text = "; ".join(f"{page.field_name(field)}: {msg}" for field, msg in blocking.items())

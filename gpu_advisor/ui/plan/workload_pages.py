@@ -181,7 +181,7 @@ class TrafficPage(FormPage):
         self.engine = make_combo((label, engine) for engine, label in ENGINE_LABELS.items())
         self.add_field(
             inference,
-            "Serving &engine:",
+            "Se&rving engine:",
             self.engine,
             "engine",
             "The serving stack sets the kernels' efficiencies, the per-step overhead and how the KV "

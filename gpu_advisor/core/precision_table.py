@@ -1,0 +1,54 @@
+"""One model's memory at each precision, side by side (what `accelerate estimate-memory` tabulates).
+
+The same request planned at fp32, bf16, fp8, int8 and int4 with everything else unchanged: the
+bytes per weight, the weights, and the whole footprint of the job on one device without sharding
+(the plan's `memory.total_bytes` at that precision). A precision the task cannot use (full training
+in int4) gets its reason instead of a number. Pure: no Qt, no I/O.
+"""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from gpu_advisor.core.memory import estimate_memory, request_profile
+from gpu_advisor.core.precision import Precision
+from gpu_advisor.core.precision_row import PrecisionRow
+from gpu_advisor.core.request import PlanRequest
+
+SIDE_BY_SIDE: tuple[Precision, ...] = (
+    Precision.FP32,
+    Precision.BF16,
+    Precision.FP8,
+    Precision.INT8,
+    Precision.INT4,
+)
+
+
+def _first_message(exc: ValidationError) -> str:
+    return str(exc.errors()[0].get("msg", exc)).removeprefix("Value error, ")
+
+
+def precision_table(request: PlanRequest) -> tuple[PrecisionRow, ...]:
+    """`request` at each SIDE_BY_SIDE precision (validated again, so impossible pairs say why)."""
+    rows = []
+    base = request.model_dump()
+    for precision in SIDE_BY_SIDE:
+        try:
+            variant = PlanRequest.model_validate({**base, "precision": precision})
+            profile = request_profile(variant)
+            components = estimate_memory(variant).components
+        except (ValidationError, ValueError) as exc:
+            reason = _first_message(exc) if isinstance(exc, ValidationError) else str(exc)
+            rows.append(PrecisionRow(precision, reason=reason, chosen=precision is request.precision))
+            continue
+        rows.append(
+            PrecisionRow(
+                precision=precision,
+                weight_format=profile.weight_format,
+                bytes_per_weight=profile.weight_bytes,
+                weights_bytes=components.weights,
+                total_bytes=components.total,
+                chosen=precision is request.precision,
+            )
+        )
+    return tuple(rows)

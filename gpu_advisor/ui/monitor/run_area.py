@@ -1,0 +1,57 @@
+"""The Monitor's run area: the workloads and processes lists over the live plots (or, before the
+first run, a note saying what a run shows instead of six empty plots)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTabWidget, QWidget
+
+from gpu_advisor.ui.monitor.checklist import ChecklistTable
+from gpu_advisor.ui.monitor.live_plots import LivePlots
+from gpu_advisor.ui.monitor.process_list import ProcessTable
+
+IDLE_TEXT = (
+    "<p><b>No run yet.</b> Choose a device and a workload, then press <b>Start</b>.</p>"
+    "<p>The list shows each workload of the run as it finishes (its time per step, result, "
+    "peak memory and what limited it); the plots follow the machine and each step's "
+    "throughput live.</p>"
+)
+
+
+class RunArea(QSplitter):
+    """Vertical: lists on top (resizable), plots below."""
+
+    def __init__(self, plots: LivePlots, parent: QWidget | None = None) -> None:
+        super().__init__(Qt.Orientation.Vertical, parent)
+        self.plots = plots
+        self.checklist = ChecklistTable()
+        self.processes = ProcessTable()
+        self.lists = QTabWidget()  # the run's workloads, and who uses the machine
+        self.lists.setDocumentMode(True)
+        self.lists.addTab(self.checklist, "Workloads")
+        self.lists.addTab(self.processes, "Processes")
+        self.idle_note = QLabel(IDLE_TEXT)
+        self.idle_note.setWordWrap(True)
+        self.idle_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.view_stack = QStackedWidget()
+        self.view_stack.addWidget(self.idle_note)
+        self.view_stack.addWidget(plots)
+        self.setChildrenCollapsible(False)
+        self.addWidget(self.lists)
+        self.addWidget(self.view_stack)
+        self.setStretchFactor(0, 0)
+        self.setStretchFactor(1, 1)
+        self.checklist.setMinimumHeight(4 * self.checklist.verticalHeader().defaultSectionSize())
+        self.setSizes([150, 400])
+
+    def show_plots(self) -> None:
+        self.view_stack.setCurrentWidget(self.plots)
+
+    def show_checklist(self, shown: bool) -> None:
+        """A watched command or a cluster run is no list of workloads: the processes show instead."""
+        was_shown = self.lists.isTabVisible(0)
+        self.lists.setTabVisible(0, shown)
+        if not shown:
+            self.lists.setCurrentWidget(self.processes)
+        elif not was_shown:
+            self.lists.setCurrentWidget(self.checklist)
