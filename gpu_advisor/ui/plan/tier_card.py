@@ -93,7 +93,7 @@ class TierCard(QFrame):
         best = plan.best
         self.model_label.setText(plan_title(plan))
         verdict = verdict_text(plan)
-        self.verdict_label.setText(f"<b>Rent or buy:</b> {verdict}" if verdict else "")
+        self.verdict_label.setText(f"<b>Rent or buy:</b> {escape(verdict)}" if verdict else "")
         self.verdict_label.setVisible(bool(verdict))
         if rec.tier is None or best is None:
             self.tier_label.setText("<h2>No GPU in the catalogue fits</h2>")

@@ -228,7 +228,7 @@ class TrafficPage(FormPage):
         self.ttft = NumberEdit(integer=False, optional=True, placeholder="none — any first-token time")
         self.add_field(
             inference,
-            "Time to &first token (s):",
+            "Time to first &token (s):",
             self.ttft,
             "ttft_s",
             "Target time to first token: the prompt's prefill plus one decode step of the running batch.",
@@ -251,10 +251,10 @@ class TrafficPage(FormPage):
         )
         self.dataset_tokens = NumberEdit(integer=False, optional=True, placeholder="or its size in tokens")
         self.add_field(
-            training, "Dataset to&kens:", self.dataset_tokens, "dataset_tokens", tip("dataset_tokens")
+            training, "Dataset t&okens:", self.dataset_tokens, "dataset_tokens", tip("dataset_tokens")
         )
         self.epochs = NumberEdit(integer=False, optional=True, placeholder="1")
-        self.add_field(training, "&Epochs:", self.epochs, "epochs", tip("epochs"))
+        self.add_field(training, "E&pochs:", self.epochs, "epochs", tip("epochs"))
 
         self.outer_layout.addWidget(self.inference_box)
         self.outer_layout.addWidget(self.training_box)
