@@ -58,10 +58,17 @@ def estimate_cost(
         job = job_gpu_hours * gpu.cloud_usd_per_hour
     unknown = "price unknown"
     n, host = machines.machines, machines.host.label
+    h = machines.host
+    sizing = (
+        f" (sized to {machines.gpus_per_machine} of {machines.slots} GPUs: {format_usd(h.base_price_usd)} "
+        f"+ the rest x {machines.gpus_per_machine}/{machines.slots})"
+        if machines.sized and a.host_usd_per_machine is None
+        else ""
+    )
     host_text = (
         "machines already owned"
         if own_machines
-        else f"{n} x {format_usd(host_price_usd(machines, a))} {host}"
+        else f"{n} x {format_usd(host_price_usd(machines, a))} {host}{sizing}"
     )
     tdp = "TDP unknown" if gpu.tdp_w is None else f"{gpu.tdp_w:.0f} W"
     formula = (

@@ -33,6 +33,11 @@ class HostSpec(BaseModel):
     support: str
     source: str
     date: str
+    # The fixed part of the machine (chassis, CPUs, memory): a machine with fewer GPUs than slots is
+    # sized to them, base + (full - base) x GPUs / slots. None: only ever bought full.
+    base_price_usd: float | None = Field(default=None, gt=0)
+    base_power_w: float | None = Field(default=None, ge=0)
+    base_source: str | None = None
 
 
 class HostsFile(BaseModel):
@@ -58,18 +63,43 @@ class Machines:
 
     machines: int
     gpus_per_machine: int
-    host: HostSpec
+    host: HostSpec  # sized to gpus_per_machine of `slots`
+    slots: int
+
+    @property
+    def sized(self) -> bool:
+        """Whether each machine holds fewer GPUs than its slots (and its host is sized to them)."""
+        return self.gpus_per_machine < self.slots and self.host.base_price_usd is not None
 
     @property
     def multi_node(self) -> bool:
         return self.machines > 1
 
 
+@cache
+def sized_host(form: str, gpus: int, slots: int) -> HostSpec:
+    """The host of a machine carrying `gpus` of its `slots`: its fixed part plus the share of the rest
+    that its GPUs use (a 2-GPU server is not priced, nor powered, as a full 8-GPU one)."""
+    host = hosts()[form]
+    if gpus >= slots or host.base_price_usd is None:
+        return host
+    share = gpus / slots
+    base_w = host.power_w if host.base_power_w is None else host.base_power_w
+    return host.model_copy(
+        update={
+            "price_usd": host.base_price_usd + (host.price_usd - host.base_price_usd) * share,
+            "power_w": base_w + (host.power_w - base_w) * share,
+        }
+    )
+
+
 def machines_for(gpu: GpuSpec, count: int) -> Machines:
-    """`count` cards in as few machines as the GPU's node holds, spread evenly."""
+    """`count` cards in as few machines as the GPU's node holds, spread evenly, each machine's host
+    sized to the cards it carries."""
     node = gpu.node().node_gpus
     machines = -(-count // node)
-    return Machines(machines, -(-count // machines), host_for(gpu))
+    per = -(-count // machines)
+    return Machines(machines, per, sized_host(gpu.form, per, node), node)
 
 
 def max_gpus_in_tier(gpu: GpuSpec) -> int | None:

@@ -59,9 +59,10 @@ def test_qlora_8b_on_a_desktop_suggests_the_one_card_that_checkpointing_allows(c
 
 
 def test_a_329_dollar_card_costs_329_plus_a_desktop_named_in_the_formula_not_a_hidden_50_percent(catalog):
-    """The RTX 3060's $329 is priced as $329 plus one desktop host (resources/hosts.json); the formula
-    names both, and owning the machine leaves the card's price alone."""
-    desktop = hosts()["consumer"].price_usd
+    """The RTX 3060's $329 is priced as $329 plus one desktop host (resources/hosts.json) sized to one of
+    its two card slots; the formula names both, and owning the machine leaves the card's price alone."""
+    full = hosts()["consumer"]
+    desktop = full.base_price_usd + (full.price_usd - full.base_price_usd) / 2  # one card of two
     kw = dict(
         model="llama-3-8b", task="inference", gpu="nvidia-rtx-3060-12gb", precision="int4", purchase="buy"
     )
@@ -92,10 +93,30 @@ def test_host_power_is_counted_per_machine(catalog):
     one = _plan(catalog, **kw).best
     four = _plan(catalog, gpus=4, **kw).best
     assert four.machines == 2
-    host_w = hosts()["consumer"].power_w
+    desktop = hosts()["consumer"]
+    host_w = desktop.power_w
     expected = (4 * 450 * 0.7 + 2 * host_w) * 1.3 / 1000
     assert four.cost.power_kw == pytest.approx(expected)
-    assert one.cost.power_kw == pytest.approx((450 * 0.7 + host_w) * 1.3 / 1000)
+    one_card_w = desktop.base_power_w + (host_w - desktop.base_power_w) / 2  # a desktop with one of two cards
+    assert one.cost.power_kw == pytest.approx((450 * 0.7 + one_card_w) * 1.3 / 1000)
+
+
+def test_two_sxm_gpus_are_not_charged_a_full_8_gpu_servers_host(catalog):
+    """2 x H200 for 200 users: the server is sized to its two GPUs, so neither its price nor its
+    power at the wall is the 8-GPU host's (3 kW beside 1.4 kW of GPUs would quadruple the wall power)."""
+    kw = dict(model="llama-3-70b", task="inference", users=200, tokens_per_s_per_user=30, purchase="buy")
+    best = _plan(catalog, gpu="nvidia-h200-sxm", **kw).best
+    server = hosts()["datacenter-sxm"]
+    assert (best.machines, best.gpus_per_machine) == (1, 2)
+    host_usd = best.cost.purchase_usd - 2 * catalog.get("nvidia-h200-sxm").purchase_usd
+    assert server.base_price_usd <= host_usd <= server.price_usd / 2  # at most half the 8-GPU host
+    gpus_kw = 2 * 700 * 0.7 * 1.3 / 1000
+    assert gpus_kw < best.cost.power_kw <= gpus_kw + server.power_w / 2 * 1.3 / 1000
+    assert "sized to 2 of 8 GPUs" in best.cost.formula
+    full = _plan(catalog, gpu="nvidia-h200-sxm", gpus=8, **kw).best  # a full server keeps the table's host
+    assert full.cost.purchase_usd == pytest.approx(
+        8 * catalog.get("nvidia-h200-sxm").purchase_usd + server.price_usd
+    )
 
 
 def test_geforce_cards_in_several_machines_carry_a_warning(catalog):
