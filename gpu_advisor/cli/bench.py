@@ -17,14 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gpu_advisor.cli import bench_distributed
-from gpu_advisor.cli.signals import StopOnSignals
+from gpu_advisor.cli.signals import StopOnSignals, shell_exit_code
 from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.files import check_writable
 from gpu_advisor.core.units import format_duration, parse_bytes
-
-EXIT_INTERRUPTED = 130
-# What a shell reports for a process ended by a signal: 128 + its number (130 for SIGINT, 143 for SIGTERM).
-EXIT_SIGNAL_BASE = 128
 
 # BenchOptions field -> the flag a user typed.
 _FLAGS = {
@@ -302,10 +298,9 @@ def cmd_monitor(args: argparse.Namespace) -> int:
             raise UserInputError(f"{args.json}: cannot write ({exc.strerror or exc})") from None
         print(f"Telemetry written to {args.json}", file=sys.stderr)
     if report.interrupted in ("SIGINT", "SIGTERM"):  # we were interrupted: say so, as a shell would
-        return EXIT_SIGNAL_BASE + getattr(signal, report.interrupted)
+        return shell_exit_code(getattr(signal, report.interrupted))
     code = report.exit_code if report.exit_code is not None else 1
-    # A command killed by a signal has a negative code; shells report 128 + signal.
-    return code if code >= 0 else EXIT_SIGNAL_BASE - code
+    return code if code >= 0 else shell_exit_code(-code)  # a command killed by a signal has -signum
 
 
 def cmd_compare(args: argparse.Namespace) -> int:

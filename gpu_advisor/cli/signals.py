@@ -17,8 +17,14 @@ import threading
 from types import FrameType
 from typing import Any
 
-EXIT_SIGINT = 128 + signal.SIGINT  # 130, what shells report for Ctrl-C
-EXIT_SIGTERM = 128 + signal.SIGTERM  # 143
+
+def shell_exit_code(signum: int) -> int:
+    """What a shell reports for a process ended by signal `signum`: 128 + its number."""
+    return 128 + signum
+
+
+EXIT_SIGINT = shell_exit_code(signal.SIGINT)  # 130, what shells report for Ctrl-C
+EXIT_SIGTERM = shell_exit_code(signal.SIGTERM)  # 143
 _STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -63,7 +69,7 @@ class StopOnSignals:
 
     @property
     def exit_code(self) -> int | None:
-        return None if self.signum is None else 128 + self.signum
+        return None if self.signum is None else shell_exit_code(self.signum)
 
     def __enter__(self) -> StopOnSignals:
         if threading.current_thread() is threading.main_thread():
