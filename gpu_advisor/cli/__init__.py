@@ -1,4 +1,4 @@
-"""The command-line face: plan, catalog, bench, monitor, compare, report.
+"""The command-line face: plan, catalog, bench, monitor, compare, report, doctor.
 
 One module per command family (`plan`, `catalog`, `bench` for bench/monitor/compare, `report`); this
 one builds the parser and runs a command. Bad input exits with code 2 and one line naming the field;
@@ -43,13 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="open the app headless, plan a preset, run a short CPU workload, exit",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    from gpu_advisor.cli import bench, catalog, plan, report, trace
+    from gpu_advisor.cli import bench, catalog, doctor, plan, report, trace
 
     plan.add_parser(sub)
     trace.add_parser(sub)
     catalog.add_parser(sub)
     bench.add_parsers(sub)
     report.add_parser(sub)
+    doctor.add_parser(sub)
     return parser
 
 

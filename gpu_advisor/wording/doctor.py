@@ -52,7 +52,7 @@ def check_line(check: Check) -> str:
 
 
 def doctor_lines(report: DoctorReport) -> list[str]:
-    """The report as printed by scripts/gpu_doctor.py."""
+    """The report as `gpu-advisor doctor --gpu` prints it."""
     ok = sum(c.status == "ok" for c in report.checks)
     lines = [
         f"GPU check on {report.gpu} ({format_duration(report.duration_s)}, GPU Advisor {report.app_version})",

@@ -80,14 +80,17 @@ def test_a_gpu_torch_cannot_use_is_named_with_the_fix():
         run_doctor(nvml=NvmlSource(FakeNvml([FakeGpu()])), cuda_available=lambda: False)
 
 
-@pytest.mark.skipif(NvmlSource().open(), reason="this machine has an NVIDIA GPU: the script would check it")
-def test_the_script_on_a_machine_without_a_gpu_exits_non_zero_with_one_line(tmp_path):
+@pytest.mark.skipif(NvmlSource().open(), reason="this machine has an NVIDIA GPU: the command would check it")
+def test_the_command_on_a_machine_without_a_gpu_exits_non_zero_with_one_line(tmp_path):
     target = tmp_path / "doctor.json"
     done = subprocess.run(
-        [sys.executable, "scripts/gpu_doctor.py", "--json", str(target)], capture_output=True, text=True
+        [sys.executable, "-m", "gpu_advisor", "doctor", "--gpu", "--json", str(target)],
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.startswith("gpu doctor: no NVIDIA GPU to check here") and done.stderr.count("\n") == 1
+    assert done.stderr.startswith("gpu-advisor doctor: error: no NVIDIA GPU to check here")
+    assert done.stderr.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
 
 
@@ -131,3 +134,14 @@ def test_a_path_that_fails_is_a_failed_row_not_an_end():
     )
     assert rows["NVML power"].status == "ok"
     assert "FAILED   benchmark on CUDA" in "\n".join(doctor_lines(report))
+
+
+def test_plain_doctor_says_what_this_machine_offers_and_what_dash_dash_gpu_needs(capsys):
+    from gpu_advisor.cli import run_cli
+
+    assert run_cli(["doctor"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("machine: ")
+    torch_line = next(line for line in lines if line.startswith("torch: "))
+    assert ("CUDA usable" in torch_line) or ("CUDA not usable" in torch_line)
+    assert "doctor --gpu" in lines[-1]
