@@ -18,7 +18,7 @@ DEFAULT_REPORT = "gpu-doctor.json"
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "doctor",
-        help="say what this machine offers; --gpu checks every GPU-only path (under four minutes)",
+        help="say what this machine offers; --gpu checks every GPU-only path (budgeted for under four minutes)",
         description=__doc__.splitlines()[0],
     )
     p.add_argument(
@@ -69,7 +69,7 @@ def _describe() -> int:
         usable = "CUDA usable" if torch.cuda.is_available() else "CUDA not usable"
         print(f"torch: {torch.__version__} ({build}, {usable})")
     if machine.get("gpus"):
-        print("next: `gpu-advisor doctor --gpu` checks every GPU-only path on GPU 0 (under four minutes)")
+        print("next: `gpu-advisor doctor --gpu` checks every GPU-only path on GPU 0 (budgeted for under four minutes)")
     else:
         print("gpu: none that NVML sees here; `doctor --gpu` needs an NVIDIA GPU and its driver")
     return 0
