@@ -69,7 +69,9 @@ def _describe() -> int:
         usable = "CUDA usable" if torch.cuda.is_available() else "CUDA not usable"
         print(f"torch: {torch.__version__} ({build}, {usable})")
     if machine.get("gpus"):
-        print("next: `gpu-advisor doctor --gpu` checks every GPU-only path on GPU 0 (budgeted for under four minutes)")
+        print(
+            "next: `gpu-advisor doctor --gpu` checks every GPU-only path on GPU 0 (budgeted for under four minutes)"
+        )
     else:
         print("gpu: none that NVML sees here; `doctor --gpu` needs an NVIDIA GPU and its driver")
     return 0
