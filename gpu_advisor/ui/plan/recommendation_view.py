@@ -91,7 +91,7 @@ class RecommendationView(QWidget):
         self.details_notes = _label()
         details_layout.addWidget(self.memory_table, 1)
         details_layout.addWidget(self.details_notes)
-        self.tabs.addTab(details, "&How it was computed")
+        self.tabs.addTab(details, "Ho&w it was computed")  # Alt+H is the Help menu
 
         self.assumptions = AssumptionsPanel(form)
         scroll = QScrollArea()
