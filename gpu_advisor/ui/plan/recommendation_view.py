@@ -75,6 +75,7 @@ class RecommendationView(QWidget):
         self.options_caption = _label()
         self.options_caption.setObjectName("options_caption")
         self.options = OptionsTable()
+        self.options.hidden_changed.connect(self._show_options_caption)
         options_layout.addWidget(self.options_caption)
         options_layout.addWidget(self.options, 1)
         self.tabs.addTab(options_page, "O&ptions")
@@ -114,8 +115,17 @@ class RecommendationView(QWidget):
         self.warnings.setText("<br>".join(notes))
         self.warnings.setVisible(bool(notes))
         self.options.set_plan(plan)
-        self.options_caption.setText(f"Best first, {rank_basis(plan)}; click a column header to sort by it.")
+        self._show_options_caption()
         self._show_details(plan)
+
+    def _show_options_caption(self) -> None:
+        if self.plan is None:
+            return
+        text = f"Best first, {rank_basis(self.plan)}; click a column header to sort by it."
+        hidden = self.options.hidden_headers
+        if hidden:
+            text += f" Not shown at this width: {', '.join(hidden)} (in each GPU's tooltip, and in copies)."
+        self.options_caption.setText(text)
 
     def _show_details(self, plan: Plan) -> None:
         rows = memory_rows(plan.memory)
