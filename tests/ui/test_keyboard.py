@@ -38,7 +38,7 @@ def test_enter_in_the_hugging_face_field_fetches_instead(window, qtbot):
 
 def test_alt_letters_are_unique_on_the_input_pages_monitor_and_compare(window, qtbot, results_files):
     window.form.set_model_source("preset", "llama-3-8b")
-    for task in ("finetune", "inference"):
+    for task in ("pretrain", "finetune", "lora", "qlora", "inference"):  # each shows other fields
         window.form.set_field("task", task)
         for step in (STEP_MODEL, STEP_WORKLOAD, STEP_TRAFFIC, STEP_BUDGET):
             window.wizard.go_to(step)
