@@ -7,6 +7,7 @@ from html import escape
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QGridLayout,
+    QHeaderView,
     QLabel,
     QScrollArea,
     QTableWidget,
@@ -87,6 +88,8 @@ class RecommendationView(QWidget):
             ["Component", "Bytes (one device, unsharded)", "How it was computed"]
         )
         self.memory_table.verticalHeader().hide()
+        # Rows as tall as their wrapped formulas, at any width.
+        self.memory_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.memory_table.horizontalHeader().setStretchLastSection(True)
         self.memory_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.details_notes = _label()
