@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from gpu_advisor.cli.models import MODEL_HELP, chosen_model, with_trace
@@ -196,18 +197,22 @@ def cmd_plan(args: argparse.Namespace) -> int:
             )
     req = with_trace(req, chosen_model(args), explicit=args.trace)
     result = plan(req)
+    # What was written goes to stderr, worded as `report` words it: stdout is the plan (or its JSON).
     if args.save:
         from gpu_advisor.core.files import write_json_atomic
 
         _write(lambda p: write_json_atomic(p, result.to_json_dict()), args.save)
+        print(f"wrote {args.save}", file=sys.stderr)
     if args.markdown:
         from gpu_advisor.report.markdown import write_markdown
 
         _write(lambda p: write_markdown(result, p), args.markdown)
+        print(f"wrote {args.markdown}", file=sys.stderr)
     if args.pdf:
         from gpu_advisor.report.pdf import write_pdf
 
-        _write(lambda p: write_pdf(result, p), args.pdf)
+        pages = _write(lambda p: write_pdf(result, p), args.pdf)
+        print(f"wrote {args.pdf} ({pages} page{'s' if pages != 1 else ''}, A4)", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_json_dict(), indent=1, allow_nan=False))  # JSON has no NaN or Infinity
     else:
@@ -223,8 +228,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(writer, path: str) -> None:
+def _write(writer, path: str):
     try:
-        writer(Path(path))
+        return writer(Path(path))
     except OSError as exc:
         raise CliError(f"{path}: cannot write ({exc.strerror or exc})") from None

@@ -15,23 +15,15 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QImage, QPainter, QPainterPath, QPen
 
 from gpu_advisor.core.units import short_number
+from gpu_advisor.report import palette
 from gpu_advisor.report.qtapp import ensure_gui_app, report_font_family
 
 PRINT_DPI = 300  # crisp on paper; a half-page chart is about 2,000 x 900 pixels
 INK = QColor("#1f2933")
 MUTED = QColor("#616e7c")
 GRID = QColor("#d9e2ec")
-# Colour-blind-safe categorical palette (Okabe & Ito, 2008).
-PALETTE = (
-    QColor("#0072B2"),
-    QColor("#E69F00"),
-    QColor("#009E73"),
-    QColor("#CC79A7"),
-    QColor("#56B4E9"),
-    QColor("#D55E00"),
-    QColor("#999999"),
-    QColor("#F0E442"),
-)
+# Colour-blind-safe categorical palette (Okabe & Ito), shared with the GUI's charts.
+PALETTE = tuple(QColor(c) for c in palette.SERIES)
 
 
 def font(size_pt: float, bold: bool = False) -> QFont:

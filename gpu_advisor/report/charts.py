@@ -17,6 +17,7 @@ from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.estimates import COMPONENTS, OWNERSHIP_MONTHS
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import GIB, format_months, format_usd_short
+from gpu_advisor.report import palette
 from gpu_advisor.report.chartkit import (
     GRID,
     INK,
@@ -37,7 +38,8 @@ from gpu_advisor.telemetry.samples import Sample, of_gpu
 from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_curve, gpu_line, memory_text
 from gpu_advisor.wording.results import telemetry_title
 
-COMPONENT_COLORS = dict(zip(COMPONENTS, PALETTE, strict=False))
+COMPONENT_COLORS = {name: QColor(palette.COMPONENT_COLORS[name]) for name in COMPONENTS}
+RENT, BUY = QColor(palette.RENT), QColor(palette.BUY)
 OVER = QColor("#C62828")  # a footprint beyond the GPU's memory
 MEMORY_CHART_ROWS = 6
 
@@ -133,9 +135,9 @@ def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option) -> N
     top = rect.top() + draw_title(p, rect, title)
     legend = []
     if rent[0] is not None:
-        legend.append(("Rent (cloud price)", PALETTE[0], "line"))
+        legend.append(("Rent (cloud price)", RENT, "line"))
     if buy[0] is not None:
-        legend.append(("Buy (GPUs + server + electricity)", PALETTE[1], "line"))
+        legend.append(("Buy (GPUs + server + electricity)", BUY, "line"))
     if curve.breakeven_months is not None and curve.breakeven_months <= months:
         legend.append(("Break-even", PALETTE[5], "dash"))
     top += draw_legend(p, rect.left(), top, legend, max_width=rect.width())
@@ -159,9 +161,9 @@ def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option) -> N
     axes.draw_frame(p, curve.x_label, "cumulative cost (USD)", y_format=format_usd_short)
     xs = curve.x
     if rent[0] is not None:
-        draw_series(p, axes, xs, rent, PALETTE[0], 1.6)
+        draw_series(p, axes, xs, rent, RENT, 1.6)
     if buy[0] is not None:
-        draw_series(p, axes, xs, buy, PALETTE[1], 1.6)
+        draw_series(p, axes, xs, buy, BUY, 1.6)
     be = curve.breakeven_months
     if be is not None and be <= x_ticks[-1] and cost.cloud_usd_per_month is not None:
         y = cost.cloud_usd_per_month * be

@@ -37,6 +37,7 @@ FOOTER_GAP_MM = 6
 BODY_FONT_PT = 9.0
 # A heading with less than this much of its page left moves to the next page with its content.
 KEEP_WITH_NEXT_PT = 60.0
+EDGE_DOTS = 1.0  # see _render
 MAX_PAGE_BREAKS = 400  # a bound, not a target: a few per page at most
 
 Progress = Callable[[int, str], None]
@@ -127,7 +128,12 @@ def _render(
             report(45 + 55 * page // total, f"page {page + 1} of {total}")
             painter.save()
             painter.translate(0, -page * page_h)
-            doc.drawContents(painter, QRectF(0, page * page_h, body.width(), page_h))
+            # A dot inside the page's edges: a line that starts exactly where the next page begins
+            # (a heading moved there) counts as on this page too, and is written into its text
+            # layer, unseen: copied, searched or read aloud as this page's last line.
+            doc.drawContents(
+                painter, QRectF(0, page * page_h + EDGE_DOTS, body.width(), page_h - 2 * EDGE_DOTS)
+            )
             painter.restore()
             painter.setFont(footer_font)
             painter.setPen(MUTED)

@@ -9,8 +9,11 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
-# Distinct hues readable on white and on near-black backgrounds (Okabe-Ito, colour-blind safe).
-SERIES_COLORS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999")
+from gpu_advisor.report import palette as chart_palette
+
+# Distinct hues readable on white and on near-black backgrounds (Okabe-Ito, colour-blind safe): the
+# same palette as the PDF's charts.
+SERIES_COLORS = chart_palette.SERIES
 
 
 def palette() -> QPalette:
@@ -60,6 +63,21 @@ def plot_foreground(pal: QPalette | None = None) -> QColor:
 def series_color(index: int) -> QColor:
     """The index-th series colour (cycled)."""
     return QColor(SERIES_COLORS[index % len(SERIES_COLORS)])
+
+
+def component_color(name: str) -> QColor:
+    """The colour of a memory component ("weights", "kv_cache", ...), as in the PDF's memory chart."""
+    return QColor(chart_palette.COMPONENT_COLORS[name])
+
+
+def rent_color() -> QColor:
+    """The rent curve of a cost chart."""
+    return QColor(chart_palette.RENT)
+
+
+def buy_color() -> QColor:
+    """The buy curve of a cost chart."""
+    return QColor(chart_palette.BUY)
 
 
 def style_plot(plot_widget) -> None:

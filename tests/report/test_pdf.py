@@ -308,3 +308,56 @@ def test_a_saved_plan_with_an_absurd_model_name_is_refused_in_one_line(tmp_path,
     assert code == 2 and err.count("\n") == 1
     assert "model.name" in err and "at most 300 characters" in err
     assert not (tmp_path / "r.pdf").exists()
+
+
+def _page_lines(path) -> list[tuple[list[str], list[str]]]:
+    """Per page: the body's lines top to bottom, and any text drawn outside the body and the footer.
+
+    Positions are in points below the body's top (A4: 297 mm high; PDF user space starts at the
+    bottom of the page).
+    """
+    points = 72 / 25.4
+    body_top = (297 - pdf_module.MARGINS_MM.top()) * points  # in user space
+    body_h = (297 - pdf_module.MARGINS_MM.top() - pdf_module.MARGINS_MM.bottom()) * points
+    footer_top = body_h + pdf_module.FOOTER_GAP_MM * points
+    pages = []
+    for page in PdfReader(str(path)).pages:
+        lines: dict[float, list[str]] = {}
+        stray: list[str] = []
+
+        def visit(text, cm, tm, _font, _size, lines=lines, stray=stray):
+            if not text.strip():
+                return
+            y = body_top - (tm[4] * cm[1] + tm[5] * cm[3] + cm[5])  # the baseline
+            if 0 <= y <= body_h:
+                lines.setdefault(round(y), []).append(text)
+            elif y < footer_top:
+                stray.append(text)
+
+        page.extract_text(visitor_text=visit)
+        pages.append(([squash("".join(lines[y])) for y in sorted(lines)], stray))
+    return pages
+
+
+@pytest.mark.parametrize("which", ["inference", "training", "buy", "with results"])
+def test_headings_stay_with_what_follows_them(tmp_path, which, inference):
+    """No page ends with a heading, and no line of the next page is written, unseen, under this one
+    (text a reader copies, searches or hears read aloud as this page's last line)."""
+    from gpu_advisor.report.document import Heading, build_document
+
+    plans = {"inference": inference, "training": training_plan(), "buy": buy_plan()}
+    plan = plans.get(which, inference)
+    results = []
+    if which == "with results":
+        for name, gpu in (("gpu.json", True), ("cpu.json", False)):
+            (tmp_path / name).write_text(json.dumps(bench_results(gpu=gpu)))
+            results.append(load_named(str(tmp_path / name)))
+    path = tmp_path / "report.pdf"
+    write_pdf(plan, path, results)
+    content = build_document(plan, results, 480, 72)
+    headings = {squash(part.text) for part in content.parts if isinstance(part, Heading)}
+    pages = _page_lines(path)
+    assert len(pages) > 2
+    for number, (lines, stray) in enumerate(pages, 1):
+        assert stray == [], f"page {number}"
+        assert lines and lines[-1] not in headings, f"page {number} ends with the heading {lines[-1]!r}"

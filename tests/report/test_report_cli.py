@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pypdf import PdfReader
 
 from gpu_advisor.cli import run_cli
 from gpu_advisor.core.units import format_usd
@@ -110,3 +111,17 @@ def test_changed_answer_is_noted(tmp_path, saved_plan, capsys):
     plan_file = _write(tmp_path, "old.json", json.dumps(data))
     assert run_cli(["report", str(plan_file), "--markdown", str(tmp_path / "r.md")]) == 0
     assert "recommended 3 x Old GPU; planned again" in capsys.readouterr().err
+
+
+def test_plan_says_what_it_wrote_and_keeps_stdout_for_the_plan(tmp_path, capsys):
+    pdf, md, saved = tmp_path / "plan.pdf", tmp_path / "plan.md", tmp_path / "plan.json"
+    argv = ["plan", "--model", "llama-3-8b", "--pdf", str(pdf), "--markdown", str(md), "--save", str(saved)]
+    assert run_cli([*argv, "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["schema"] == "gpu-advisor/plan@1"  # still one JSON object
+    pages = len(PdfReader(str(pdf)).pages)
+    assert captured.err.splitlines() == [
+        f"wrote {saved}",
+        f"wrote {md}",
+        f"wrote {pdf} ({pages} page{'s' if pages != 1 else ''}, A4)",
+    ]

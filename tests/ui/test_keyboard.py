@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from gpu_advisor.ui.plan.wizard import STEP_MODEL, STEP_TRAFFIC, STEP_WORKLOAD
+from gpu_advisor.ui.plan.wizard import STEP_BUDGET, STEP_MODEL, STEP_RESULT, STEP_TRAFFIC, STEP_WORKLOAD
 from tests.ui.mnemonics import clashes
 
 
@@ -38,9 +38,9 @@ def test_enter_in_the_hugging_face_field_fetches_instead(window, qtbot):
 
 def test_alt_letters_are_unique_on_the_input_pages_monitor_and_compare(window, qtbot, results_files):
     window.form.set_model_source("preset", "llama-3-8b")
-    for task in ("finetune", "inference"):
+    for task in ("pretrain", "finetune", "lora", "qlora", "inference"):  # each shows other fields
         window.form.set_field("task", task)
-        for step in (STEP_MODEL, STEP_WORKLOAD, STEP_TRAFFIC):
+        for step in (STEP_MODEL, STEP_WORKLOAD, STEP_TRAFFIC, STEP_BUDGET):
             window.wizard.go_to(step)
             assert clashes(window) == {}, (task, step)
     monitor = window.monitor
@@ -52,6 +52,21 @@ def test_alt_letters_are_unique_on_the_input_pages_monitor_and_compare(window, q
     assert clashes(window) == {}
     # Alt+E is the Edit menu's alone: the wizard's way back from the result is Ed&it inputs
     assert "&Edit" in [a.text() for a in window.menuBar().actions()]
+
+
+def test_alt_letters_are_unique_on_every_tab_of_the_recommendation(window):
+    window.form.set_model_source("preset", "llama-3-8b")
+    for task in ("finetune", "inference"):
+        window.form.set_field("task", task)
+        window.wizard.go_to(STEP_RESULT)
+        assert window.wizard.step == STEP_RESULT
+        tabs = window.wizard.result_view.tabs
+        for index in range(tabs.count()):
+            tabs.setCurrentIndex(index)
+            assert clashes(window) == {}, (task, tabs.tabText(index))
+    # the menus keep their letters: the pages give way to them
+    letters = {a.text() for a in window.menuBar().actions()}
+    assert {"&File", "&Edit", "&View", "&Help"} <= letters
 
 
 def test_the_views_are_switched_with_ctrl_digits_not_alt_letters(window):

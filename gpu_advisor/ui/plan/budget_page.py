@@ -40,9 +40,10 @@ class BudgetPage(FormPage):
             row.addWidget(button)
         row.addStretch(1)
         self.add_field(money_form, "Rank by:", choice, "purchase", tip("breakeven"))
+        # Alt letters: E, V and H are the Edit, View and Help menus, K and S the wizard's buttons.
         self.hours = NumberEdit(integer=False, placeholder=f"{HOURS_PER_MONTH:g}")
         self.add_field(
-            money_form, "&Hours of use per month (h):", self.hours, "hours_per_month", tip("hours_per_month")
+            money_form, "Hours of use per &month (h):", self.hours, "hours_per_month", tip("hours_per_month")
         )
         self.own_machines = QCheckBox("I already &own the machines (price the GPUs only)")
         self.add_field(
@@ -56,7 +57,7 @@ class BudgetPage(FormPage):
         self.electricity = NumberEdit(integer=False, placeholder="0.15")
         self.add_field(
             money_form,
-            "&Electricity (USD per kWh):",
+            "Electricity (USD &per kWh):",
             self.electricity,
             "electricity_usd_per_kwh",
             tip("electricity"),
@@ -77,7 +78,7 @@ class BudgetPage(FormPage):
         )
         self.add_field(
             limits_form,
-            "&Vendor:",
+            "Ve&ndor:",
             self.vendor,
             "vendor",
             "Consider only this vendor's GPUs (a CUDA-only code base needs NVIDIA).",

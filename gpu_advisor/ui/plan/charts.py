@@ -7,7 +7,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QWidget
 
-from gpu_advisor.core.estimates import MemoryComponents
+from gpu_advisor.core.estimates import COMPONENTS, MemoryComponents
 from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import GIB, format_bytes, format_months
 from gpu_advisor.ui import theme
@@ -17,12 +17,23 @@ from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_curve, gpu_line, job
 BAR_WIDTH = 0.55
 
 
+class _ValueAxis(pg.AxisItem):
+    """A left axis that draws the label of a tick at the very bottom (the 0 of an axis from zero).
+
+    With a grid, pyqtgraph's axis bounds are the plot's own, and a label half outside them is left
+    out; as without a grid, half a label's height more is allowed at either end.
+    """
+
+    def boundingRect(self):  # pyqtgraph override
+        return super().boundingRect().adjusted(0, -15, 0, 15)
+
+
 class _ThemedPlot(pg.PlotWidget):
     """A PlotWidget that re-colours itself when the system palette changes."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         self._ready = False  # PlotWidget's own constructor already triggers a palette change
-        super().__init__(parent)
+        super().__init__(parent, axisItems={"left": _ValueAxis("left")})
         self._ready = True
         self.setMenuEnabled(False)
         self.setMouseEnabled(x=False, y=False)
@@ -40,8 +51,30 @@ class _ThemedPlot(pg.PlotWidget):
         pass
 
 
+def memory_columns(plan: Plan) -> list[tuple[str, MemoryComponents]]:
+    """The memory chart's columns: per GPU of the recommendation, and the job unsharded on one device.
+
+    One column when the two differ only by the process overhead (one GPU per replica, nothing
+    sharded: a single GPU, or data-parallel replicas that each hold the whole job), since two bars
+    of the same height say nothing more than one.
+    """
+    best = plan.best
+    unsharded = plan.memory.components
+    if best is None:
+        return [("unsharded, one device", unsharded)]
+    per_gpu = best.per_gpu_components
+    label = f"per GPU ({gpu_line(best)})"
+    same = all(getattr(per_gpu, c) == getattr(unsharded, c) for c in COMPONENTS if c != "overhead")
+    if not same:
+        return [(label, per_gpu), ("unsharded, one device", unsharded)]
+    if best.count > 1:
+        label = f"per GPU ({gpu_line(best)}, a whole copy on each)"
+    return [(label, per_gpu)]
+
+
 class MemoryChart(_ThemedPlot):
-    """Stacked columns: the per-GPU and the unsharded footprint, with the GPU's memory as a dashed line.
+    """Stacked columns: the per-GPU and the unsharded footprint (one column when they are the same job),
+    with the GPU's memory as a dashed line.
 
     The legend is HTML (`legend_html`) shown under the plot by the view, so it never covers the bars.
     """
@@ -77,18 +110,15 @@ class MemoryChart(_ThemedPlot):
         plan = self._plan
         if plan is None:
             return
-        columns: list[tuple[str, MemoryComponents]] = []
+        columns = memory_columns(plan)
         best = plan.best
-        if best is not None:
-            columns.append((f"per GPU ({gpu_line(best)})", best.per_gpu_components))
-        columns.append(("unsharded, one device", plan.memory.components))
         starts = np.zeros(len(columns))
         x = np.arange(len(columns), dtype=float)
-        for index, name in enumerate(COMPONENT_LABELS):
+        for name in COMPONENT_LABELS:
             heights = np.array([getattr(comps, name) / GIB for _, comps in columns])
             if not heights.any():
                 continue
-            color = theme.series_color(index)
+            color = theme.component_color(name)
             item.addItem(
                 pg.BarGraphItem(
                     x=x,
@@ -115,7 +145,8 @@ class MemoryChart(_ThemedPlot):
             )
             self.legend_entries.append((fg.name(), "╌╌", f"GPU memory {format_bytes(best.gpu_memory_bytes)}"))
             top = max(top, limit_gb)
-        item.setXRange(-0.6, len(columns) - 0.4, padding=0)
+        side = max(0.0, 2 - len(columns)) / 2  # a lone column as wide as one of two, centred
+        item.setXRange(-0.6 - side, len(columns) - 0.4 + side, padding=0)
         item.setYRange(0, top * 1.08 or 1.0, padding=0)
 
 
@@ -161,10 +192,10 @@ class CostChart(_ThemedPlot):
         item.setLabel("bottom", curve.x_label)
         item.setTitle("Rent or buy: the training job" if curve.job else "Rent or buy: cumulative cost")
         fg = theme.plot_foreground()
-        for index, (values, text) in enumerate(((rent, "rent"), (buy, "buy (purchase + electricity)"))):
+        lines = ((rent, "rent", theme.rent_color()), (buy, "buy (purchase + electricity)", theme.buy_color()))
+        for values, text, color in lines:
             if values[0] is None:
                 continue
-            color = theme.series_color(index)
             item.plot(x, np.array(values, dtype=float), pen=pg.mkPen(color, width=2))
             self.legend_entries.append((color.name(), text))
         if curve.job:
@@ -187,3 +218,6 @@ class CostChart(_ThemedPlot):
         else:
             self.message = "Buying does not break even: electricity costs more than renting."
         item.setXRange(0, months, padding=0.02)
+        # Money from zero: a value axis that starts higher exaggerates the gap between the curves.
+        known = [v for v in (*rent, *buy) if v is not None]
+        item.setYRange(0, max(known, default=0.0) * 1.05 or 1.0, padding=0)

@@ -4,10 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QFont, QPainter
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QWidget,
+)
 
+from gpu_advisor.core.request import Purchase
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import bound_tip, tip
@@ -16,8 +32,35 @@ from gpu_advisor.wording.plan_tables import Column, option_columns
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_COLUMN_PX = 170
 MAX_GPU_COLUMN_PX = 240
+MIN_GPU_COLUMN_PX = 150  # "NVIDIA RTX 6000 Ada Ge…": still tells the cards apart
+# When the columns do not fit even elided, these go first (in this order); what decides a purchase
+# (GPU, count, fit, speed, price, memory) stays. Copy and CSV export keep every column.
+HIDE_FIRST = (
+    "tier",
+    "machines",
+    "layout",
+    "bound",
+    "prefill",
+    "step_time",
+    "mfu",
+    "gpu_hours",
+    "time_per_epoch",
+)
+UNCUT = ("fits", "memory")  # "does not fit", "24.7 of 31.7 GiB": never elided
+LEAST_SHARE = 0.65  # of a column's natural width, before columns are left out
+# and at the narrowest, the price the plan is not ranked by (buy when renting, rent when buying).
+HIDE_LAST = {False: ("breakeven", "purchase", "aggregate"), True: ("breakeven", "rent", "aggregate")}
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
+
+
+def two_lines(header: str) -> str:
+    """A header of two words or more broken at the space nearest its middle: narrower columns."""
+    if len(header) <= 8 or " " not in header:
+        return header
+    middle = len(header) / 2
+    cut = min((i for i, ch in enumerate(header) if ch == " "), key=lambda i: abs(i - middle))
+    return f"{header[:cut]}\n{header[cut + 1 :]}"
 
 
 def _sort_key(value: Any) -> Any:
@@ -37,6 +80,12 @@ class OptionsModel(QAbstractTableModel):
         self._options: tuple[Option, ...] = ()
         self._columns: tuple[Column, ...] = option_columns(training=False)
         self._best_id: str | None = None
+        self.hidden_keys: frozenset[str] = frozenset()  # columns the view hides to fit its width
+        self.buying = False  # the plan ranks by the purchase, not the rent
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        return self._columns
 
     def set_plan(self, plan: Plan | None) -> None:
         self.beginResetModel()
@@ -46,6 +95,7 @@ class OptionsModel(QAbstractTableModel):
             self._options = plan.options
             self._columns = option_columns(plan.request.task.is_training)
             self._best_id = plan.recommendation.gpu_id
+            self.buying = plan.request.purchase is Purchase.BUY
         self.endResetModel()
 
     def option(self, row: int) -> Option:
@@ -64,9 +114,9 @@ class OptionsModel(QAbstractTableModel):
             return None
         column = self._columns[section]
         if role == Qt.ItemDataRole.DisplayRole:
-            return column.header
+            return two_lines(column.header)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return _header_tip(column) or None
+            return "\n\n".join(p for p in (column.header, _header_tip(column)) if p)
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
@@ -87,16 +137,24 @@ class OptionsModel(QAbstractTableModel):
                 return theme.error_color()
             return theme.ok_color() if option.meets_target else theme.warn_color()
         if role == Qt.ItemDataRole.ToolTipRole:
-            if column.key == "bound":
-                return bound_tip(option.speed.bound) or None
-            if column.key == "gpu" and option.note:
-                return option.note
-            if column.key in ("gpu", "layout", "memory"):
-                return column.text(option)
-            return _header_tip(column) or None
+            return self._tooltip(option, column)
         if role == Qt.ItemDataRole.TextAlignmentRole and column.numeric:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def _tooltip(self, option: Option, column: Column) -> str | None:
+        """The cell's whole text (it may be elided), what it means; on the GPU, the hidden columns."""
+        if column.key == "bound":
+            meaning = bound_tip(option.speed.bound)
+        elif column.key == "gpu":
+            meaning = option.note
+        else:
+            meaning = _header_tip(column)
+        parts = [column.text(option), meaning]
+        if column.key == "gpu" and self.hidden_keys:
+            hidden = [c for c in self._columns if c.key in self.hidden_keys]
+            parts.append("\n".join(f"{c.header}: {c.text(option)}" for c in hidden))
+        return "\n\n".join(p for p in parts if p) or None
 
 
 def _header_tip(column: Column) -> str:
@@ -110,8 +168,24 @@ class _SortProxy(QSortFilterProxyModel):
         return left.data(SORT_ROLE) < right.data(SORT_ROLE)
 
 
+class _ElideMiddle(QStyledItemDelegate):
+    """Cut a long GPU name in its middle: "NVIDIA GeF…4070 Ti SUPER" still tells the cards apart."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:  # Qt override
+        middle = QStyleOptionViewItem(option)
+        middle.textElideMode = Qt.TextElideMode.ElideMiddle
+        super().paint(painter, middle, index)
+
+
 class OptionsTable(QTableView):
-    """Options of a plan, best first; click a header to sort by that column."""
+    """Options of a plan, best first; click a header to sort by that column.
+
+    The columns fit the table's width, without sideways scrolling: two-line headers, long texts
+    elided (the tooltip has them whole) and, where even that is too wide, the details of HIDE_FIRST
+    left out (`hidden_changed`; each GPU's tooltip lists them).
+    """
+
+    hidden_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -129,19 +203,88 @@ class OptionsTable(QTableView):
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.horizontalHeader().setStretchLastSection(True)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.setWordWrap(False)  # one line per cell, cut with "…" (a wrapped text loses its second line)
         self.setAccessibleName("GPU options")
+        self._gpu_delegate = _ElideMiddle(self)
+        self.setItemDelegateForColumn(0, self._gpu_delegate)
 
     def set_plan(self, plan: Plan | None) -> None:
         self.options_model.set_plan(plan)
+        for column in range(self.proxy.columnCount()):
+            self.setColumnHidden(column, False)
         self.resizeColumnsToContents()
-        for column in range(self.proxy.columnCount()):  # long texts are elided; the tooltip has them
-            limit = MAX_GPU_COLUMN_PX if column == 0 else MAX_COLUMN_PX
-            self.setColumnWidth(column, min(self.columnWidth(column), limit))
+        self._natural = [  # what each column would like, long texts capped
+            min(self.columnWidth(c), MAX_GPU_COLUMN_PX if c == 0 else MAX_COLUMN_PX)
+            for c in range(self.proxy.columnCount())
+        ]
+        header = self.horizontalHeader()
+        self._titles = [header.sectionSizeHint(c) for c in range(self.proxy.columnCount())]
+        self.fit_columns()
+
+    @property
+    def hidden_headers(self) -> list[str]:
+        """The headers of the columns left out to fit the width, in table order."""
+        return [c.header for c in self.options_model.columns if c.key in self.options_model.hidden_keys]
+
+    def fit_columns(self) -> None:
+        """Column widths (and columns shown) for the width the table has now."""
+        natural, titles = getattr(self, "_natural", []), getattr(self, "_titles", [])
+        columns = self.options_model.columns
+        if len(natural) != len(columns):
+            return
+        least = []
+        for c, column in enumerate(columns):
+            title = titles[c]
+            if column.key == "gpu":
+                floor = MIN_GPU_COLUMN_PX
+            elif column.key in UNCUT:
+                floor = natural[c]
+            else:  # cut by a third at most: "compute-b…" still reads; beyond that, columns go
+                floor = round(natural[c] * LEAST_SHARE)
+            least.append(min(natural[c], max(title, floor)))
+        room = self.viewport().width()
+        by_key = {column.key: c for c, column in enumerate(columns)}
+        hidden: set[int] = set()
+
+        def width(widths: list[int]) -> int:
+            return sum(w for c, w in enumerate(widths) if c not in hidden)
+
+        # Details go before any text is cut; what decides a purchase goes only when cutting is not enough.
+        for key in HIDE_FIRST:
+            if width(natural) <= room:
+                break
+            if key in by_key:
+                hidden.add(by_key[key])
+        for key in HIDE_LAST[self.options_model.buying]:
+            if width(least) <= room:
+                break
+            if key in by_key:
+                hidden.add(by_key[key])
+        shown = [c for c in range(len(columns)) if c not in hidden]
+        want, need = sum(natural[c] for c in shown), sum(least[c] for c in shown)
+        # Between the least and the natural widths, every column gives up the same share; below
+        # the least (nothing left to leave out), the same fraction of it.
+        share = 1.0 if want <= room else max(0.0, (room - need) / max(want - need, 1))
+        below = min(1.0, room / max(need, 1))
+        for c in range(len(columns)):
+            self.setColumnHidden(c, c in hidden)
+            if c not in hidden:
+                self.setColumnWidth(c, int((least[c] + (natural[c] - least[c]) * share) * below))
+        keys = frozenset(columns[c].key for c in hidden)
+        if keys != self.options_model.hidden_keys:
+            self.options_model.hidden_keys = keys
+            self.hidden_changed.emit()
+
+    def viewportEvent(self, event: QEvent) -> bool:  # Qt override
+        handled = super().viewportEvent(event)
+        if event.type() == QEvent.Type.Resize:
+            self.fit_columns()
+        return handled
 
     def cell_text(self, row: int, header: str) -> str:
         """The text shown at a (sorted) row under a column header (for tests and exports)."""
         model = self.proxy
         for column in range(model.columnCount()):
-            if model.headerData(column, Qt.Orientation.Horizontal) == header:
+            if model.headerData(column, Qt.Orientation.Horizontal).replace("\n", " ") == header:
                 return model.index(row, column).data()
         raise KeyError(header)

@@ -7,6 +7,7 @@ from html import escape
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QGridLayout,
+    QHeaderView,
     QLabel,
     QScrollArea,
     QTableWidget,
@@ -75,6 +76,7 @@ class RecommendationView(QWidget):
         self.options_caption = _label()
         self.options_caption.setObjectName("options_caption")
         self.options = OptionsTable()
+        self.options.hidden_changed.connect(self._show_options_caption)
         options_layout.addWidget(self.options_caption)
         options_layout.addWidget(self.options, 1)
         self.tabs.addTab(options_page, "O&ptions")
@@ -86,12 +88,14 @@ class RecommendationView(QWidget):
             ["Component", "Bytes (one device, unsharded)", "How it was computed"]
         )
         self.memory_table.verticalHeader().hide()
+        # Rows as tall as their wrapped formulas, at any width.
+        self.memory_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.memory_table.horizontalHeader().setStretchLastSection(True)
         self.memory_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.details_notes = _label()
         details_layout.addWidget(self.memory_table, 1)
         details_layout.addWidget(self.details_notes)
-        self.tabs.addTab(details, "&How it was computed")
+        self.tabs.addTab(details, "Ho&w it was computed")  # Alt+H is the Help menu
 
         self.assumptions = AssumptionsPanel(form)
         scroll = QScrollArea()
@@ -114,8 +118,17 @@ class RecommendationView(QWidget):
         self.warnings.setText("<br>".join(notes))
         self.warnings.setVisible(bool(notes))
         self.options.set_plan(plan)
-        self.options_caption.setText(f"Best first, {rank_basis(plan)}; click a column header to sort by it.")
+        self._show_options_caption()
         self._show_details(plan)
+
+    def _show_options_caption(self) -> None:
+        if self.plan is None:
+            return
+        text = f"Best first, {rank_basis(self.plan)}; click a column header to sort by it."
+        hidden = self.options.hidden_headers
+        if hidden:
+            text += f" Not shown at this width: {', '.join(hidden)} (in each GPU's tooltip, and in copies)."
+        self.options_caption.setText(text)
 
     def _show_details(self, plan: Plan) -> None:
         rows = memory_rows(plan.memory)
