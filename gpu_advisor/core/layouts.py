@@ -10,7 +10,7 @@ simpler layout. A fixed tp or pp from the request restricts the candidates.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -20,7 +20,7 @@ from .layout import Parallelism
 from .memory import Device, MemoryBasis, memory_basis
 from .precision import Task
 from .request import PlanRequest
-from .speed import DevicePeaks, inference_speed, training_speed
+from .speed import DevicePeaks, inference_speed, layout_speeds, training_speed
 
 Speed = TrainingSpeed | InferenceSpeed | SpeedSummary
 # Two serving layouts whose per-user speeds differ by less than this serve users alike; the first
@@ -95,33 +95,137 @@ def speed_of(
     return inference_speed(req, par, peaks, detail=detail)
 
 
-def candidates(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePeaks) -> Iterator[Candidate]:
-    """For each tensor-parallel degree, the least-sharded layout of `count` GPUs that fits (or, when
-    none fits, the most sharded one tried, marked as not fitting)."""
-    basis = memory_basis(req, Device.CUDA)
-    capacity = gpu.memory_bytes
-    node = gpu.node().node_gpus
-    for tp in tp_options(req, count, node):
-        attempt = None
-        found = False
-        for pp in pp_options(req, count, tp, node):
-            dp = count // (tp * pp)
-            zeros = zero_options(req, dp)
-            # Memory falls from ZeRO 0 to 2; ZeRO 3 adds two gathered layers. If neither of the two
-            # most sharded stages fits, none does.
-            if len(zeros) > 2 and not any(basis.fits(layout(tp, pp, dp, z), capacity) for z in zeros[-2:]):
-                attempt = layout(tp, pp, dp, zeros[-1])
-                continue
-            for zero in zeros:
-                attempt = layout(tp, pp, dp, zero)
-                if basis.fits(attempt, capacity):
-                    found = True
+class LayoutSearch:
+    """One request's search over layouts, shared by every GPU of a plan.
+
+    Which layouts to try depends on the GPU count and the node size; which of them fit, on the card's
+    memory too. Many catalogue GPUs share a node size and a memory size, so both are kept by those
+    keys (plain integers), and the layouts' totals by the memory basis.
+    """
+
+    def __init__(self, req: PlanRequest) -> None:
+        self.req = req
+        self.basis = memory_basis(req, Device.CUDA)
+        self._orders: dict[
+            tuple[int, int], tuple[tuple[int, tuple[tuple[int, int, tuple[int, ...]], ...]], ...]
+        ] = {}
+        self._picks: dict[tuple[int, int, int], tuple[tuple[Parallelism, bool], ...]] = {}
+        self._fits: dict[tuple[int, int, int], bool] = {}
+        self._smallest: dict[tuple[int, int, int], int] = {}
+
+    def _order(
+        self, count: int, node: int
+    ) -> tuple[tuple[int, tuple[tuple[int, int, tuple[int, ...]], ...]], ...]:
+        """For each tensor-parallel degree, its (pipeline, data, ZeRO stages) in the order tried."""
+        key = (count, node)
+        order = self._orders.get(key)
+        if order is None:
+            req = self.req
+            order = self._orders[key] = tuple(
+                (
+                    tp,
+                    tuple(
+                        (pp, count // (tp * pp), tuple(zero_options(req, count // (tp * pp))))
+                        for pp in pp_options(req, count, tp, node)
+                    ),
+                )
+                for tp in tp_options(req, count, node)
+            )
+        return order
+
+    def picks(self, count: int, node: int, capacity: int) -> tuple[tuple[Parallelism, bool], ...]:
+        """For each tensor-parallel degree, the least-sharded layout of `count` GPUs that fits a card
+        of `capacity` bytes (True), or, when none fits, the most sharded one tried (False)."""
+        key = (count, node, capacity)
+        known = self._picks.get(key)
+        if known is not None:
+            return known
+        total = self.basis.total_of
+        out = []
+        for tp, pps in self._order(count, node):
+            attempt = None
+            found = False
+            for pp, dp, zeros in pps:
+                # Memory falls from ZeRO 0 to 2; ZeRO 3 adds two gathered layers. If neither of the two
+                # most sharded stages fits, none does.
+                if len(zeros) > 2 and not any(total(tp, pp, dp, z, capacity) <= capacity for z in zeros[-2:]):
+                    attempt = (tp, pp, dp, zeros[-1])
+                    continue
+                for zero in zeros:
+                    attempt = (tp, pp, dp, zero)
+                    if total(tp, pp, dp, zero, capacity) <= capacity:
+                        found = True
+                        break
+                if found:
                     break
-            if found:
-                break
-        if attempt is not None:
-            speed = speed_of(req, attempt, peaks, detail=False, basis=basis) if found else None
-            yield Candidate(attempt, speed, found)
+            if attempt is not None:
+                out.append((layout(*attempt), found))
+        known = self._picks[key] = tuple(out)
+        return known
+
+    def fits_at(self, count: int, node: int, capacity: int) -> bool:
+        """Whether some layout of `count` GPUs fits in memory. The most sharded layouts need the least
+        memory per GPU: the widest tensor parallelism, the deepest pipeline, the highest ZeRO stage."""
+        key = (count, node, capacity)
+        known = self._fits.get(key)
+        if known is None:
+            known = self._fits[key] = self._fits_at(count, node, capacity)
+        return known
+
+    def _fits_at(self, count: int, node: int, capacity: int) -> bool:
+        req = self.req
+        tps = tp_options(req, count, node)
+        if not tps:
+            return False
+        tp = max(tps)
+        pps = pp_options(req, count, tp, node) or [1]
+        for pp in {min(pps), max(pps)}:
+            dp = count // (tp * pp)
+            zero = max(zero_options(req, dp))
+            if self.basis.total_of(tp, pp, dp, zero if dp > 1 else 0, capacity) <= capacity:
+                return True
+        return False
+
+    def smallest_fitting_count(self, node: int, capacity: int, step: int, max_gpus: int) -> int:
+        """Binary search over powers of two (times a fixed tp x pp): per-GPU memory never grows with
+        the GPU count."""
+        key = (node, capacity, step)
+        known = self._smallest.get(key)
+        if known is None:
+            known = self._smallest[key] = self._smallest_fitting_count(node, capacity, step, max_gpus)
+        return known
+
+    def _smallest_fitting_count(self, node: int, capacity: int, step: int, max_gpus: int) -> int:
+        def fits(count: int) -> bool:
+            return self.fits_at(count, node, capacity)
+
+        top = (max_gpus // step).bit_length() - 1
+        if fits(step):
+            return step
+        if not fits(step * 2**top):
+            return step * 2**top
+        lo, hi = 0, top
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if fits(step * 2**mid):
+                hi = mid
+            else:
+                lo = mid
+        return step * 2**hi
+
+    def candidates(
+        self, count: int, gpu: GpuSpec, speed: Callable[[Parallelism], SpeedSummary]
+    ) -> list[Candidate]:
+        """For each tensor-parallel degree, the least-sharded layout of `count` GPUs that fits (or,
+        when none fits, the most sharded one tried, marked as not fitting), with its speed."""
+        picks = self.picks(count, gpu.node().node_gpus, gpu.memory_bytes)
+        return [Candidate(par, speed(par) if found else None, found) for par, found in picks]
+
+
+def candidates(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePeaks) -> Iterator[Candidate]:
+    """LayoutSearch.candidates for one request and GPU (speeds without worded terms)."""
+    search = LayoutSearch(req)
+    yield from search.candidates(count, gpu, layout_speeds(req, peaks, search.basis))
 
 
 def score(req: PlanRequest, cand: Candidate) -> tuple:

@@ -214,9 +214,9 @@ class MemoryBasis:
     paged_kv: bool  # a paged KV cache does not fragment
     memory_fraction: float  # the engine's cap on the card (vLLM gpu_memory_utilization)
     kv_free_fraction: float  # the engine's KV pool as a share of the free memory (TensorRT-LLM)
-    # Totals by (tp, pp, dp, ZeRO) where the card's size does not enter them (no engine reserve): the
-    # recommender asks the same layouts for every GPU of the catalogue.
-    _totals: dict[tuple[int, int, int, int], int] = field(
+    # The card-independent part of each layout's total, by (tp, pp, dp, ZeRO): the recommender asks the
+    # same layouts for every GPU of the catalogue; only the engine's reserve depends on the card.
+    _totals: dict[tuple[int, int, int, int], tuple[float, float, float]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
 
@@ -236,19 +236,26 @@ class MemoryBasis:
         return comps, phase
 
     def per_gpu_total(self, par: Parallelism, capacity: int | None = None) -> int:
-        shared = self.memory_fraction >= 1 and self.kv_free_fraction >= 1
-        key = (par.tensor, par.pipeline, par.data, par.zero_stage)
-        if shared and key in self._totals:
-            return self._totals[key]
-        weights, grads, optimizer, activations, kv, _ = self._parts(par)
-        rest = weights + grads + optimizer + activations
-        total = round(rest + kv + self._overhead(rest, kv, par, capacity))
-        if shared:
-            self._totals[key] = total
-        return total
+        return self.total_of(par.tensor, par.pipeline, par.data, par.zero_stage, capacity)
+
+    def total_of(self, tp: int, pp: int, dp: int, zero: int, capacity: int | None = None) -> int:
+        """`per_gpu_total` of the layout (tp, pp, dp, zero), without building it: the same sums, in
+        the same order, as the components of `per_gpu`."""
+        key = (tp, pp, dp, zero)
+        known = self._totals.get(key)
+        if known is None:
+            par = Parallelism.model_construct(tensor=tp, pipeline=pp, data=dp, zero_stage=zero)
+            weights, grads, optimizer, activations, kv, _ = self._parts(par)
+            rest = weights + grads + optimizer + activations
+            fragmenting, overhead = self._context_overhead(rest, kv, tp * pp * dp)
+            known = self._totals[key] = (rest + kv, fragmenting, overhead)
+        held, fragmenting, overhead = known
+        if capacity is not None and self.device is Device.CUDA:
+            overhead = self._reserve(overhead, fragmenting, capacity)
+        return round(held + overhead)
 
     def fits(self, par: Parallelism, capacity: int) -> bool:
-        return self.per_gpu_total(par, capacity) <= capacity
+        return self.total_of(par.tensor, par.pipeline, par.data, par.zero_stage, capacity) <= capacity
 
     def _parts(self, par: Parallelism) -> tuple[float, float, float, float, float, str]:
         """(weights, gradients, optimizer, activations, KV cache, phase) on one GPU of `par`."""
@@ -277,16 +284,24 @@ class MemoryBasis:
         """Process overhead + fragmentation of everything but a paged KV cache + the engine's reserve."""
         if self.device is not Device.CUDA:
             return 0.0
-        context = self.overhead_distributed if par.gpus > 1 else self.overhead_single
+        fragmenting, overhead = self._context_overhead(rest, kv, par.gpus)
+        return overhead if capacity is None else self._reserve(overhead, fragmenting, capacity)
+
+    def _context_overhead(self, rest: float, kv: float, gpus: int) -> tuple[float, float]:
+        """(the bytes that fragment, process overhead + their fragmentation); no overhead off CUDA."""
         fragmenting = rest + (0.0 if self.paged_kv else kv)
-        overhead = context + self.fragmentation * fragmenting
-        if capacity is not None:
-            # vLLM caps itself at gpu_memory_utilization of the card; TensorRT-LLM gives the KV pool
-            # a share of the memory left free: the rest stays unused.
-            overhead += (1 - self.memory_fraction) * capacity
-            free = capacity * self.memory_fraction - fragmenting - overhead
-            overhead += max(0.0, (1 - self.kv_free_fraction) * free)
-        return overhead
+        if self.device is not Device.CUDA:
+            return fragmenting, 0.0
+        context = self.overhead_distributed if gpus > 1 else self.overhead_single
+        return fragmenting, context + self.fragmentation * fragmenting
+
+    def _reserve(self, overhead: float, fragmenting: float, capacity: int) -> float:
+        """`overhead` plus what the serving engine leaves unused of a card of `capacity` bytes."""
+        # vLLM caps itself at gpu_memory_utilization of the card; TensorRT-LLM gives the KV pool
+        # a share of the memory left free: the rest stays unused.
+        overhead += (1 - self.memory_fraction) * capacity
+        free = capacity * self.memory_fraction - fragmenting - overhead
+        return overhead + max(0.0, (1 - self.kv_free_fraction) * free)
 
 
 @same_args_as_recent_call
