@@ -1,8 +1,9 @@
 """Which ways of splitting a job over GPUs to consider, and which one serves the request best.
 
-A layout is data: (tensor, pipeline, data, ZeRO stage) on one catalogue GPU. `candidates` lists, for a
-GPU count, the least-sharded layout that fits for each tensor-parallel degree (more pipeline stages or a
-higher ZeRO stage only cost time once a layout fits); `score` orders them by what the request is for:
+A layout is data: (tensor, pipeline, data, ZeRO stage) on one catalogue GPU. `LayoutSearch.candidates`
+lists, for a GPU count, the least-sharded layout that fits for each tensor-parallel degree (more
+pipeline stages or a higher ZeRO stage only cost time once a layout fits), one search per request
+shared by every GPU of a plan; `score` orders them by what the request is for:
 training by tokens per second, serving by the speed each user sees, then the first token, then the
 simpler layout. A fixed tp or pp from the request restricts the candidates.
 """
@@ -10,17 +11,16 @@ simpler layout. A fixed tp or pp from the request restricts the candidates.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 from .catalog import GpuSpec
 from .estimates import InferenceSpeed, SpeedSummary, TrainingSpeed, time_to_first_token_s
 from .layout import Parallelism
-from .memory import Device, MemoryBasis, memory_basis
+from .memory import Device, memory_basis
 from .precision import Task
 from .request import PlanRequest
-from .speed import DevicePeaks, inference_speed, layout_speeds, training_speed
+from .speed import LayoutSpeeds
 
 Speed = TrainingSpeed | InferenceSpeed | SpeedSummary
 # Two serving layouts whose per-user speeds differ by less than this serve users alike; the first
@@ -82,19 +82,6 @@ def zero_options(req: PlanRequest, dp: int) -> list[int]:
     return [0, 1, 2, 3] if dp > 1 else [0]
 
 
-def speed_of(
-    req: PlanRequest,
-    par: Parallelism,
-    peaks: DevicePeaks,
-    detail: bool = True,
-    basis: MemoryBasis | None = None,
-) -> Speed:
-    """The layout's speed; `detail=False` for comparing layouts (numbers only, no worded terms)."""
-    if req.task.is_training:
-        return training_speed(req, par, peaks, detail=detail, basis=basis)
-    return inference_speed(req, par, peaks, detail=detail)
-
-
 class LayoutSearch:
     """One request's search over layouts, shared by every GPU of a plan.
 
@@ -111,6 +98,7 @@ class LayoutSearch:
         ] = {}
         self._picks: dict[tuple[int, int, int], tuple[tuple[Parallelism, bool], ...]] = {}
         self._fits: dict[tuple[int, int, int], bool] = {}
+        self._sharded: dict[tuple[int, int], tuple[tuple[int, int, int, int], ...]] = {}
         self._smallest: dict[tuple[int, int, int], int] = {}
 
     def _order(
@@ -148,7 +136,11 @@ class LayoutSearch:
             for pp, dp, zeros in pps:
                 # Memory falls from ZeRO 0 to 2; ZeRO 3 adds two gathered layers. If neither of the two
                 # most sharded stages fits, none does.
-                if len(zeros) > 2 and not any(total(tp, pp, dp, z, capacity) <= capacity for z in zeros[-2:]):
+                if (
+                    len(zeros) > 2
+                    and total(tp, pp, dp, zeros[-2], capacity) > capacity
+                    and total(tp, pp, dp, zeros[-1], capacity) > capacity
+                ):
                     attempt = (tp, pp, dp, zeros[-1])
                     continue
                 for zero in zeros:
@@ -173,18 +165,27 @@ class LayoutSearch:
         return known
 
     def _fits_at(self, count: int, node: int, capacity: int) -> bool:
-        req = self.req
-        tps = tp_options(req, count, node)
-        if not tps:
-            return False
-        tp = max(tps)
-        pps = pp_options(req, count, tp, node) or [1]
-        for pp in {min(pps), max(pps)}:
-            dp = count // (tp * pp)
-            zero = max(zero_options(req, dp))
-            if self.basis.total_of(tp, pp, dp, zero if dp > 1 else 0, capacity) <= capacity:
-                return True
-        return False
+        total = self.basis.total_of
+        return any(total(*layout, capacity) <= capacity for layout in self._most_sharded(count, node))
+
+    def _most_sharded(self, count: int, node: int) -> tuple[tuple[int, int, int, int], ...]:
+        """The widest tensor parallelism with the shallowest and the deepest pipeline, at the highest
+        ZeRO stage: the layouts of `count` GPUs that need the least memory per GPU."""
+        key = (count, node)
+        known = self._sharded.get(key)
+        if known is None:
+            req = self.req
+            layouts = []
+            tps = tp_options(req, count, node)
+            if tps:
+                tp = max(tps)
+                pps = pp_options(req, count, tp, node) or [1]
+                for pp in {min(pps), max(pps)}:
+                    dp = count // (tp * pp)
+                    zero = max(zero_options(req, dp))
+                    layouts.append((tp, pp, dp, zero if dp > 1 else 0))
+            known = self._sharded[key] = tuple(layouts)
+        return known
 
     def smallest_fitting_count(self, node: int, capacity: int, step: int, max_gpus: int) -> int:
         """Binary search over powers of two (times a fixed tp x pp): per-GPU memory never grows with
@@ -213,19 +214,12 @@ class LayoutSearch:
                 lo = mid
         return step * 2**hi
 
-    def candidates(
-        self, count: int, gpu: GpuSpec, speed: Callable[[Parallelism], SpeedSummary]
-    ) -> list[Candidate]:
+    def candidates(self, count: int, gpu: GpuSpec, speeds: LayoutSpeeds) -> list[Candidate]:
         """For each tensor-parallel degree, the least-sharded layout of `count` GPUs that fits (or,
         when none fits, the most sharded one tried, marked as not fitting), with its speed."""
         picks = self.picks(count, gpu.node().node_gpus, gpu.memory_bytes)
-        return [Candidate(par, speed(par) if found else None, found) for par, found in picks]
-
-
-def candidates(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePeaks) -> Iterator[Candidate]:
-    """LayoutSearch.candidates for one request and GPU (speeds without worded terms)."""
-    search = LayoutSearch(req)
-    yield from search.candidates(count, gpu, layout_speeds(req, peaks, search.basis))
+        summary = speeds.summary
+        return [Candidate(par, summary(par) if found else None, found) for par, found in picks]
 
 
 def score(req: PlanRequest, cand: Candidate) -> tuple:

@@ -214,11 +214,18 @@ class MemoryBasis:
     paged_kv: bool  # a paged KV cache does not fragment
     memory_fraction: float  # the engine's cap on the card (vLLM gpu_memory_utilization)
     kv_free_fraction: float  # the engine's KV pool as a share of the free memory (TensorRT-LLM)
-    # The card-independent part of each layout's total, by (tp, pp, dp, ZeRO): the recommender asks the
-    # same layouts for every GPU of the catalogue; only the engine's reserve depends on the card.
-    _totals: dict[tuple[int, int, int, int], tuple[float, float, float]] = field(
+    # Each layout's total without the engine's reserve, and the parts the reserve is computed from, by
+    # (tp, pp, dp, ZeRO): the recommender asks the same layouts for every GPU of the catalogue; only
+    # the reserve depends on the card.
+    _totals: dict[tuple[int, int, int, int], tuple[float, float, float, int]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    # Whether the serving engine leaves part of a card unused (the total depends on the card's size).
+    reserves: bool = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        reserves = self.device is Device.CUDA and (self.memory_fraction != 1 or self.kv_free_fraction != 1)
+        object.__setattr__(self, "reserves", reserves)
 
     def per_gpu(self, par: Parallelism, capacity: int | None = None) -> tuple[dict[str, float], str]:
         """Components on the first pipeline stage's GPU, and the phase at which they peak. With the
@@ -248,11 +255,11 @@ class MemoryBasis:
             weights, grads, optimizer, activations, kv, _ = self._parts(par)
             rest = weights + grads + optimizer + activations
             fragmenting, overhead = self._context_overhead(rest, kv, tp * pp * dp)
-            known = self._totals[key] = (rest + kv, fragmenting, overhead)
-        held, fragmenting, overhead = known
-        if capacity is not None and self.device is Device.CUDA:
-            overhead = self._reserve(overhead, fragmenting, capacity)
-        return round(held + overhead)
+            known = self._totals[key] = (rest + kv, fragmenting, overhead, round(rest + kv + overhead))
+        if capacity is None or not self.reserves:
+            return known[3]
+        held, fragmenting, overhead, _ = known
+        return round(held + self._reserve(overhead, fragmenting, capacity))
 
     def fits(self, par: Parallelism, capacity: int) -> bool:
         return self.total_of(par.tensor, par.pipeline, par.data, par.zero_stage, capacity) <= capacity

@@ -15,13 +15,13 @@ from .efficiency import resolve_efficiency
 from .estimates import OWNERSHIP_MONTHS, TrainingSpeed
 from .hosts import machines_for
 from .layout import Parallelism
-from .layouts import Candidate, LayoutSearch, best, meets, speed_of
+from .layouts import Candidate, LayoutSearch, best, meets
 from .memory import Device, estimate_memory, request_profile
 from .precision import Task, Tier
 from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
 from .serving import with_concurrency
-from .speed import DevicePeaks, hardware_flops_per_token, layout_speeds, training_flops_per_token
+from .speed import DevicePeaks, LayoutSpeeds, hardware_flops_per_token, training_flops_per_token
 from .tiers import tier_choices
 from .trace import compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
@@ -74,7 +74,7 @@ def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str |
 
 
 def _best_layout(
-    req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks, search: LayoutSearch
+    req: PlanRequest, gpu: GpuSpec, speeds: LayoutSpeeds, search: LayoutSearch
 ) -> Candidate | None:
     """The smallest count that fits and meets the target, laid out to serve the request best.
 
@@ -89,9 +89,8 @@ def _best_layout(
         return None
     node, capacity = gpu.node().node_gpus, gpu.memory_bytes
     count = req.gpus or min(search.smallest_fitting_count(node, capacity, step, MAX_GPUS), limit)
-    speed = layout_speeds(req, peaks, search.basis)
     while count <= limit:
-        found = search.candidates(count, gpu, speed)
+        found = search.candidates(count, gpu, speeds)
         last = found[-1] if found else last
         fitting = [c for c in found if c.fits]
         meeting = [c for c in fitting if meets(req, c.speed)]
@@ -107,7 +106,7 @@ def _best_layout(
     if best_fit is not None:
         return best_fit
     if last is not None:  # nothing fits: the most sharded attempt, to show how far off it is
-        return Candidate(last.layout, speed(last.layout), False)
+        return Candidate(last.layout, speeds.summary(last.layout), False)
     return None
 
 
@@ -162,11 +161,13 @@ def _option(
     peaks, note = gpu_peaks(gpu, req)
     if peaks is None:
         return None, f"{gpu.name}: skipped, {note}"
-    found = _best_layout(req, gpu, peaks, search or LayoutSearch(req))
+    search = search or LayoutSearch(req)
+    speeds = LayoutSpeeds(req, peaks, search.basis)
+    found = _best_layout(req, gpu, speeds, search)
     if found is None:
         return None, f"{gpu.name}: not offered, the layout asked for needs more than {tier_room(gpu)}"
     par, fits = found.layout, found.fits
-    speed = speed_of(req, par, peaks)  # the kept layout, with its worded terms
+    speed = speeds.detail(par)  # the kept layout, with its worded terms
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
     machines = machines_for(gpu, par.gpus)
     cost = estimate_cost(

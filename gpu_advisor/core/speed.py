@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
 from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
@@ -391,16 +390,37 @@ def _training(job: _TrainingJob, par: Parallelism, detail: bool) -> TrainingSpee
     )
 
 
-def layout_speeds(
-    req: PlanRequest, peaks: DevicePeaks, basis: MemoryBasis | None = None
-) -> Callable[[Parallelism], SpeedSummary]:
-    """The numbers that rank layouts of one request on one device (`detail=False` of training_speed
-    and inference_speed), with what they take from the request and the device resolved once."""
-    if req.task.is_training:
-        training = _training_job(req, peaks, basis or memory_basis(req, Device.CUDA))
-        return lambda par: _training(training, par, False)  # type: ignore[return-value]
-    inference = _inference_job(req, peaks)
-    return lambda par: _inference(inference, par, None, False)  # type: ignore[return-value]
+class LayoutSpeeds:
+    """The speeds of layouts of one request on one device, with what they take from the request and
+    the device resolved once (on first use): `summary` the numbers that rank layouts (training_speed
+    and inference_speed with `detail=False`), `detail` the worded speed of the layout kept."""
+
+    __slots__ = ("_basis", "_job", "_peaks", "_req")
+
+    def __init__(self, req: PlanRequest, peaks: DevicePeaks, basis: MemoryBasis | None = None) -> None:
+        self._req, self._peaks, self._basis = req, peaks, basis
+        self._job: _TrainingJob | _InferenceJob | None = None
+
+    def _resolved(self) -> _TrainingJob | _InferenceJob:
+        if self._job is None:
+            req = self._req
+            if req.task.is_training:
+                self._job = _training_job(req, self._peaks, self._basis or memory_basis(req, Device.CUDA))
+            else:
+                self._job = _inference_job(req, self._peaks)
+        return self._job
+
+    def summary(self, par: Parallelism) -> SpeedSummary:
+        job = self._job or self._resolved()
+        if isinstance(job, _TrainingJob):
+            return _training(job, par, False)  # type: ignore[return-value]
+        return _inference(job, par, None, False)  # type: ignore[return-value]
+
+    def detail(self, par: Parallelism) -> TrainingSpeed | InferenceSpeed:
+        job = self._job or self._resolved()
+        if isinstance(job, _TrainingJob):
+            return _training(job, par, True)  # type: ignore[return-value]
+        return _inference(job, par, None, True)  # type: ignore[return-value]
 
 
 def decode_bytes_per_step(req: PlanRequest, concurrency: int) -> float:
