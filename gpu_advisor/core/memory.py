@@ -251,8 +251,7 @@ class MemoryBasis:
         key = (tp, pp, dp, zero)
         known = self._totals.get(key)
         if known is None:
-            par = Parallelism.model_construct(tensor=tp, pipeline=pp, data=dp, zero_stage=zero)
-            weights, grads, optimizer, activations, kv, _ = self._parts(par)
+            weights, grads, optimizer, activations, kv, _ = self._parts_of(tp, pp, dp, zero)
             rest = weights + grads + optimizer + activations
             fragmenting, overhead = self._context_overhead(rest, kv, tp * pp * dp)
             known = self._totals[key] = (rest + kv, fragmenting, overhead, round(rest + kv + overhead))
@@ -266,19 +265,24 @@ class MemoryBasis:
 
     def _parts(self, par: Parallelism) -> tuple[float, float, float, float, float, str]:
         """(weights, gradients, optimizer, activations, KV cache, phase) on one GPU of `par`."""
-        shards = par.tensor * par.pipeline
+        return self._parts_of(par.tensor, par.pipeline, par.data, par.zero_stage)
+
+    def _parts_of(
+        self, tp: int, pp: int, dp: int, zero: int
+    ) -> tuple[float, float, float, float, float, str]:
+        shards = tp * pp
         weights = self.weights / shards
         # Activations: sequence parallelism with tensor parallelism divides every one by t.
-        activations = self.activations / par.tensor
+        activations = self.activations / tp
         if self.inference:
-            kv_shards = min(par.tensor, self.kv_heads) * par.pipeline
-            kv = par.users_per_replica(self.users) * self.kv_bytes_per_sequence / kv_shards
+            kv_shards = min(tp, self.kv_heads) * pp
+            users_per_replica = -(-self.users // dp)
+            kv = users_per_replica * self.kv_bytes_per_sequence / kv_shards
             return weights, 0.0, 0.0, activations, kv, "inference"
-        zero, dp = par.zero_stage, par.data
         weights += self.adapter_weights / shards
         if zero >= 3:
             # The gathered layers are tensor-parallel shards too.
-            weights = weights / dp + self.gathered_layers / par.tensor
+            weights = weights / dp + self.gathered_layers / tp
         grads = self.trainable * self.grad_bytes / shards / (dp if zero >= 2 else 1)
         optimizer = self.trainable * self.opt_bytes / shards / (dp if zero >= 1 else 1)
         backward_grads = grads if self.grads_at_backward else self.head_grad / shards

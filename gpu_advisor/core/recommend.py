@@ -144,15 +144,27 @@ def _fewer(req: PlanRequest, gpu: GpuSpec, catalog: Catalog, count: int) -> Opti
     return _option(req, gpu, catalog, search)[0]
 
 
+# Each catalogue GPU's sources, kept per (GpuSpec, Catalog) object: both are frozen and loaded once.
+_SOURCES: dict[tuple[int, int], tuple[GpuSpec, Catalog, GpuSources]] = {}
+
+
 def _sources(gpu: GpuSpec, catalog: Catalog) -> GpuSources:
+    key = (id(gpu), id(catalog))
+    known = _SOURCES.get(key)
+    if known is not None and known[0] is gpu and known[1] is catalog:
+        return known[2]
     cited = {
         key: catalog.source_keys[key]
         for key in dict.fromkeys(_SOURCE_KEY.findall(gpu.sources))
         if key in catalog.source_keys
     }
-    return GpuSources(
+    sources = GpuSources(
         text=gpu.sources, cited=cited, cloud_price_date=gpu.cloud_price_date, user_defined=gpu.user_defined
     )
+    if len(_SOURCES) > 4096:
+        _SOURCES.clear()
+    _SOURCES[(id(gpu), id(catalog))] = (gpu, catalog, sources)
+    return sources
 
 
 def _option(
