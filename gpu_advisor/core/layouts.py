@@ -97,7 +97,10 @@ class LayoutSearch:
             tuple[int, int], tuple[tuple[int, tuple[tuple[int, int, tuple[int, ...]], ...]], ...]
         ] = {}
         self._picks: dict[tuple[int, int, int], tuple[tuple[Parallelism, bool], ...]] = {}
-        self._fits: dict[tuple[int, int, int], bool] = {}
+        self._threshold_cache: dict[
+            tuple[int, int], tuple[tuple[tuple[tuple[int, Parallelism], ...], Parallelism], ...]
+        ] = {}
+        self._least: dict[tuple[int, int], float] = {}
         self._sharded: dict[tuple[int, int], tuple[tuple[int, int, int, int], ...]] = {}
         self._smallest: dict[tuple[int, int, int], int] = {}
 
@@ -126,8 +129,16 @@ class LayoutSearch:
         of `capacity` bytes (True), or, when none fits, the most sharded one tried (False)."""
         key = (count, node, capacity)
         known = self._picks.get(key)
-        if known is not None:
-            return known
+        if known is None:
+            known = self._picks[key] = (
+                self._picks_reserving(count, node, capacity)
+                if self.basis.reserves
+                else self._picks_by_threshold(count, node, capacity)
+            )
+        return known
+
+    def _picks_reserving(self, count: int, node: int, capacity: int) -> tuple[tuple[Parallelism, bool], ...]:
+        """picks for an engine that leaves part of the card unused: totals depend on the card."""
         total = self.basis.total_of
         out = []
         for tp, pps in self._order(count, node):
@@ -152,21 +163,62 @@ class LayoutSearch:
                     break
             if attempt is not None:
                 out.append((layout(*attempt), found))
-        known = self._picks[key] = tuple(out)
+        return tuple(out)
+
+    def _picks_by_threshold(
+        self, count: int, node: int, capacity: int
+    ) -> tuple[tuple[Parallelism, bool], ...]:
+        """picks where a layout's total does not depend on the card: the first layout in the order
+        tried whose threshold the card's size reaches."""
+        out = []
+        for entries, last in self._thresholds(count, node):
+            for threshold, par in entries:
+                if threshold <= capacity:
+                    out.append((par, True))
+                    break
+            else:
+                out.append((last, False))
+        return tuple(out)
+
+    def _thresholds(
+        self, count: int, node: int
+    ) -> tuple[tuple[tuple[tuple[int, Parallelism], ...], Parallelism], ...]:
+        """For each tensor-parallel degree, its layouts in the order tried, each with the smallest card
+        it fits as `_picks_reserving` tries them (its total, or the smaller total of the two most sharded
+        ZeRO stages of its pipeline depth if that is larger: below it the depth is skipped), and the
+        layout reported when none fits (the last one tried)."""
+        key = (count, node)
+        known = self._threshold_cache.get(key)
+        if known is None:
+            total = self.basis.total_of
+            out = []
+            for tp, pps in self._order(count, node):
+                entries = []
+                for pp, dp, zeros in pps:
+                    gate = (
+                        min(total(tp, pp, dp, zeros[-2]), total(tp, pp, dp, zeros[-1]))
+                        if len(zeros) > 2
+                        else 0
+                    )
+                    entries.extend((max(total(tp, pp, dp, z), gate), layout(tp, pp, dp, z)) for z in zeros)
+                if entries:
+                    out.append((tuple(entries), entries[-1][1]))
+            known = self._threshold_cache[key] = tuple(out)
         return known
 
     def fits_at(self, count: int, node: int, capacity: int) -> bool:
         """Whether some layout of `count` GPUs fits in memory. The most sharded layouts need the least
         memory per GPU: the widest tensor parallelism, the deepest pipeline, the highest ZeRO stage."""
-        key = (count, node, capacity)
-        known = self._fits.get(key)
-        if known is None:
-            known = self._fits[key] = self._fits_at(count, node, capacity)
-        return known
-
-    def _fits_at(self, count: int, node: int, capacity: int) -> bool:
         total = self.basis.total_of
-        return any(total(*layout, capacity) <= capacity for layout in self._most_sharded(count, node))
+        if self.basis.reserves:
+            return any(total(*layout, capacity) <= capacity for layout in self._most_sharded(count, node))
+        key = (count, node)
+        least = self._least.get(key)
+        if least is None:
+            least = self._least[key] = min(
+                (total(*layout) for layout in self._most_sharded(count, node)), default=math.inf
+            )
+        return least <= capacity
 
     def _most_sharded(self, count: int, node: int) -> tuple[tuple[int, int, int, int], ...]:
         """The widest tensor parallelism with the shallowest and the deepest pipeline, at the highest
