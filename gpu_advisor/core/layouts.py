@@ -198,7 +198,7 @@ class LayoutSearch:
                     gate = (
                         min(total(tp, pp, dp, zeros[-2]), total(tp, pp, dp, zeros[-1]))
                         if len(zeros) > 2
-                        else 0
+                        else -math.inf
                     )
                     entries.extend((max(total(tp, pp, dp, z), gate), layout(tp, pp, dp, z)) for z in zeros)
                 if entries:
