@@ -17,7 +17,7 @@ from functools import lru_cache
 from .catalog import GpuSpec
 from .estimates import InferenceSpeed, SpeedSummary, TrainingSpeed, time_to_first_token_s
 from .layout import Parallelism
-from .memory import Device, memory_basis
+from .memory import Device, MemoryBasis, memory_basis
 from .precision import Task
 from .request import PlanRequest
 from .speed import LayoutSpeeds
@@ -82,6 +82,49 @@ def zero_options(req: PlanRequest, dp: int) -> list[int]:
     return [0, 1, 2, 3] if dp > 1 else [0]
 
 
+class _Thresholds:
+    """One tensor-parallel degree's layouts of a GPU count in the order tried, each with the smallest
+    card it fits as `LayoutSearch._picks_reserving` tries them (its total, or, if larger, the smaller
+    total of the two most sharded ZeRO stages of its pipeline depth: below that the depth is skipped).
+    Worked out one pipeline depth at a time, as far as the cards asked about need."""
+
+    __slots__ = ("_basis", "_entries", "_last", "_next", "_pps", "_tp")
+
+    def __init__(
+        self, basis: MemoryBasis, tp: int, pps: tuple[tuple[int, int, tuple[int, ...]], ...]
+    ) -> None:
+        self._basis, self._tp, self._pps = basis, tp, pps
+        self._entries: list[tuple[float, Parallelism]] = []
+        self._next = 0
+        pp, dp, zeros = pps[-1]
+        self._last = layout(tp, pp, dp, zeros[-1])  # the layout reported when none fits: the last tried
+
+    def pick(self, capacity: int) -> tuple[Parallelism, bool]:
+        entries = self._entries
+        for threshold, par in entries:
+            if threshold <= capacity:
+                return par, True
+        total = self._basis.total_of
+        tp = self._tp
+        while self._next < len(self._pps):
+            pp, dp, zeros = self._pps[self._next]
+            self._next += 1
+            gate = (
+                min(total(tp, pp, dp, zeros[-2]), total(tp, pp, dp, zeros[-1]))
+                if len(zeros) > 2
+                else -math.inf
+            )
+            found = None
+            for z in zeros:
+                entry = (max(total(tp, pp, dp, z), gate), layout(tp, pp, dp, z))
+                entries.append(entry)
+                if found is None and entry[0] <= capacity:
+                    found = entry[1]
+            if found is not None:
+                return found, True
+        return self._last, False
+
+
 class LayoutSearch:
     """One request's search over layouts, shared by every GPU of a plan.
 
@@ -97,9 +140,7 @@ class LayoutSearch:
             tuple[int, int], tuple[tuple[int, tuple[tuple[int, int, tuple[int, ...]], ...]], ...]
         ] = {}
         self._picks: dict[tuple[int, int, int], tuple[tuple[Parallelism, bool], ...]] = {}
-        self._threshold_cache: dict[
-            tuple[int, int], tuple[tuple[tuple[tuple[int, Parallelism], ...], Parallelism], ...]
-        ] = {}
+        self._threshold_cache: dict[tuple[int, int], tuple[_Thresholds, ...]] = {}
         self._least: dict[tuple[int, int], float] = {}
         self._sharded: dict[tuple[int, int], tuple[tuple[int, int, int, int], ...]] = {}
         self._smallest: dict[tuple[int, int, int], int] = {}
@@ -168,43 +209,16 @@ class LayoutSearch:
     def _picks_by_threshold(
         self, count: int, node: int, capacity: int
     ) -> tuple[tuple[Parallelism, bool], ...]:
-        """picks where a layout's total does not depend on the card: the first layout in the order
-        tried whose threshold the card's size reaches."""
-        out = []
-        for entries, last in self._thresholds(count, node):
-            for threshold, par in entries:
-                if threshold <= capacity:
-                    out.append((par, True))
-                    break
-            else:
-                out.append((last, False))
-        return tuple(out)
-
-    def _thresholds(
-        self, count: int, node: int
-    ) -> tuple[tuple[tuple[tuple[int, Parallelism], ...], Parallelism], ...]:
-        """For each tensor-parallel degree, its layouts in the order tried, each with the smallest card
-        it fits as `_picks_reserving` tries them (its total, or the smaller total of the two most sharded
-        ZeRO stages of its pipeline depth if that is larger: below it the depth is skipped), and the
-        layout reported when none fits (the last one tried)."""
+        """picks where a layout's total does not depend on the card: for each tensor-parallel degree,
+        the first layout in the order tried whose threshold the card's size reaches."""
         key = (count, node)
-        known = self._threshold_cache.get(key)
-        if known is None:
-            total = self.basis.total_of
-            out = []
-            for tp, pps in self._order(count, node):
-                entries = []
-                for pp, dp, zeros in pps:
-                    gate = (
-                        min(total(tp, pp, dp, zeros[-2]), total(tp, pp, dp, zeros[-1]))
-                        if len(zeros) > 2
-                        else -math.inf
-                    )
-                    entries.extend((max(total(tp, pp, dp, z), gate), layout(tp, pp, dp, z)) for z in zeros)
-                if entries:
-                    out.append((tuple(entries), entries[-1][1]))
-            known = self._threshold_cache[key] = tuple(out)
-        return known
+        orders = self._threshold_cache.get(key)
+        if orders is None:
+            basis = self.basis
+            orders = self._threshold_cache[key] = tuple(
+                _Thresholds(basis, tp, pps) for tp, pps in self._order(count, node) if pps
+            )
+        return tuple(order.pick(capacity) for order in orders)
 
     def fits_at(self, count: int, node: int, capacity: int) -> bool:
         """Whether some layout of `count` GPUs fits in memory. The most sharded layouts need the least
