@@ -446,7 +446,6 @@ class _InferenceJob:
     eff: Efficiency
     profile: PrecisionProfile
     p_active: int
-    peak: float  # peak x the engine's multiplier
     bw: float
     act_b: int
     host: float
@@ -454,6 +453,17 @@ class _InferenceJob:
     prefill_flops: float
     avg_context: float
     kv_token_bytes: int
+    prefill_peak: float  # peak x the prefill efficiency
+    hidden_act: int  # h x activation bytes
+    two_layers: int
+    four_layers: int
+    two_p_active: int
+    heads: int
+    d_head: int
+    kv_heads: int
+    moe: bool
+    host_serial: bool
+    step_overhead_s: float
 
 
 def _inference_job(req: PlanRequest, peaks: DevicePeaks) -> _InferenceJob:
@@ -468,7 +478,6 @@ def _inference_job(req: PlanRequest, peaks: DevicePeaks) -> _InferenceJob:
         eff=eff,
         profile=profile,
         p_active=p_active,
-        peak=peaks.flops_per_s * eff.peak_multiplier,
         bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
         act_b=profile.activation_bytes,
         host=model.n_layers * eff.host_overhead_per_layer_s,  # every stage's layers, one after another
@@ -476,6 +485,17 @@ def _inference_job(req: PlanRequest, peaks: DevicePeaks) -> _InferenceJob:
         prefill_flops=2 * p_active * n + 2 * model.n_layers * n * n * model.n_heads * model.d_head,
         avg_context=req.prompt_tokens + req.output_tokens / 2,
         kv_token_bytes=kv_bytes_per_token(model, profile.kv_bytes),
+        prefill_peak=peaks.flops_per_s * eff.peak_multiplier * eff.prefill,
+        hidden_act=model.hidden_size * profile.activation_bytes,
+        two_layers=2 * model.n_layers,
+        four_layers=4 * model.n_layers,
+        two_p_active=2 * p_active,
+        heads=model.n_heads,
+        d_head=model.d_head,
+        kv_heads=model.kv_heads,
+        moe=model.is_moe,
+        host_serial=peaks.host_serial,
+        step_overhead_s=eff.step_overhead_s,
     )
 
 
@@ -511,46 +531,40 @@ def _inference(
     eff = job.eff
     peaks = job.peaks
     fabric = peaks.fabric
-    c = concurrency if concurrency is not None else par.users_per_replica(req.users)
+    tp, pipeline, data = par.tensor, par.pipeline, par.data
+    c = concurrency if concurrency is not None else -(-req.users // data)
     p_active = job.p_active
-    tp = par.tensor
-    peak = job.peak
     bw = job.bw
-    node = fabric.node_gpus if fabric is not None else max(par.gpus, 1)
-    tp_group, _, pp_cross = _groups_of(tp, par.data, node)
     act_b = job.act_b
     host = job.host
     terms: list[SpeedTerm] = []
     weights = job.weights
-
-    def comm(tokens: int) -> float:
-        """Two all-reduces per layer of tokens x h (Megatron TP), and the sends between stages."""
-        if fabric is None:
-            return 0.0
-        t = 2 * model.n_layers * all_reduce_s(fabric, tp_group, tokens * model.hidden_size * act_b)
-        if par.pipeline > 1:
-            t += (par.pipeline - 1) * p2p_s(fabric, tokens * model.hidden_size * act_b / tp, pp_cross)
-        return t
+    # Two all-reduces per layer of tokens x h (Megatron TP), and the sends between stages.
+    n = req.prompt_tokens
+    tp_group, _, pp_cross = _groups_of(tp, data, fabric.node_gpus if fabric is not None else max(par.gpus, 1))
+    prefill_comm = decode_comm = 0.0
+    if fabric is not None:
+        prefill_comm = job.two_layers * all_reduce_s(fabric, tp_group, n * job.hidden_act)
+        decode_comm = job.two_layers * all_reduce_s(fabric, tp_group, c * job.hidden_act)
+        if pipeline > 1:
+            prefill_comm += (pipeline - 1) * p2p_s(fabric, n * job.hidden_act / tp, pp_cross)
+            decode_comm += (pipeline - 1) * p2p_s(fabric, c * job.hidden_act / tp, pp_cross)
 
     # Prefill: one user's prompt; the stages of a pipeline run one after another.
-    n = req.prompt_tokens
-    prefill_flops = job.prefill_flops
-    prefill_compute = prefill_flops / tp / (peak * eff.prefill)
+    prefill_compute = job.prefill_flops / tp / job.prefill_peak
     prefill_memory = weights / tp / bw
-    prefill_comm = comm(n)
     prefill_gpu = max(prefill_compute, prefill_memory) + prefill_comm
-    prefill = (prefill_gpu + host if peaks.host_serial else max(prefill_gpu, host)) + eff.step_overhead_s
+    prefill = (prefill_gpu + host if job.host_serial else max(prefill_gpu, host)) + job.step_overhead_s
     # Decode: every step reads the weights (MoE: the experts the batch touches) and every cached K/V.
-    decode_bytes = _decode_bytes(job, c)
     avg_context = job.avg_context
     kv_part = c * avg_context * job.kv_token_bytes
-    per_gpu_bytes = (decode_bytes - kv_part) / tp + kv_part / min(tp, model.kv_heads)
+    decode_bytes = _decode_bytes(job, c) if job.moe else weights + kv_part
+    per_gpu_bytes = (decode_bytes - kv_part) / tp + kv_part / min(tp, job.kv_heads)
     decode_memory = per_gpu_bytes / bw
-    attn_flops = 4 * model.n_layers * c * avg_context * model.n_heads * model.d_head
-    decode_compute = (2 * p_active * c + attn_flops) / tp / (peak * eff.prefill)
-    decode_comm = comm(c)
+    attn_flops = job.four_layers * c * avg_context * job.heads * job.d_head
+    decode_compute = (job.two_p_active * c + attn_flops) / tp / job.prefill_peak
     gpu_step = max(decode_memory, decode_compute) + decode_comm
-    decode = (gpu_step + host if peaks.host_serial else max(gpu_step, host)) + eff.step_overhead_s
+    decode = (gpu_step + host if job.host_serial else max(gpu_step, host)) + job.step_overhead_s
     per_user = 1.0 / decode
     if not detail:
         return SpeedSummary(
