@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .catalog import GpuSpec
-from .estimates import InferenceSpeed, SpeedSummary, TrainingSpeed, time_to_first_token_s
+from .estimates import InferenceSpeed, MemoryEstimate, SpeedSummary, TrainingSpeed, time_to_first_token_s
 from .layout import Parallelism
-from .memory import Device, MemoryBasis, memory_basis
+from .memory import Device, MemoryBasis, estimate_memory, memory_basis
 from .precision import Task
 from .request import PlanRequest
 from .speed import LayoutSpeeds
@@ -142,6 +142,7 @@ class LayoutSearch:
         self._picks: dict[tuple[int, int, int], tuple[tuple[Parallelism, bool], ...]] = {}
         self._threshold_cache: dict[tuple[int, int], tuple[_Thresholds, ...]] = {}
         self._least: dict[tuple[int, int], float] = {}
+        self._memory: dict[tuple[int, int, int, int, int | None], MemoryEstimate] = {}
         self._sharded: dict[tuple[int, int], tuple[tuple[int, int, int, int], ...]] = {}
         self._smallest: dict[tuple[int, int, int], int] = {}
 
@@ -279,6 +280,15 @@ class LayoutSearch:
             else:
                 lo = mid
         return step * 2**hi
+
+    def memory(self, par: Parallelism, capacity: int) -> MemoryEstimate:
+        """estimate_memory of a layout on a card of `capacity` bytes, kept for the other GPUs of the
+        plan: without an engine reserve the card's size does not enter it."""
+        key = (par.tensor, par.pipeline, par.data, par.zero_stage, capacity if self.basis.reserves else None)
+        known = self._memory.get(key)
+        if known is None:
+            known = self._memory[key] = estimate_memory(self.req, par, device=Device.CUDA, capacity=capacity)
+        return known
 
     def candidates(self, count: int, gpu: GpuSpec, speeds: LayoutSpeeds) -> list[Candidate]:
         """For each tensor-parallel degree, the least-sharded layout of `count` GPUs that fits (or,

@@ -213,7 +213,7 @@ def _option(
         fits=fits,
         meets_target=fits and meets(req, speed),
         gpu_memory_bytes=gpu.memory_bytes,
-        per_gpu=estimate_memory(req, par, device=Device.CUDA, capacity=gpu.memory_bytes),
+        per_gpu=search.memory(par, gpu.memory_bytes),
         layout=par,
         speed=speed,
         cost=cost,
