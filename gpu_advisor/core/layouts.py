@@ -226,7 +226,10 @@ class LayoutSearch:
         memory per GPU: the widest tensor parallelism, the deepest pipeline, the highest ZeRO stage."""
         total = self.basis.total_of
         if self.basis.reserves:
-            return any(total(*layout, capacity) <= capacity for layout in self._most_sharded(count, node))
+            for tp, pp, dp, zero in self._most_sharded(count, node):
+                if total(tp, pp, dp, zero, capacity) <= capacity:
+                    return True
+            return False
         key = (count, node)
         least = self._least.get(key)
         if least is None:

@@ -258,7 +258,11 @@ class MemoryBasis:
         if capacity is None or not self.reserves:
             return known[3]
         held, fragmenting, overhead, _ = known
-        return round(held + self._reserve(overhead, fragmenting, capacity))
+        # _reserve, inline: the search asks this for every layout it tries on every card size
+        memory_fraction = self.memory_fraction
+        overhead += (1 - memory_fraction) * capacity
+        free = capacity * memory_fraction - fragmenting - overhead
+        return round(held + (overhead + max(0.0, (1 - self.kv_free_fraction) * free)))
 
     def fits(self, par: Parallelism, capacity: int) -> bool:
         return self.total_of(par.tensor, par.pipeline, par.data, par.zero_stage, capacity) <= capacity
