@@ -185,9 +185,11 @@ class Catalog(BaseModel):
 
     def find(self, key: str) -> GpuSpec | None:
         norm = _norm(key)
-        for gpu in self.gpus:
-            if gpu.id == key or _norm(gpu.name) == norm:
-                return gpu
+        # The first GPU whose id is the key or whose name reads as it.
+        ids, names = _index(self)
+        first = min(ids.get(key, len(self.gpus)), names.get(norm, len(self.gpus)))
+        if first < len(self.gpus):
+            return self.gpus[first]
         matches = [g for g in self.gpus if norm and (norm in _norm(g.name) or norm in g.id)]
         return matches[0] if len(matches) == 1 else None
 
@@ -217,6 +219,25 @@ class Catalog(BaseModel):
 
 _FORM_TOKENS = {"sxm", "sxm4", "sxm5", "pcie", "nvl"}
 _VARIANT_TOKENS = _FORM_TOKENS | {"nvidia", "amd", "geforce", "generation", "hgx", "dgx", "aws", "tesla"}
+
+
+# Each catalogue's first position of every GPU id and normalised name, kept per Catalog object (frozen).
+_INDEXES: dict[int, tuple[Catalog, dict[str, int], dict[str, int]]] = {}
+
+
+def _index(catalog: Catalog) -> tuple[dict[str, int], dict[str, int]]:
+    known = _INDEXES.get(id(catalog))
+    if known is not None and known[0] is catalog:
+        return known[1], known[2]
+    ids: dict[str, int] = {}
+    names: dict[str, int] = {}
+    for i, gpu in enumerate(catalog.gpus):
+        ids.setdefault(gpu.id, i)
+        names.setdefault(_norm(gpu.name), i)
+    if len(_INDEXES) > 64:
+        _INDEXES.clear()
+    _INDEXES[id(catalog)] = (catalog, ids, names)
+    return ids, names
 
 
 def _norm(text: str) -> str:

@@ -119,23 +119,33 @@ class Group:
 
 def group_busbw(fabric: Fabric, group: Group) -> tuple[float, float, str]:
     """(busbw bytes/s, latency per step s, which link) for a collective over `group`."""
+    busbw, latency, link = _link(fabric, group)
+    if isinstance(link, int):
+        return busbw, latency, f"{fabric.inter_label} x {link} NIC(s)"
+    labels = {"intra": fabric.intra_label, "inter": fabric.inter_label}
+    return busbw, latency, labels.get(link, link)
+
+
+def _link(fabric: Fabric, group: Group) -> tuple[float, float, str | int]:
+    """group_busbw's numbers, and which link: 'none', the PCIe fallback's label, 'intra', 'inter'
+    (a measured cross-node figure), or the NICs used on each node (the text only when asked for)."""
     if group.size <= 1:
         return math.inf, 0.0, "none"
     if group.per_node >= group.size:
         if fabric.intra_max_gpus is not None and group.size > fabric.intra_max_gpus:
             return fabric.pcie_busbw, fabric.intra_latency_s, "PCIe (beyond the bridge pairs)"
-        return fabric.intra_busbw, fabric.intra_latency_s, fabric.intra_label
+        return fabric.intra_busbw, fabric.intra_latency_s, "intra"
     if fabric.inter_is_total:
-        return fabric.inter_busbw_per_nic, fabric.inter_latency_s, fabric.inter_label
+        return fabric.inter_busbw_per_nic, fabric.inter_latency_s, "inter"
     nics = max(1, min(group.per_node, fabric.nics_per_node))
-    return fabric.inter_busbw_per_nic * nics, fabric.inter_latency_s, f"{fabric.inter_label} x {nics} NIC(s)"
+    return fabric.inter_busbw_per_nic * nics, fabric.inter_latency_s, nics
 
 
 def all_reduce_s(fabric: Fabric, group: Group, nbytes: float) -> float:
     """Ring bandwidth term and tree latency term of one all-reduce."""
     if group.size <= 1 or nbytes <= 0:
         return 0.0
-    busbw, latency, _ = group_busbw(fabric, group)
+    busbw, latency, _ = _link(fabric, group)
     n = group.size
     return 2 * (n - 1) / n * nbytes / busbw + max(1, math.ceil(math.log2(n))) * latency
 
@@ -144,7 +154,7 @@ def all_gather_s(fabric: Fabric, group: Group, nbytes: float) -> float:
     """One all-gather (or reduce-scatter) of `nbytes` gathered in total: a ring of n - 1 steps."""
     if group.size <= 1 or nbytes <= 0:
         return 0.0
-    busbw, latency, _ = group_busbw(fabric, group)
+    busbw, latency, _ = _link(fabric, group)
     n = group.size
     return (n - 1) / n * nbytes / busbw + (n - 1) * latency
 

@@ -1,8 +1,9 @@
 """Which ways of splitting a job over GPUs to consider, and which one serves the request best.
 
-A layout is data: (tensor, pipeline, data, ZeRO stage) on one catalogue GPU. `candidates` lists, for a
-GPU count, the least-sharded layout that fits for each tensor-parallel degree (more pipeline stages or a
-higher ZeRO stage only cost time once a layout fits); `score` orders them by what the request is for:
+A layout is data: (tensor, pipeline, data, ZeRO stage) on one catalogue GPU. `LayoutSearch.candidates`
+lists, for a GPU count, the least-sharded layout that fits for each tensor-parallel degree (more
+pipeline stages or a higher ZeRO stage only cost time once a layout fits), one search per request
+shared by every GPU of a plan; `score` orders them by what the request is for:
 training by tokens per second, serving by the speed each user sees, then the first token, then the
 simpler layout. A fixed tp or pp from the request restricts the candidates.
 """
@@ -10,17 +11,16 @@ simpler layout. A fixed tp or pp from the request restricts the candidates.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 from .catalog import GpuSpec
-from .estimates import InferenceSpeed, SpeedSummary, TrainingSpeed, time_to_first_token_s
+from .estimates import InferenceSpeed, MemoryEstimate, SpeedSummary, TrainingSpeed, time_to_first_token_s
 from .layout import Parallelism
-from .memory import Device, MemoryBasis, memory_basis
+from .memory import Device, MemoryBasis, estimate_memory, memory_basis
 from .precision import Task
 from .request import PlanRequest
-from .speed import DevicePeaks, inference_speed, training_speed
+from .speed import LayoutSpeeds
 
 Speed = TrainingSpeed | InferenceSpeed | SpeedSummary
 # Two serving layouts whose per-user speeds differ by less than this serve users alike; the first
@@ -82,46 +82,223 @@ def zero_options(req: PlanRequest, dp: int) -> list[int]:
     return [0, 1, 2, 3] if dp > 1 else [0]
 
 
-def speed_of(
-    req: PlanRequest,
-    par: Parallelism,
-    peaks: DevicePeaks,
-    detail: bool = True,
-    basis: MemoryBasis | None = None,
-) -> Speed:
-    """The layout's speed; `detail=False` for comparing layouts (numbers only, no worded terms)."""
-    if req.task.is_training:
-        return training_speed(req, par, peaks, detail=detail, basis=basis)
-    return inference_speed(req, par, peaks, detail=detail)
+class _Thresholds:
+    """One tensor-parallel degree's layouts of a GPU count in the order tried, each with the smallest
+    card it fits as `LayoutSearch._picks_reserving` tries them (its total, or, if larger, the smaller
+    total of the two most sharded ZeRO stages of its pipeline depth: below that the depth is skipped).
+    Worked out one pipeline depth at a time, as far as the cards asked about need."""
+
+    __slots__ = ("_basis", "_entries", "_last", "_next", "_pps", "_tp")
+
+    def __init__(
+        self, basis: MemoryBasis, tp: int, pps: tuple[tuple[int, int, tuple[int, ...]], ...]
+    ) -> None:
+        self._basis, self._tp, self._pps = basis, tp, pps
+        self._entries: list[tuple[float, Parallelism]] = []
+        self._next = 0
+        pp, dp, zeros = pps[-1]
+        self._last = layout(tp, pp, dp, zeros[-1])  # the layout reported when none fits: the last tried
+
+    def pick(self, capacity: int) -> tuple[Parallelism, bool]:
+        entries = self._entries
+        for threshold, par in entries:
+            if threshold <= capacity:
+                return par, True
+        total = self._basis.total_of
+        tp = self._tp
+        while self._next < len(self._pps):
+            pp, dp, zeros = self._pps[self._next]
+            self._next += 1
+            gate = (
+                min(total(tp, pp, dp, zeros[-2]), total(tp, pp, dp, zeros[-1]))
+                if len(zeros) > 2
+                else -math.inf
+            )
+            found = None
+            for z in zeros:
+                entry = (max(total(tp, pp, dp, z), gate), layout(tp, pp, dp, z))
+                entries.append(entry)
+                if found is None and entry[0] <= capacity:
+                    found = entry[1]
+            if found is not None:
+                return found, True
+        return self._last, False
 
 
-def candidates(req: PlanRequest, count: int, gpu: GpuSpec, peaks: DevicePeaks) -> Iterator[Candidate]:
-    """For each tensor-parallel degree, the least-sharded layout of `count` GPUs that fits (or, when
-    none fits, the most sharded one tried, marked as not fitting)."""
-    basis = memory_basis(req, Device.CUDA)
-    capacity = gpu.memory_bytes
-    node = gpu.node().node_gpus
-    for tp in tp_options(req, count, node):
-        attempt = None
-        found = False
-        for pp in pp_options(req, count, tp, node):
-            dp = count // (tp * pp)
-            zeros = zero_options(req, dp)
-            # Memory falls from ZeRO 0 to 2; ZeRO 3 adds two gathered layers. If neither of the two
-            # most sharded stages fits, none does.
-            if len(zeros) > 2 and not any(basis.fits(layout(tp, pp, dp, z), capacity) for z in zeros[-2:]):
-                attempt = layout(tp, pp, dp, zeros[-1])
-                continue
-            for zero in zeros:
-                attempt = layout(tp, pp, dp, zero)
-                if basis.fits(attempt, capacity):
-                    found = True
+class LayoutSearch:
+    """One request's search over layouts, shared by every GPU of a plan.
+
+    Which layouts to try depends on the GPU count and the node size; which of them fit, on the card's
+    memory too. Many catalogue GPUs share a node size and a memory size, so both are kept by those
+    keys (plain integers), and the layouts' totals by the memory basis.
+    """
+
+    def __init__(self, req: PlanRequest) -> None:
+        self.req = req
+        self.basis = memory_basis(req, Device.CUDA)
+        self._orders: dict[
+            tuple[int, int], tuple[tuple[int, tuple[tuple[int, int, tuple[int, ...]], ...]], ...]
+        ] = {}
+        self._picks: dict[tuple[int, int, int], tuple[tuple[Parallelism, bool], ...]] = {}
+        self._threshold_cache: dict[tuple[int, int], tuple[_Thresholds, ...]] = {}
+        self._least: dict[tuple[int, int], float] = {}
+        self._memory: dict[tuple[int, int, int, int, int | None], MemoryEstimate] = {}
+        self._sharded: dict[tuple[int, int], tuple[tuple[int, int, int, int], ...]] = {}
+        self._smallest: dict[tuple[int, int, int], int] = {}
+
+    def _order(
+        self, count: int, node: int
+    ) -> tuple[tuple[int, tuple[tuple[int, int, tuple[int, ...]], ...]], ...]:
+        """For each tensor-parallel degree, its (pipeline, data, ZeRO stages) in the order tried."""
+        key = (count, node)
+        order = self._orders.get(key)
+        if order is None:
+            req = self.req
+            order = self._orders[key] = tuple(
+                (
+                    tp,
+                    tuple(
+                        (pp, count // (tp * pp), tuple(zero_options(req, count // (tp * pp))))
+                        for pp in pp_options(req, count, tp, node)
+                    ),
+                )
+                for tp in tp_options(req, count, node)
+            )
+        return order
+
+    def picks(self, count: int, node: int, capacity: int) -> tuple[tuple[Parallelism, bool], ...]:
+        """For each tensor-parallel degree, the least-sharded layout of `count` GPUs that fits a card
+        of `capacity` bytes (True), or, when none fits, the most sharded one tried (False)."""
+        key = (count, node, capacity)
+        known = self._picks.get(key)
+        if known is None:
+            known = self._picks[key] = (
+                self._picks_reserving(count, node, capacity)
+                if self.basis.reserves
+                else self._picks_by_threshold(count, node, capacity)
+            )
+        return known
+
+    def _picks_reserving(self, count: int, node: int, capacity: int) -> tuple[tuple[Parallelism, bool], ...]:
+        """picks for an engine that leaves part of the card unused: totals depend on the card."""
+        total = self.basis.total_of
+        out = []
+        for tp, pps in self._order(count, node):
+            attempt = None
+            found = False
+            for pp, dp, zeros in pps:
+                # Memory falls from ZeRO 0 to 2; ZeRO 3 adds two gathered layers. If neither of the two
+                # most sharded stages fits, none does.
+                if (
+                    len(zeros) > 2
+                    and total(tp, pp, dp, zeros[-2], capacity) > capacity
+                    and total(tp, pp, dp, zeros[-1], capacity) > capacity
+                ):
+                    attempt = (tp, pp, dp, zeros[-1])
+                    continue
+                for zero in zeros:
+                    attempt = (tp, pp, dp, zero)
+                    if total(tp, pp, dp, zero, capacity) <= capacity:
+                        found = True
+                        break
+                if found:
                     break
-            if found:
-                break
-        if attempt is not None:
-            speed = speed_of(req, attempt, peaks, detail=False, basis=basis) if found else None
-            yield Candidate(attempt, speed, found)
+            if attempt is not None:
+                out.append((layout(*attempt), found))
+        return tuple(out)
+
+    def _picks_by_threshold(
+        self, count: int, node: int, capacity: int
+    ) -> tuple[tuple[Parallelism, bool], ...]:
+        """picks where a layout's total does not depend on the card: for each tensor-parallel degree,
+        the first layout in the order tried whose threshold the card's size reaches."""
+        key = (count, node)
+        orders = self._threshold_cache.get(key)
+        if orders is None:
+            basis = self.basis
+            orders = self._threshold_cache[key] = tuple(
+                _Thresholds(basis, tp, pps) for tp, pps in self._order(count, node) if pps
+            )
+        return tuple(order.pick(capacity) for order in orders)
+
+    def fits_at(self, count: int, node: int, capacity: int) -> bool:
+        """Whether some layout of `count` GPUs fits in memory. The most sharded layouts need the least
+        memory per GPU: the widest tensor parallelism, the deepest pipeline, the highest ZeRO stage."""
+        total = self.basis.total_of
+        if self.basis.reserves:
+            for tp, pp, dp, zero in self._most_sharded(count, node):
+                if total(tp, pp, dp, zero, capacity) <= capacity:
+                    return True
+            return False
+        key = (count, node)
+        least = self._least.get(key)
+        if least is None:
+            least = self._least[key] = min(
+                (total(*layout) for layout in self._most_sharded(count, node)), default=math.inf
+            )
+        return least <= capacity
+
+    def _most_sharded(self, count: int, node: int) -> tuple[tuple[int, int, int, int], ...]:
+        """The widest tensor parallelism with the shallowest and the deepest pipeline, at the highest
+        ZeRO stage: the layouts of `count` GPUs that need the least memory per GPU."""
+        key = (count, node)
+        known = self._sharded.get(key)
+        if known is None:
+            req = self.req
+            layouts = []
+            tps = tp_options(req, count, node)
+            if tps:
+                tp = max(tps)
+                pps = pp_options(req, count, tp, node) or [1]
+                for pp in {min(pps), max(pps)}:
+                    dp = count // (tp * pp)
+                    zero = max(zero_options(req, dp))
+                    layouts.append((tp, pp, dp, zero if dp > 1 else 0))
+            known = self._sharded[key] = tuple(layouts)
+        return known
+
+    def smallest_fitting_count(self, node: int, capacity: int, step: int, max_gpus: int) -> int:
+        """Binary search over powers of two (times a fixed tp x pp): per-GPU memory never grows with
+        the GPU count."""
+        key = (node, capacity, step)
+        known = self._smallest.get(key)
+        if known is None:
+            known = self._smallest[key] = self._smallest_fitting_count(node, capacity, step, max_gpus)
+        return known
+
+    def _smallest_fitting_count(self, node: int, capacity: int, step: int, max_gpus: int) -> int:
+        def fits(count: int) -> bool:
+            return self.fits_at(count, node, capacity)
+
+        top = (max_gpus // step).bit_length() - 1
+        if fits(step):
+            return step
+        if not fits(step * 2**top):
+            return step * 2**top
+        lo, hi = 0, top
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if fits(step * 2**mid):
+                hi = mid
+            else:
+                lo = mid
+        return step * 2**hi
+
+    def memory(self, par: Parallelism, capacity: int) -> MemoryEstimate:
+        """estimate_memory of a layout on a card of `capacity` bytes, kept for the other GPUs of the
+        plan: without an engine reserve the card's size does not enter it."""
+        key = (par.tensor, par.pipeline, par.data, par.zero_stage, capacity if self.basis.reserves else None)
+        known = self._memory.get(key)
+        if known is None:
+            known = self._memory[key] = estimate_memory(self.req, par, device=Device.CUDA, capacity=capacity)
+        return known
+
+    def candidates(self, count: int, gpu: GpuSpec, speeds: LayoutSpeeds) -> list[Candidate]:
+        """For each tensor-parallel degree, the least-sharded layout of `count` GPUs that fits (or,
+        when none fits, the most sharded one tried, marked as not fitting), with its speed."""
+        picks = self.picks(count, gpu.node().node_gpus, gpu.memory_bytes)
+        summary = speeds.summary
+        return [Candidate(par, summary(par) if found else None, found) for par, found in picks]
 
 
 def score(req: PlanRequest, cand: Candidate) -> tuple:

@@ -214,11 +214,18 @@ class MemoryBasis:
     paged_kv: bool  # a paged KV cache does not fragment
     memory_fraction: float  # the engine's cap on the card (vLLM gpu_memory_utilization)
     kv_free_fraction: float  # the engine's KV pool as a share of the free memory (TensorRT-LLM)
-    # Totals by (tp, pp, dp, ZeRO) where the card's size does not enter them (no engine reserve): the
-    # recommender asks the same layouts for every GPU of the catalogue.
-    _totals: dict[tuple[int, int, int, int], int] = field(
+    # Each layout's total without the engine's reserve, and the parts the reserve is computed from, by
+    # (tp, pp, dp, ZeRO): the recommender asks the same layouts for every GPU of the catalogue; only
+    # the reserve depends on the card.
+    _totals: dict[tuple[int, int, int, int], tuple[float, float, float, int]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    # Whether the serving engine leaves part of a card unused (the total depends on the card's size).
+    reserves: bool = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        reserves = self.device is Device.CUDA and (self.memory_fraction != 1 or self.kv_free_fraction != 1)
+        object.__setattr__(self, "reserves", reserves)
 
     def per_gpu(self, par: Parallelism, capacity: int | None = None) -> tuple[dict[str, float], str]:
         """Components on the first pipeline stage's GPU, and the phase at which they peak. With the
@@ -236,35 +243,50 @@ class MemoryBasis:
         return comps, phase
 
     def per_gpu_total(self, par: Parallelism, capacity: int | None = None) -> int:
-        shared = self.memory_fraction >= 1 and self.kv_free_fraction >= 1
-        key = (par.tensor, par.pipeline, par.data, par.zero_stage)
-        if shared and key in self._totals:
-            return self._totals[key]
-        weights, grads, optimizer, activations, kv, _ = self._parts(par)
-        rest = weights + grads + optimizer + activations
-        total = round(rest + kv + self._overhead(rest, kv, par, capacity))
-        if shared:
-            self._totals[key] = total
-        return total
+        return self.total_of(par.tensor, par.pipeline, par.data, par.zero_stage, capacity)
+
+    def total_of(self, tp: int, pp: int, dp: int, zero: int, capacity: int | None = None) -> int:
+        """`per_gpu_total` of the layout (tp, pp, dp, zero), without building it: the same sums, in
+        the same order, as the components of `per_gpu`."""
+        key = (tp, pp, dp, zero)
+        known = self._totals.get(key)
+        if known is None:
+            weights, grads, optimizer, activations, kv, _ = self._parts_of(tp, pp, dp, zero)
+            rest = weights + grads + optimizer + activations
+            fragmenting, overhead = self._context_overhead(rest, kv, tp * pp * dp)
+            known = self._totals[key] = (rest + kv, fragmenting, overhead, round(rest + kv + overhead))
+        if capacity is None or not self.reserves:
+            return known[3]
+        held, fragmenting, overhead, _ = known
+        # _reserve, inline: the search asks this for every layout it tries on every card size
+        memory_fraction = self.memory_fraction
+        overhead += (1 - memory_fraction) * capacity
+        free = capacity * memory_fraction - fragmenting - overhead
+        return round(held + (overhead + max(0.0, (1 - self.kv_free_fraction) * free)))
 
     def fits(self, par: Parallelism, capacity: int) -> bool:
-        return self.per_gpu_total(par, capacity) <= capacity
+        return self.total_of(par.tensor, par.pipeline, par.data, par.zero_stage, capacity) <= capacity
 
     def _parts(self, par: Parallelism) -> tuple[float, float, float, float, float, str]:
         """(weights, gradients, optimizer, activations, KV cache, phase) on one GPU of `par`."""
-        shards = par.tensor * par.pipeline
+        return self._parts_of(par.tensor, par.pipeline, par.data, par.zero_stage)
+
+    def _parts_of(
+        self, tp: int, pp: int, dp: int, zero: int
+    ) -> tuple[float, float, float, float, float, str]:
+        shards = tp * pp
         weights = self.weights / shards
         # Activations: sequence parallelism with tensor parallelism divides every one by t.
-        activations = self.activations / par.tensor
+        activations = self.activations / tp
         if self.inference:
-            kv_shards = min(par.tensor, self.kv_heads) * par.pipeline
-            kv = par.users_per_replica(self.users) * self.kv_bytes_per_sequence / kv_shards
+            kv_shards = min(tp, self.kv_heads) * pp
+            users_per_replica = -(-self.users // dp)
+            kv = users_per_replica * self.kv_bytes_per_sequence / kv_shards
             return weights, 0.0, 0.0, activations, kv, "inference"
-        zero, dp = par.zero_stage, par.data
         weights += self.adapter_weights / shards
         if zero >= 3:
             # The gathered layers are tensor-parallel shards too.
-            weights = weights / dp + self.gathered_layers / par.tensor
+            weights = weights / dp + self.gathered_layers / tp
         grads = self.trainable * self.grad_bytes / shards / (dp if zero >= 2 else 1)
         optimizer = self.trainable * self.opt_bytes / shards / (dp if zero >= 1 else 1)
         backward_grads = grads if self.grads_at_backward else self.head_grad / shards
@@ -277,16 +299,24 @@ class MemoryBasis:
         """Process overhead + fragmentation of everything but a paged KV cache + the engine's reserve."""
         if self.device is not Device.CUDA:
             return 0.0
-        context = self.overhead_distributed if par.gpus > 1 else self.overhead_single
+        fragmenting, overhead = self._context_overhead(rest, kv, par.gpus)
+        return overhead if capacity is None else self._reserve(overhead, fragmenting, capacity)
+
+    def _context_overhead(self, rest: float, kv: float, gpus: int) -> tuple[float, float]:
+        """(the bytes that fragment, process overhead + their fragmentation); no overhead off CUDA."""
         fragmenting = rest + (0.0 if self.paged_kv else kv)
-        overhead = context + self.fragmentation * fragmenting
-        if capacity is not None:
-            # vLLM caps itself at gpu_memory_utilization of the card; TensorRT-LLM gives the KV pool
-            # a share of the memory left free: the rest stays unused.
-            overhead += (1 - self.memory_fraction) * capacity
-            free = capacity * self.memory_fraction - fragmenting - overhead
-            overhead += max(0.0, (1 - self.kv_free_fraction) * free)
-        return overhead
+        if self.device is not Device.CUDA:
+            return fragmenting, 0.0
+        context = self.overhead_distributed if gpus > 1 else self.overhead_single
+        return fragmenting, context + self.fragmentation * fragmenting
+
+    def _reserve(self, overhead: float, fragmenting: float, capacity: int) -> float:
+        """`overhead` plus what the serving engine leaves unused of a card of `capacity` bytes."""
+        # vLLM caps itself at gpu_memory_utilization of the card; TensorRT-LLM gives the KV pool
+        # a share of the memory left free: the rest stays unused.
+        overhead += (1 - self.memory_fraction) * capacity
+        free = capacity * self.memory_fraction - fragmenting - overhead
+        return overhead + max(0.0, (1 - self.kv_free_fraction) * free)
 
 
 @same_args_as_recent_call

@@ -15,23 +15,13 @@ from .efficiency import resolve_efficiency
 from .estimates import OWNERSHIP_MONTHS, TrainingSpeed
 from .hosts import machines_for
 from .layout import Parallelism
-from .layouts import (
-    Candidate,
-    best,
-    candidates,
-    layout,
-    meets,
-    pp_options,
-    speed_of,
-    tp_options,
-    zero_options,
-)
-from .memory import Device, MemoryBasis, estimate_memory, memory_basis, request_profile
+from .layouts import Candidate, LayoutSearch, best, meets
+from .memory import Device, estimate_memory, request_profile
 from .precision import Task, Tier
 from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
 from .serving import with_concurrency
-from .speed import DevicePeaks, hardware_flops_per_token, training_flops_per_token
+from .speed import DevicePeaks, LayoutSpeeds, hardware_flops_per_token, training_flops_per_token
 from .tiers import tier_choices
 from .trace import compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
@@ -83,7 +73,9 @@ def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str |
     ), note
 
 
-def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> Candidate | None:
+def _best_layout(
+    req: PlanRequest, gpu: GpuSpec, speeds: LayoutSpeeds, search: LayoutSearch
+) -> Candidate | None:
     """The smallest count that fits and meets the target, laid out to serve the request best.
 
     Without a target that is the smallest count that fits. With one, counts double until the target is
@@ -95,9 +87,10 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> Candidat
     limit = count_limit(req, gpu, step, MAX_GPUS)
     if limit is None:
         return None
-    count = req.gpus or min(_smallest_fitting_count(req, gpu, step), limit)
+    node, capacity = gpu.node().node_gpus, gpu.memory_bytes
+    count = req.gpus or min(search.smallest_fitting_count(node, capacity, step, MAX_GPUS), limit)
     while count <= limit:
-        found = list(candidates(req, count, gpu, peaks))
+        found = search.candidates(count, gpu, speeds)
         last = found[-1] if found else last
         fitting = [c for c in found if c.fits]
         meeting = [c for c in fitting if meets(req, c.speed)]
@@ -113,7 +106,7 @@ def _best_layout(req: PlanRequest, gpu: GpuSpec, peaks: DevicePeaks) -> Candidat
     if best_fit is not None:
         return best_fit
     if last is not None:  # nothing fits: the most sharded attempt, to show how far off it is
-        return Candidate(last.layout, speed_of(req, last.layout, peaks, detail=False), False)
+        return Candidate(last.layout, speeds.summary(last.layout), False)
     return None
 
 
@@ -123,47 +116,10 @@ def _faster(a: Candidate, b: Candidate) -> bool:
     return a.speed.tokens_per_s > b.speed.tokens_per_s * 1.01
 
 
-def _fits_at(req: PlanRequest, gpu: GpuSpec, count: int, basis: MemoryBasis | None = None) -> bool:
-    """Whether some layout of `count` GPUs fits in memory. The most sharded layouts need the least
-    memory per GPU: the widest tensor parallelism, the deepest pipeline, the highest ZeRO stage."""
-    basis = basis or memory_basis(req, Device.CUDA)
-    node = gpu.node().node_gpus
-    tps = tp_options(req, count, node)
-    if not tps:
-        return False
-    tp = max(tps)
-    pps = pp_options(req, count, tp, node) or [1]
-    for pp in {min(pps), max(pps)}:
-        dp = count // (tp * pp)
-        zero = max(zero_options(req, dp))
-        # layout() hands out one cached Parallelism per degree combination (no validation per call)
-        if basis.fits(layout(tp, pp, dp, zero if dp > 1 else 0), gpu.memory_bytes):
-            return True
-    return False
-
-
-def _smallest_fitting_count(req: PlanRequest, gpu: GpuSpec, step: int = 1) -> int:
-    """Binary search over powers of two (times a fixed tp x pp): per-GPU memory never grows with the
-    GPU count."""
-
-    basis = memory_basis(req, Device.CUDA)
-
-    def fits(count: int) -> bool:
-        return _fits_at(req, gpu, count, basis)
-
-    top = (MAX_GPUS // step).bit_length() - 1
-    if fits(step):
-        return step
-    if not fits(step * 2**top):
-        return step * 2**top
-    lo, hi = 0, top
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if fits(step * 2**mid):
-            hi = mid
-        else:
-            lo = mid
-    return step * 2**hi
+def _fits_at(req: PlanRequest, gpu: GpuSpec, count: int, search: LayoutSearch | None = None) -> bool:
+    """Whether some layout of `count` GPUs fits in memory (LayoutSearch.fits_at)."""
+    search = search or LayoutSearch(req)
+    return search.fits_at(count, gpu.node().node_gpus, gpu.memory_bytes)
 
 
 def _next_count(req: PlanRequest, count: int, best_fit: Candidate | None) -> int:
@@ -180,31 +136,50 @@ def _next_count(req: PlanRequest, count: int, best_fit: Candidate | None) -> int
 def _fewer(req: PlanRequest, gpu: GpuSpec, catalog: Catalog, count: int) -> Option | None:
     """The option for a changed request, planned only when memory alone would fit half of `count`
     GPUs (the next count searched): a change that cannot lower the count costs one memory check."""
-    if count % 2 or not _fits_at(req, gpu, count // 2):
+    if count % 2:
         return None
-    return _option(req, gpu, catalog)[0]
+    search = LayoutSearch(req)
+    if not _fits_at(req, gpu, count // 2, search):
+        return None
+    return _option(req, gpu, catalog, search)[0]
+
+
+# Each catalogue GPU's sources, kept per (GpuSpec, Catalog) object: both are frozen and loaded once.
+_SOURCES: dict[tuple[int, int], tuple[GpuSpec, Catalog, GpuSources]] = {}
 
 
 def _sources(gpu: GpuSpec, catalog: Catalog) -> GpuSources:
+    key = (id(gpu), id(catalog))
+    known = _SOURCES.get(key)
+    if known is not None and known[0] is gpu and known[1] is catalog:
+        return known[2]
     cited = {
         key: catalog.source_keys[key]
         for key in dict.fromkeys(_SOURCE_KEY.findall(gpu.sources))
         if key in catalog.source_keys
     }
-    return GpuSources(
+    sources = GpuSources(
         text=gpu.sources, cited=cited, cloud_price_date=gpu.cloud_price_date, user_defined=gpu.user_defined
     )
+    if len(_SOURCES) > 4096:
+        _SOURCES.clear()
+    _SOURCES[(id(gpu), id(catalog))] = (gpu, catalog, sources)
+    return sources
 
 
-def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | None, str | None]:
+def _option(
+    req: PlanRequest, gpu: GpuSpec, catalog: Catalog, search: LayoutSearch | None = None
+) -> tuple[Option | None, str | None]:
     peaks, note = gpu_peaks(gpu, req)
     if peaks is None:
         return None, f"{gpu.name}: skipped, {note}"
-    found = _best_layout(req, gpu, peaks)
+    search = search or LayoutSearch(req)
+    speeds = LayoutSpeeds(req, peaks, search.basis)
+    found = _best_layout(req, gpu, speeds, search)
     if found is None:
         return None, f"{gpu.name}: not offered, the layout asked for needs more than {tier_room(gpu)}"
     par, fits = found.layout, found.fits
-    speed = speed_of(req, par, peaks)  # the kept layout, with its worded terms
+    speed = speeds.detail(par)  # the kept layout, with its worded terms
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
     machines = machines_for(gpu, par.gpus)
     cost = estimate_cost(
@@ -238,7 +213,7 @@ def _option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | 
         fits=fits,
         meets_target=fits and meets(req, speed),
         gpu_memory_bytes=gpu.memory_bytes,
-        per_gpu=estimate_memory(req, par, device=Device.CUDA, capacity=gpu.memory_bytes),
+        per_gpu=search.memory(par, gpu.memory_bytes),
         layout=par,
         speed=speed,
         cost=cost,
@@ -311,8 +286,9 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     gpus = [g for g in gpus if passes_filters(req, g)]
     options: list[Option] = []
     not_considered: list[str] = []
+    search = LayoutSearch(req)
     for gpu in gpus:
-        option, skipped = _option(req, gpu, catalog)
+        option, skipped = _option(req, gpu, catalog, search)
         if skipped:
             # A catalogue gap, not a problem with this plan: a warning only when the user asked for it.
             (warnings if req.gpu is not None else not_considered).append(skipped)
@@ -356,7 +332,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         if deployment:
             warnings.append(f"{best.gpu}: {deployment}.")
         # A count set by the target, not by memory, is not lowered by changes that only cut memory.
-        memory_set = best.count % 2 == 1 or not _fits_at(req, chosen, best.count // 2)
+        memory_set = best.count % 2 == 1 or not _fits_at(req, chosen, best.count // 2, search)
         suggestions = count_suggestions(
             req, best, lambda changed: _fewer(changed, chosen, catalog, best.count), memory_set
         )

@@ -26,6 +26,7 @@ from .estimates import InferenceSpeed, SpeedSummary, SpeedTerm, TrainingSpeed
 from .layout import Parallelism
 from .memo import same_args_as_recent_call
 from .memory import Device, MemoryBasis, kv_bytes_per_token, memory_basis, request_profile
+from .precision import PrecisionProfile
 from .request import PlanRequest
 from .units import format_bytes, format_duration, format_pct
 
@@ -107,9 +108,75 @@ def _groups(par: Parallelism, fabric: Fabric | None) -> tuple[Group, Group, bool
     node_gpus / tp data-parallel replicas of one stage.
     """
     node = fabric.node_gpus if fabric is not None else max(par.gpus, 1)
-    tp_group = Group(par.tensor, min(par.tensor, node))
-    dp_group = Group(par.data, max(1, min(par.data, node // par.tensor)))
-    return tp_group, dp_group, par.tensor * par.data >= node
+    return _groups_of(par.tensor, par.data, node)
+
+
+@lru_cache(maxsize=4096)
+def _groups_of(tensor: int, data: int, node: int) -> tuple[Group, Group, bool]:
+    tp_group = Group(tensor, min(tensor, node))
+    dp_group = Group(data, max(1, min(data, node // tensor)))
+    return tp_group, dp_group, tensor * data >= node
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _TrainingJob:
+    """What a training step's time takes from the request and the device, resolved once: the search
+    times many layouts of one request on one GPU."""
+
+    req: PlanRequest
+    peaks: DevicePeaks
+    eff: Efficiency
+    basis: MemoryBasis
+    f_model: float
+    f_hw: float
+    m: int
+    tokens_mb: int
+    compute_flops: float  # tokens_mb x f_model
+    peak_mfu: float  # peak x MFU
+    weights_x3: float
+    bw: float
+    layer_params: int
+    activation_bytes: int
+    act: float  # b s h x activation bytes
+    tp_per_layer: int
+    n_layers: int
+    layers_per_virtual_stage: int
+    overlap_x2: float
+    grad_opt_bytes: float
+    trainable_grad_bytes: float
+    total_tokens: float | None
+
+
+def _training_job(req: PlanRequest, peaks: DevicePeaks, basis: MemoryBasis) -> _TrainingJob:
+    model = req.model
+    a = req.assumptions
+    eff = _efficiency(req, peaks)
+    f_model = training_flops_per_token(req)
+    tokens_mb = req.batch_size * req.seq_len
+    return _TrainingJob(
+        req=req,
+        peaks=peaks,
+        eff=eff,
+        basis=basis,
+        f_model=f_model,
+        f_hw=hardware_flops_per_token(req),
+        m=req.grad_accumulation_steps,
+        tokens_mb=tokens_mb,
+        compute_flops=tokens_mb * f_model,
+        peak_mfu=peaks.flops_per_s * eff.mfu,
+        weights_x3=3 * basis.weights,
+        bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
+        layer_params=model.layer_params(),
+        activation_bytes=basis.profile.activation_bytes,
+        act=tokens_mb * model.hidden_size * basis.profile.activation_bytes,
+        tp_per_layer=6 if req.grad_checkpointing else 4,
+        n_layers=model.n_layers,
+        layers_per_virtual_stage=a.pipeline_layers_per_virtual_stage,
+        overlap_x2=a.dp_comm_overlap * 2,
+        grad_opt_bytes=basis.grad_bytes + basis.opt_bytes,
+        trainable_grad_bytes=basis.trainable * basis.grad_bytes,
+        total_tokens=req.total_train_tokens,
+    )
 
 
 def training_speed(
@@ -124,44 +191,48 @@ def training_speed(
     `detail=False` skips the worded terms and formula (the recommender compares many layouts and words
     only the one it keeps).
     """
-    model = req.model
-    a = req.assumptions
-    eff = _efficiency(req, peaks)
+    job = _training_job(req, peaks, basis or memory_basis(req, Device.CUDA))
+    return _training(job, par, detail)  # type: ignore[return-value]
+
+
+def _training(job: _TrainingJob, par: Parallelism, detail: bool) -> TrainingSpeed | SpeedSummary:
+    """training_speed of one layout, the job's constants resolved."""
+    eff = job.eff
+    peaks = job.peaks
     fabric = peaks.fabric
-    basis = basis or memory_basis(req, Device.CUDA)
-    profile = basis.profile
-    f_model = training_flops_per_token(req)
-    f_hw = hardware_flops_per_token(req)
-    m = req.grad_accumulation_steps
-    tokens_mb = req.batch_size * req.seq_len
-    shards = par.tensor * par.pipeline
-    layers = model.n_layers / par.pipeline
-    peak = peaks.flops_per_s
-    bw = peaks.bandwidth_bytes_per_s * eff.bandwidth
-    tp_group, dp_group, pp_cross = _groups(par, fabric)
+    basis = job.basis
+    m = job.m
+    tensor, pipeline, data, zero_stage = par.tensor, par.pipeline, par.data, par.zero_stage
+    gpus = tensor * pipeline * data
+    shards = tensor * pipeline
+    layers = job.n_layers / pipeline
+    bw = job.bw
+    node = fabric.node_gpus if fabric is not None else max(gpus, 1)
+    tp_group, dp_group, pp_cross = _groups_of(tensor, data, node)
     terms: list[SpeedTerm] = []
 
     # Compute of one micro-batch on one GPU, at the MFU on model FLOPs.
-    compute = tokens_mb * f_model / shards / (peak * eff.mfu)
+    compute = job.compute_flops / shards / job.peak_mfu
     if detail:
+        req, model = job.req, job.req.model
         terms.append(
             SpeedTerm(
                 name="compute",
                 seconds=m * compute,
-                formula=f"{m} x b {req.batch_size} x s {req.seq_len} x {f_model / model.active_params():.2f} P "
+                formula=f"{m} x b {req.batch_size} x s {req.seq_len} x {job.f_model / model.active_params():.2f} P "
                 f"FLOPs / (tp x pp = {shards}) / (peak x MFU {eff.mfu:.2f}) [{eff.mfu_source}]",
             )
         )
     # Weights read in forward and twice in backward, per micro-batch.
-    weights_read = 3 * basis.weights / shards / bw
+    weights_read = job.weights_x3 / shards / bw
     # ZeRO-3: each layer's weights gathered before forward and again before backward, and its gradients
     # reduce-scattered after; per layer the longer of compute and communication counts.
     zero3_extra = 0.0
-    if par.zero_stage >= 3 and fabric is not None and par.data > 1:
-        layer_params = model.layer_params()
-        layer_bytes = layer_params * profile.activation_bytes / par.tensor
+    if zero_stage >= 3 and fabric is not None and data > 1:
+        layer_params = job.layer_params
+        layer_bytes = layer_params * job.activation_bytes / tensor
         gather = all_gather_s(fabric, dp_group, layer_bytes)
-        scatter = all_gather_s(fabric, dp_group, layer_params * basis.grad_bytes / par.tensor)
+        scatter = all_gather_s(fabric, dp_group, layer_params * basis.grad_bytes / tensor)
         fwd_layer, bwd_layer = compute / 3 / layers, 2 * compute / 3 / layers
         zero3 = layers * (max(fwd_layer, gather) + max(bwd_layer, gather + scatter))
         zero3_extra = zero3 - compute
@@ -172,24 +243,24 @@ def training_speed(
                     seconds=m * zero3_extra,
                     formula=f"per layer max(compute, all-gather {format_duration(gather)}) forward + max(compute, "
                     f"all-gather + reduce-scatter {format_duration(gather + scatter)}) backward, "
-                    f"{format_bytes(layer_bytes)} per layer over dp {par.data} on {link_name(fabric, dp_group)}",
+                    f"{format_bytes(layer_bytes)} per layer over dp {data} on {link_name(fabric, dp_group)}",
                 )
             )
     # Tensor parallelism: with sequence parallelism two all-gather/reduce-scatter pairs per layer in
     # forward and two in backward (Korthikanti et al. 2022), each the volume of one all-reduce of the
     # layer's activations; recomputation repeats the forward ones.
     tp_time = 0.0
-    if par.tensor > 1 and fabric is not None:
-        act = tokens_mb * model.hidden_size * profile.activation_bytes
-        per_layer = 6 if req.grad_checkpointing else 4
+    if tensor > 1 and fabric is not None:
+        act = job.act
+        per_layer = job.tp_per_layer
         tp_time = layers * per_layer * all_reduce_s(fabric, tp_group, act)
         if detail:
             terms.append(
                 SpeedTerm(
                     name="tensor-parallel all-reduces",
                     seconds=m * tp_time,
-                    formula=f"{m} x {layers:g} layers x {per_layer} x all-reduce of b s h x {profile.activation_bytes} B "
-                    f"= {format_bytes(act)}: 2 (t - 1) / t x bytes / busbw over tp {par.tensor} on "
+                    formula=f"{m} x {layers:g} layers x {per_layer} x all-reduce of b s h x {job.activation_bytes} B "
+                    f"= {format_bytes(act)}: 2 (t - 1) / t x bytes / busbw over tp {tensor} on "
                     f"{link_name(fabric, tp_group)}",
                 )
             )
@@ -217,20 +288,20 @@ def training_speed(
     step = m * micro
     # Pipeline: interleaved 1F1B with v virtual stages per GPU; bubble (pp - 1) / v micro-batch times.
     bubble = p2p = 0.0
-    if par.pipeline > 1:
-        v = max(1, math.ceil(layers / a.pipeline_layers_per_virtual_stage))
-        bubble = (par.pipeline - 1) / v * micro
+    if pipeline > 1:
+        v = max(1, math.ceil(layers / job.layers_per_virtual_stage))
+        bubble = (pipeline - 1) / v * micro
         if detail:
             terms.append(
                 SpeedTerm(
                     name="pipeline bubble",
                     seconds=bubble,
-                    formula=f"(pp {par.pipeline} - 1) / (v {v} virtual stages) x one micro-batch "
+                    formula=f"(pp {pipeline} - 1) / (v {v} virtual stages) x one micro-batch "
                     f"{format_duration(micro)}; {m} micro-batches: {format_pct(bubble / (step + bubble))} idle",
                 )
             )
         if fabric is not None:
-            act = tokens_mb * model.hidden_size * profile.activation_bytes / par.tensor
+            act = job.act / tensor
             p2p = 2 * v * m * p2p_s(fabric, act, pp_cross)
             if detail:
                 terms.append(
@@ -244,35 +315,46 @@ def training_speed(
     # Data parallelism: the gradients (all-reduce, or reduce-scatter + all-gather for ZeRO-1/2: the same
     # volume) once per step, hidden behind the last micro-batch's backward as far as it goes.
     dp_exposed = 0.0
-    if par.data > 1 and par.zero_stage < 3 and fabric is not None:
-        grad_bytes = basis.trainable * basis.grad_bytes / shards
+    if data > 1 and zero_stage < 3 and fabric is not None:
+        grad_bytes = job.trainable_grad_bytes / shards
         dp_time = all_reduce_s(fabric, dp_group, grad_bytes)
-        hidden = a.dp_comm_overlap * 2 * micro / 3
+        hidden = job.overlap_x2 * micro / 3
         dp_exposed = max(0.0, dp_time - hidden)
         if detail:
+            overlap = job.req.assumptions.dp_comm_overlap
             terms.append(
                 SpeedTerm(
                     name="data-parallel gradient reduction",
                     seconds=dp_time,
-                    formula=f"2 (N - 1) / N x {format_bytes(grad_bytes)} / busbw over dp {par.data} on "
-                    f"{link_name(fabric, dp_group)} = {format_duration(dp_time)}, {a.dp_comm_overlap:.0%} of the "
+                    formula=f"2 (N - 1) / N x {format_bytes(grad_bytes)} / busbw over dp {data} on "
+                    f"{link_name(fabric, dp_group)} = {format_duration(dp_time)}, {overlap:.0%} of the "
                     f"last backward ({format_duration(2 * micro / 3)}) hides it: {format_duration(dp_exposed)} exposed",
                     exposed=dp_exposed > 0,
                 )
             )
     # The optimizer step reads and writes the gradients and the state of this GPU's parameters.
-    local = basis.trainable / shards / (par.data if par.zero_stage >= 1 else 1)
-    optimizer = 2 * local * (basis.grad_bytes + basis.opt_bytes) / bw
+    local = basis.trainable / shards / (data if zero_stage >= 1 else 1)
+    optimizer = 2 * local * job.grad_opt_bytes / bw
     if detail:
         terms.append(
             SpeedTerm(
                 name="optimizer step",
                 seconds=optimizer,
-                formula=f"2 x {local:,.0f} params x {basis.grad_bytes + basis.opt_bytes:.3g} B / (bandwidth x "
+                formula=f"2 x {local:,.0f} params x {job.grad_opt_bytes:.3g} B / (bandwidth x "
                 f"{eff.bandwidth:.2f})",
             )
         )
     step += bubble + p2p + dp_exposed + optimizer
+    tokens_per_step = job.tokens_mb * m * data
+    tok_s = tokens_per_step / step
+    ttt = gpu_hours = None
+    total_tokens = job.total_tokens
+    if total_tokens:
+        ttt = total_tokens / tok_s
+        gpu_hours = ttt * gpus / 3600
+    if not detail:
+        return SpeedSummary("training", tok_s, time_to_train_s=ttt)
+    req, model = job.req, job.req.model
     comm = m * (tp_time + zero3_extra) + p2p + dp_exposed
     memory_time = m * weights_read + optimizer
     compute_time = m * compute
@@ -280,29 +362,18 @@ def training_speed(
         bound = "communication"
     else:
         bound = "memory" if memory_time > compute_time else "compute"
-    tokens_per_step = tokens_mb * m * par.data
-    tok_s = tokens_per_step / step
-    mfu = tok_s * f_model / (par.gpus * peak)
-    hfu = tok_s * f_hw / (par.gpus * peak)
-    ttt = gpu_hours = None
-    total_tokens, epoch_tokens = req.total_train_tokens, req.epoch_tokens
-    if total_tokens:
-        ttt = total_tokens / tok_s
-        gpu_hours = ttt * par.gpus / 3600
+    peak = peaks.flops_per_s
+    mfu = tok_s * job.f_model / (gpus * peak)
+    hfu = tok_s * job.f_hw / (gpus * peak)
+    epoch_tokens = req.epoch_tokens
     formula = (
-        ""
-        if not detail
-        else (
-            f"step = {m} micro-batch(es) x max(compute, memory, host) + communication + bubble + optimizer "
-            f"= {format_duration(step)}; MFU {mfu:.1%} of the peak on model FLOPs "
-            f"({f_model / model.active_params():.2f} P per token), HFU {hfu:.1%} with recomputation"
-        )
+        f"step = {m} micro-batch(es) x max(compute, memory, host) + communication + bubble + optimizer "
+        f"= {format_duration(step)}; MFU {mfu:.1%} of the peak on model FLOPs "
+        f"({job.f_model / model.active_params():.2f} P per token), HFU {hfu:.1%} with recomputation"
     )
-    if not detail:
-        return SpeedSummary("training", tok_s, time_to_train_s=ttt)  # type: ignore[return-value]
     return TrainingSpeed(
-        flops_per_token=f_model,
-        hardware_flops_per_token=f_hw,
+        flops_per_token=job.f_model,
+        hardware_flops_per_token=job.f_hw,
         tokens_per_step=tokens_per_step,
         step_time_s=step,
         tokens_per_s=tok_s,
@@ -319,6 +390,39 @@ def training_speed(
     )
 
 
+class LayoutSpeeds:
+    """The speeds of layouts of one request on one device, with what they take from the request and
+    the device resolved once (on first use): `summary` the numbers that rank layouts (training_speed
+    and inference_speed with `detail=False`), `detail` the worded speed of the layout kept."""
+
+    __slots__ = ("_basis", "_job", "_peaks", "_req")
+
+    def __init__(self, req: PlanRequest, peaks: DevicePeaks, basis: MemoryBasis | None = None) -> None:
+        self._req, self._peaks, self._basis = req, peaks, basis
+        self._job: _TrainingJob | _InferenceJob | None = None
+
+    def _resolved(self) -> _TrainingJob | _InferenceJob:
+        if self._job is None:
+            req = self._req
+            if req.task.is_training:
+                self._job = _training_job(req, self._peaks, self._basis or memory_basis(req, Device.CUDA))
+            else:
+                self._job = _inference_job(req, self._peaks)
+        return self._job
+
+    def summary(self, par: Parallelism) -> SpeedSummary:
+        job = self._job or self._resolved()
+        if isinstance(job, _TrainingJob):
+            return _training(job, par, False)  # type: ignore[return-value]
+        return _inference(job, par, None, False)  # type: ignore[return-value]
+
+    def detail(self, par: Parallelism) -> TrainingSpeed | InferenceSpeed:
+        job = self._job or self._resolved()
+        if isinstance(job, _TrainingJob):
+            return _training(job, par, True)  # type: ignore[return-value]
+        return _inference(job, par, None, True)  # type: ignore[return-value]
+
+
 def decode_bytes_per_step(req: PlanRequest, concurrency: int) -> float:
     """Bytes read per decode step: the weights an active token set touches, plus every cached K/V."""
     model = req.model
@@ -333,6 +437,79 @@ def decode_bytes_per_step(req: PlanRequest, concurrency: int) -> float:
     return weights + concurrency * avg_context * kv_bytes_per_token(model, profile.kv_bytes)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class _InferenceJob:
+    """What serving's times take from the request and the device, resolved once (see _TrainingJob)."""
+
+    req: PlanRequest
+    peaks: DevicePeaks
+    eff: Efficiency
+    profile: PrecisionProfile
+    p_active: int
+    bw: float
+    act_b: int
+    host: float
+    weights: float
+    prefill_flops: float
+    avg_context: float
+    kv_token_bytes: int
+    prefill_peak: float  # peak x the prefill efficiency
+    hidden_act: int  # h x activation bytes
+    two_layers: int
+    four_layers: int
+    two_p_active: int
+    heads: int
+    d_head: int
+    kv_heads: int
+    moe: bool
+    host_serial: bool
+    step_overhead_s: float
+
+
+def _inference_job(req: PlanRequest, peaks: DevicePeaks) -> _InferenceJob:
+    model = req.model
+    eff = _efficiency(req, peaks)
+    profile = request_profile(req)
+    p_active = model.active_params()
+    n = req.prompt_tokens
+    return _InferenceJob(
+        req=req,
+        peaks=peaks,
+        eff=eff,
+        profile=profile,
+        p_active=p_active,
+        bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
+        act_b=profile.activation_bytes,
+        host=model.n_layers * eff.host_overhead_per_layer_s,  # every stage's layers, one after another
+        weights=profile.weight_bytes_total(model.total_params(), model.embedding_params()),
+        prefill_flops=2 * p_active * n + 2 * model.n_layers * n * n * model.n_heads * model.d_head,
+        avg_context=req.prompt_tokens + req.output_tokens / 2,
+        kv_token_bytes=kv_bytes_per_token(model, profile.kv_bytes),
+        prefill_peak=peaks.flops_per_s * eff.peak_multiplier * eff.prefill,
+        hidden_act=model.hidden_size * profile.activation_bytes,
+        two_layers=2 * model.n_layers,
+        four_layers=4 * model.n_layers,
+        two_p_active=2 * p_active,
+        heads=model.n_heads,
+        d_head=model.d_head,
+        kv_heads=model.kv_heads,
+        moe=model.is_moe,
+        host_serial=peaks.host_serial,
+        step_overhead_s=eff.step_overhead_s,
+    )
+
+
+def _decode_bytes(job: _InferenceJob, concurrency: int) -> float:
+    """decode_bytes_per_step with the job's constants."""
+    model = job.req.model
+    weights = job.weights
+    if model.is_moe:
+        experts_touched = min(model.n_experts, concurrency * model.experts_per_token)
+        unused = model.n_layers * (model.n_experts - experts_touched) * model.expert_params()
+        weights = job.profile.weight_bytes_total(model.total_params() - unused, model.embedding_params())
+    return weights + concurrency * job.avg_context * job.kv_token_bytes
+
+
 def inference_speed(
     req: PlanRequest,
     par: Parallelism,
@@ -342,74 +519,72 @@ def inference_speed(
 ) -> InferenceSpeed:
     """Prefill of one user's prompt, and decode per token with `concurrency` users per replica
     (`detail=False`: numbers only, no worded terms)."""
-    model = req.model
-    eff = _efficiency(req, peaks)
-    fabric = peaks.fabric
-    profile = request_profile(req)
-    c = concurrency if concurrency is not None else par.users_per_replica(req.users)
-    p_active = model.active_params()
-    tp = par.tensor
-    peak = peaks.flops_per_s * eff.peak_multiplier
-    bw = peaks.bandwidth_bytes_per_s * eff.bandwidth
-    tp_group, _, pp_cross = _groups(par, fabric)
-    act_b = profile.activation_bytes
-    host = model.n_layers * eff.host_overhead_per_layer_s  # every stage's layers, one after another
-    terms: list[SpeedTerm] = []
-    weights = profile.weight_bytes_total(model.total_params(), model.embedding_params())
+    return _inference(_inference_job(req, peaks), par, concurrency, detail)  # type: ignore[return-value]
 
-    def comm(tokens: int) -> float:
-        """Two all-reduces per layer of tokens x h (Megatron TP), and the sends between stages."""
-        if fabric is None:
-            return 0.0
-        t = 2 * model.n_layers * all_reduce_s(fabric, tp_group, tokens * model.hidden_size * act_b)
-        if par.pipeline > 1:
-            t += (par.pipeline - 1) * p2p_s(fabric, tokens * model.hidden_size * act_b / tp, pp_cross)
-        return t
+
+def _inference(
+    job: _InferenceJob, par: Parallelism, concurrency: int | None, detail: bool
+) -> InferenceSpeed | SpeedSummary:
+    """inference_speed of one layout, the job's constants resolved."""
+    req = job.req
+    model = req.model
+    eff = job.eff
+    peaks = job.peaks
+    fabric = peaks.fabric
+    tp, pipeline, data = par.tensor, par.pipeline, par.data
+    c = concurrency if concurrency is not None else -(-req.users // data)
+    p_active = job.p_active
+    bw = job.bw
+    act_b = job.act_b
+    host = job.host
+    terms: list[SpeedTerm] = []
+    weights = job.weights
+    # Two all-reduces per layer of tokens x h (Megatron TP), and the sends between stages.
+    n = req.prompt_tokens
+    tp_group, _, pp_cross = _groups_of(tp, data, fabric.node_gpus if fabric is not None else max(par.gpus, 1))
+    prefill_comm = decode_comm = 0.0
+    if fabric is not None:
+        prefill_comm = job.two_layers * all_reduce_s(fabric, tp_group, n * job.hidden_act)
+        decode_comm = job.two_layers * all_reduce_s(fabric, tp_group, c * job.hidden_act)
+        if pipeline > 1:
+            prefill_comm += (pipeline - 1) * p2p_s(fabric, n * job.hidden_act / tp, pp_cross)
+            decode_comm += (pipeline - 1) * p2p_s(fabric, c * job.hidden_act / tp, pp_cross)
 
     # Prefill: one user's prompt; the stages of a pipeline run one after another.
-    n = req.prompt_tokens
-    prefill_flops = 2 * p_active * n + 2 * model.n_layers * n * n * model.n_heads * model.d_head
-    prefill_compute = prefill_flops / tp / (peak * eff.prefill)
+    prefill_compute = job.prefill_flops / tp / job.prefill_peak
     prefill_memory = weights / tp / bw
-    prefill_comm = comm(n)
     prefill_gpu = max(prefill_compute, prefill_memory) + prefill_comm
-    prefill = (prefill_gpu + host if peaks.host_serial else max(prefill_gpu, host)) + eff.step_overhead_s
-    prefill_formula = (
-        ""
-        if not detail
-        else (
-            f"max(2 P x {n} + 2 L n^2 a d FLOPs / tp {tp} / (peak x {eff.prefill:.2f}), weights / bandwidth)"
-            + (f" + TP all-reduces {format_duration(prefill_comm)}" if prefill_comm else "")
-            + f" + step overhead [{eff.prefill_source}]"
-        )
-    )
+    prefill = (prefill_gpu + host if job.host_serial else max(prefill_gpu, host)) + job.step_overhead_s
     # Decode: every step reads the weights (MoE: the experts the batch touches) and every cached K/V.
-    decode_bytes = decode_bytes_per_step(req, c)
-    avg_context = req.prompt_tokens + req.output_tokens / 2
-    kv_part = c * avg_context * kv_bytes_per_token(model, profile.kv_bytes)
-    per_gpu_bytes = (decode_bytes - kv_part) / tp + kv_part / min(tp, model.kv_heads)
+    avg_context = job.avg_context
+    kv_part = c * avg_context * job.kv_token_bytes
+    decode_bytes = _decode_bytes(job, c) if job.moe else weights + kv_part
+    per_gpu_bytes = (decode_bytes - kv_part) / tp + kv_part / min(tp, job.kv_heads)
     decode_memory = per_gpu_bytes / bw
-    attn_flops = 4 * model.n_layers * c * avg_context * model.n_heads * model.d_head
-    decode_compute = (2 * p_active * c + attn_flops) / tp / (peak * eff.prefill)
-    decode_comm = comm(c)
+    attn_flops = job.four_layers * c * avg_context * job.heads * job.d_head
+    decode_compute = (job.two_p_active * c + attn_flops) / tp / job.prefill_peak
     gpu_step = max(decode_memory, decode_compute) + decode_comm
-    decode = (gpu_step + host if peaks.host_serial else max(gpu_step, host)) + eff.step_overhead_s
-    if detail:
-        terms += [
-            SpeedTerm(
-                name="weights and KV read",
-                seconds=decode_memory,
-                formula=f"{format_bytes(per_gpu_bytes)} per GPU / (bandwidth x {eff.bandwidth:.2f}) "
-                f"[{eff.bandwidth_source}]",
-            ),
-            SpeedTerm(
-                name="decode compute",
-                seconds=decode_compute,
-                formula=f"(2 P x {c} users + attention) / tp {tp} / (peak x {eff.prefill:.2f})",
-                exposed=decode_compute > decode_memory,
-            ),
-        ]
-    if decode_comm and detail:
+    decode = (gpu_step + host if job.host_serial else max(gpu_step, host)) + job.step_overhead_s
+    per_user = 1.0 / decode
+    if not detail:
+        return SpeedSummary(
+            "inference", per_user * c * par.data, tokens_per_s_per_user=per_user, prefill_s=prefill
+        )
+    terms += [
+        SpeedTerm(
+            name="weights and KV read",
+            seconds=decode_memory,
+            formula=f"{format_bytes(per_gpu_bytes)} per GPU / (bandwidth x {eff.bandwidth:.2f}) "
+            f"[{eff.bandwidth_source}]",
+        ),
+        SpeedTerm(
+            name="decode compute",
+            seconds=decode_compute,
+            formula=f"(2 P x {c} users + attention) / tp {tp} / (peak x {eff.prefill:.2f})",
+            exposed=decode_compute > decode_memory,
+        ),
+    ]
+    if decode_comm:
         terms.append(
             SpeedTerm(
                 name="tensor-parallel all-reduces",
@@ -420,7 +595,7 @@ def inference_speed(
             )
         )
     host_extra = decode - eff.step_overhead_s - gpu_step
-    if host_extra > 0 and detail:
+    if host_extra > 0:
         terms.append(
             SpeedTerm(
                 name="host overhead",
@@ -429,7 +604,7 @@ def inference_speed(
                 f"per layer exceeds the GPU's work [{eff.overhead_source}]",
             )
         )
-    if eff.step_overhead_s and detail:
+    if eff.step_overhead_s:
         terms.append(
             SpeedTerm(
                 name="step overhead",
@@ -441,21 +616,17 @@ def inference_speed(
         bound = "communication"
     else:
         bound = "memory" if decode_memory >= decode_compute else "compute"
-    per_user = 1.0 / decode
-    formula = (
-        ""
-        if not detail
-        else (
-            f"decode = max(bytes read {format_bytes(per_gpu_bytes)} / (bandwidth x {eff.bandwidth:.2f}), "
-            f"2 P x {c} users / (peak x {eff.prefill:.2f}))"
-            + (f" + TP {format_duration(decode_comm)}" if decode_comm else "")
-            + f" + overhead {format_duration(decode - gpu_step)} = {format_duration(decode)}"
-        )
+    prefill_formula = (
+        f"max(2 P x {n} + 2 L n^2 a d FLOPs / tp {tp} / (peak x {eff.prefill:.2f}), weights / bandwidth)"
+        + (f" + TP all-reduces {format_duration(prefill_comm)}" if prefill_comm else "")
+        + f" + step overhead [{eff.prefill_source}]"
     )
-    if not detail:
-        return SpeedSummary(  # type: ignore[return-value]
-            "inference", per_user * c * par.data, tokens_per_s_per_user=per_user, prefill_s=prefill
-        )
+    formula = (
+        f"decode = max(bytes read {format_bytes(per_gpu_bytes)} / (bandwidth x {eff.bandwidth:.2f}), "
+        f"2 P x {c} users / (peak x {eff.prefill:.2f}))"
+        + (f" + TP {format_duration(decode_comm)}" if decode_comm else "")
+        + f" + overhead {format_duration(decode - gpu_step)} = {format_duration(decode)}"
+    )
     return InferenceSpeed(
         flops_per_token=2.0 * p_active,
         prefill_s=prefill,
