@@ -12,10 +12,11 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gpu_advisor.telemetry.samples import Sample
-from gpu_advisor.ui.workers import RunContext
+if TYPE_CHECKING:  # the telemetry package (psutil, the diagnosis rules) loads when a run starts
+    from gpu_advisor.telemetry.samples import Sample
+    from gpu_advisor.ui.workers import RunContext
 
 CPU_DEVICE_KEY = "cpu"
 COMMAND_WORKLOAD = "command"
