@@ -9,9 +9,7 @@ window is on screen (benchmarks/ui_startup.py).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence

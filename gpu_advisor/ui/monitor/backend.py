@@ -174,6 +174,16 @@ class BenchBackend:
         return any(d.nvml_index is not None for d in self.devices())
 
     # ---- running ---------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Load the benchmark engine and PyTorch ahead of the first run (on the worker thread).
+
+        Importing torch holds the GIL for 200-400 ms at a stretch (the C extension's module init,
+        which cannot be split), so the window cannot answer meanwhile. Done when the Monitor is first
+        opened, that pause comes once, before the user starts anything, and not in the middle of a
+        run's live plots. Toy backends (GUI tests, the self-test) load nothing ahead."""
+        if not self.toy and bench_available():
+            freeze_after_imports()
+
     def run(
         self,
         request: MonitorRequest,
