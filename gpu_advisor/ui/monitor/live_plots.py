@@ -143,6 +143,7 @@ class LivePlots(QWidget):
         self._tp_scale = 1.0  # base units per plotted unit of the throughput curve
         self._drawn_versions = (-1, -1)  # ring versions at the last redraw: nothing new, no redraw
         self._unavailable: set[str] = set()  # channels with no reading at all on this machine
+        self._unmeasured: set[str] = set()  # channels this run cannot read, known when it starts
         self.redraws = 0  # ticks that drew something (tests and the stall benchmark read it)
         self.points_drawn = 0  # points handed to the curves on the last redraw
         self.plots: dict[str, pg.PlotWidget] = {}
@@ -191,6 +192,7 @@ class LivePlots(QWidget):
     def set_mode(self, gpu: bool, throughput_unit: str = "tokens/s") -> None:
         """GPU metrics or host metrics (CPU mode); changes the titles."""
         self._unavailable = set()
+        self._unmeasured = set()
         self._gpu_mode = gpu
         self._throughput_unit = throughput_unit
         self._place_plots()
@@ -217,6 +219,12 @@ class LivePlots(QWidget):
         self._set_titles()  # sets only the titles whose text changed
 
     def start(self) -> None:
+        """A run starts: redraw at REDRAW_HZ. Host telemetry has no power reading (series), so in
+        CPU mode its plot makes room now, with the rest of the start's layout, not a second later."""
+        self._unmeasured = set() if self._gpu_mode else {"power_w"}
+        if not self._unmeasured <= self._unavailable:
+            self._unavailable |= self._unmeasured
+            self._place_plots()
         self.timer.start()
 
     def stop(self) -> None:
@@ -308,7 +316,7 @@ class LivePlots(QWidget):
         step = max(MIN_X_STEP_S, self.window_s * X_STEP_FRACTION)
         x_max = max(MIN_X_SPAN_S, math.ceil(latest / step) * step)
         x_min = max(0.0, x_max - self.window_s)
-        unavailable = set()
+        unavailable = set(self._unmeasured)
         for c, key in enumerate(TELEMETRY_CHANNELS):
             self.curves[key].setData(self._t[:n], self._v[c, :n], skipFiniteCheck=True, connect="finite")
             if n >= 3 and np.isnan(self._v[c, :n]).all():

@@ -146,6 +146,8 @@ class MonitorPanel(QWidget):
         self.diagnosis = QLabel("Diagnosis appears when a workload finishes.")
         self.diagnosis.setWordWrap(True)
         self.diagnosis.setToolTip(tip("diagnosis"))
+        # Two lines' room, so that a verdict that wraps does not shrink the plots mid-run (see Card).
+        self.diagnosis.setMinimumHeight(2 * self.diagnosis.fontMetrics().lineSpacing())
         self.save_button = QPushButton("&Save results…")
         self.save_button.setToolTip(
             "Save the run as a gpu-advisor/bench@1 JSON file, to compare machines later."
