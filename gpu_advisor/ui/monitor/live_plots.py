@@ -218,10 +218,12 @@ class LivePlots(QWidget):
         self._latest = texts
         self._set_titles()  # sets only the titles whose text changed
 
-    def start(self) -> None:
-        """A run starts: redraw at REDRAW_HZ. Host telemetry has no power reading (series), so in
-        CPU mode its plot makes room now, with the rest of the start's layout, not a second later."""
-        self._unmeasured = set() if self._gpu_mode else {"power_w"}
+    def start(self, unmeasured: set[str] | None = None) -> None:
+        """A run starts: redraw at REDRAW_HZ. The plots of `unmeasured` channels (known to have no
+        reading in this run, e.g. a CPU's power) make room now, with the rest of the start's layout,
+        rather than a second into the run when the data shows it: that would lay every plot out and
+        draw it again at once, mid-run."""
+        self._unmeasured = set(unmeasured or ())
         if not self._unmeasured <= self._unavailable:
             self._unavailable |= self._unmeasured
             self._place_plots()

@@ -305,7 +305,7 @@ class MonitorPanel(QWidget):
         self._set_running(True)
         self.time_left.setText("Starting… (loading PyTorch)")
         self.diagnosis.setText(RUNNING_TEXT)
-        self.plots.start()
+        self.plots.start(self.backend.unmeasured_channels(request.device))
         self.text_timer.start()
 
     def stop(self) -> None:
