@@ -63,9 +63,10 @@ def open_main_window() -> tuple[Any, Any]:
 
     The garbage collector waits while the modules load and the window is built: start-up makes
     hundreds of thousands of long-lived objects and almost no garbage, and each full collection
-    would walk everything loaded so far (a third of the start-up time on the development machines,
-    benchmarks/ui_startup.py). Then everything built so far, which lives as long as the app, is
-    frozen out of later full collections (each one pauses every thread) and collection resumes.
+    would walk everything loaded so far (about a tenth of the start-up time on the development
+    machines: benchmarks/ui_startup.py against its --direct). Then everything built so far, which
+    lives as long as the app, is frozen out of later full collections (each one pauses every
+    thread) and collection resumes.
     """
     gc.disable()
     try:
