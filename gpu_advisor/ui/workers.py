@@ -194,8 +194,9 @@ class JobRunner(QObject):
         self,
         name: str = "gpu-advisor runs",
         nice_increment: int = 0,
-        switch_interval_s: float | None = None,
         parent: QObject | None = None,
+        *,
+        switch_interval_s: float | None = None,
     ) -> None:
         """`nice_increment`: the worker thread's lower priority (lower_this_thread_priority).
         `switch_interval_s`: the interpreter's GIL switch interval while a job runs (None: leave it).
