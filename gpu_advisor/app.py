@@ -6,6 +6,7 @@ import gc
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 NO_DISPLAY_MESSAGE = """\
 gpu-advisor: no display found, so the desktop app cannot open here.
@@ -38,23 +39,43 @@ def run_gui(args: Sequence[str] = ()) -> int:
     elif not display_available():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr)
         return 2
+    if self_test:
+        from gpu_advisor.ui.self_test import run_self_test
 
+        return run_self_test(create_app())
+    app, _window = open_main_window()
+    return app.exec()
+
+
+def create_app() -> Any:
+    """The QApplication, named for the desktop (settings, the taskbar entry)."""
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([sys.argv[0] if sys.argv else "gpu-advisor"])
     app.setApplicationName("GPU Advisor")
     app.setOrganizationName("gpu-advisor")
     app.setDesktopFileName("gpu-advisor")
+    return app
 
-    from gpu_advisor.ui.main_window import MainWindow
 
-    if self_test:
-        from gpu_advisor.ui.self_test import run_self_test
+def open_main_window() -> tuple[Any, Any]:
+    """Create the application and show the main window; (app, window). The caller runs the loop.
 
-        return run_self_test(app)
-    window = MainWindow()
-    window.show()
-    # Everything built so far lives as long as the app: keep it out of full garbage collections,
-    # which would otherwise walk it again and again (each one pauses every thread).
-    gc.freeze()
-    return app.exec()
+    The garbage collector waits while the modules load and the window is built: start-up makes
+    hundreds of thousands of long-lived objects and almost no garbage, and each full collection
+    would walk everything loaded so far (about a tenth of the start-up time on the development
+    machines: benchmarks/ui_startup.py against its --direct). Then everything built so far, which
+    lives as long as the app, is frozen out of later full collections (each one pauses every
+    thread) and collection resumes.
+    """
+    gc.disable()
+    try:
+        app = create_app()
+        from gpu_advisor.ui.main_window import MainWindow
+
+        window = MainWindow()
+        window.show()
+    finally:
+        gc.freeze()
+        gc.enable()
+    return app, window

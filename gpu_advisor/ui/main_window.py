@@ -1,11 +1,17 @@
-"""The main window: Plan, Monitor and Compare views, menus, status bar, settings and geometry."""
+"""The main window: Plan, Monitor and Compare views, menus, status bar, settings and geometry.
+
+The window opens on what it shows first: the Plan view is built with it; the Monitor and Compare
+views (pyqtgraph plots, the benchmark and results models) are built when their tab is first opened
+or their attribute first read, and the hardware probe and the PDF writer's check wait until the
+window is on screen (benchmarks/ui_startup.py).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray, QSettings, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QWidget
 
@@ -13,22 +19,23 @@ from gpu_advisor.core.files import FileFormatError
 from gpu_advisor.core.paths import config_dir
 from gpu_advisor.core.request import Assumptions
 from gpu_advisor.core.result import Plan
-from gpu_advisor.ui import plan_files
-from gpu_advisor.ui.compare.compare_view import CompareView
 from gpu_advisor.ui.dialogs import ErrorReporter
 from gpu_advisor.ui.export_status import ExportStatus
-from gpu_advisor.ui.monitor.backend import BenchBackend, default_backend
-from gpu_advisor.ui.monitor.monitor_panel import MonitorPanel
 from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.plan.wizard import PlanWizard
-from gpu_advisor.ui.preferences import PreferencesDialog
 from gpu_advisor.ui.resources import app_icon
 from gpu_advisor.ui.settings import AppSettings, Calibration, load_settings, save_settings
 from gpu_advisor.ui.table_export import add_table_actions, with_suffix
 from gpu_advisor.ui.workers import TaskRunner
 
+if TYPE_CHECKING:
+    from gpu_advisor.ui.compare.compare_view import CompareView
+    from gpu_advisor.ui.monitor.backend import BenchBackend
+    from gpu_advisor.ui.monitor.monitor_panel import MonitorPanel
+
 APP_NAME = "GPU Advisor"
 VIEW_PLAN, VIEW_MONITOR, VIEW_COMPARE = range(3)
+VIEW_NAMES = ("Plan", "Monitor", "Compare")
 PLAN_FILTER = "GPU Advisor plan (*.json);;All files (*)"
 RESULTS_FILTER = "Benchmark results (*.json);;All files (*)"
 
@@ -56,36 +63,88 @@ class MainWindow(QMainWindow):
         self.form = PlanForm(defaults=self._form_defaults(), assumption_defaults=self._assumption_defaults())
         self.wizard = PlanWizard(self.form)
         self.wizard.model_page.start_folder = self.settings.last_folder or ""
-        self.monitor = MonitorPanel(backend or default_backend(), self.settings, self.errors)
-        self.compare = CompareView(self.errors)
+        if backend is None:
+            from gpu_advisor.ui.monitor.backend import default_backend
+
+            backend = default_backend()
+        self.backend = backend
+        self._monitor: MonitorPanel | None = None
+        self._compare: CompareView | None = None
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         # No Alt mnemonics on the tabs (Ctrl+1/2/3 switch them, see View): Alt+P, Alt+M and Alt+C
-        # belong to the fields of the page shown.
-        for index, (view, name) in enumerate(
-            ((self.wizard, "Plan"), (self.monitor, "Monitor"), (self.compare, "Compare"))
-        ):
-            self.tabs.addTab(view, name)
+        # belong to the fields of the page shown. Monitor and Compare hold an empty page until built.
+        for index, name in enumerate(VIEW_NAMES):
+            self.tabs.addTab(self.wizard if index == VIEW_PLAN else QWidget(), name)
             self.tabs.setTabToolTip(index, f"{name} (Ctrl+{index + 1})")
+        self.tabs.currentChanged.connect(self._view_opened)
         self.setCentralWidget(self.tabs)
 
         self.hardware_label = QLabel("Detecting hardware…")
         self.export_status = ExportStatus()
         self.statusBar().addPermanentWidget(self.export_status)
         self.statusBar().addPermanentWidget(self.hardware_label)
+        self._pdf_unavailable: str | None = None
+        self._pdf_checked = False  # the PDF writer is imported on first need, not at start-up
+        self._writing_pdf = False  # one PDF export at a time (it runs on the task thread)
         self._build_menus()
         self._add_table_actions()
         self.precision_dialog: Any = None
         self.wizard.estimate.precision_button.clicked.connect(self.show_precision_table)
         self._update_calibration_note()
-        self.monitor.calibration_chosen.connect(self.use_calibration)
-        self.monitor.plan_request = lambda: self.form.request
         self.form.plan_ready.connect(self._plan_ready)
         self._plan_ready(None)
         self._restore_geometry()
         if settings_message:
             self.statusBar().showMessage(settings_message, 30_000)
-        self.tasks.submit(self.monitor.backend.machine_summary, self._hardware_found, self._hardware_failed)
+        # Once the event loop runs (the window is on screen): the probe imports psutil and NVML on
+        # the task thread, which would hold the GIL while the window is laid out and painted.
+        QTimer.singleShot(0, self._probe_hardware)
+
+    # ---- views built on first use -------------------------------------------------------------------
+    @property
+    def monitor(self) -> MonitorPanel:
+        """The Monitor view, built on first use (its tab opened, or read here)."""
+        if self._monitor is None:
+            from gpu_advisor.ui.monitor.monitor_panel import MonitorPanel
+
+            monitor = MonitorPanel(self.backend, self.settings, self.errors)
+            monitor.calibration_chosen.connect(self.use_calibration)
+            monitor.plan_request = lambda: self.form.request
+            add_table_actions(monitor.checklist, "benchmark-run", self.errors.error, self._folder)
+            self._monitor = monitor
+            self._install_view(VIEW_MONITOR, monitor)
+        return self._monitor
+
+    @property
+    def compare(self) -> CompareView:
+        """The Compare view, built on first use (its tab opened, or read here)."""
+        if self._compare is None:
+            from gpu_advisor.ui.compare.compare_view import CompareView
+
+            compare = CompareView(self.errors)
+            add_table_actions(compare.table, "comparison", self.errors.error, self._folder)
+            self._compare = compare
+            self._install_view(VIEW_COMPARE, compare)
+        return self._compare
+
+    def _install_view(self, index: int, view: QWidget) -> None:
+        """Put a built view in place of its tab's empty page; the current tab stays current."""
+        current = self.tabs.currentIndex()
+        placeholder = self.tabs.widget(index)
+        self.tabs.blockSignals(True)  # the tab shown does not change: nothing to announce
+        self.tabs.removeTab(index)
+        self.tabs.insertTab(index, view, VIEW_NAMES[index])
+        self.tabs.setTabToolTip(index, f"{VIEW_NAMES[index]} (Ctrl+{index + 1})")
+        self.tabs.setCurrentIndex(current)
+        self.tabs.blockSignals(False)
+        placeholder.deleteLater()
+
+    def _view_opened(self, index: int) -> None:
+        if index == VIEW_MONITOR:
+            _ = self.monitor
+        elif index == VIEW_COMPARE:
+            _ = self.compare
 
     # ---- settings ----------------------------------------------------------------------------------
     def _form_defaults(self) -> dict[str, Any]:
@@ -107,7 +166,8 @@ class MainWindow(QMainWindow):
             self.errors.error(
                 "Preferences not saved", f"{exc.filename or config_dir()}: {exc.strerror or exc}"
             )
-        self.monitor.apply_settings(settings)
+        if self._monitor is not None:
+            self._monitor.apply_settings(settings)
 
     def _update_calibration_note(self) -> None:
         calibration = self.settings.calibration
@@ -127,13 +187,12 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Planner now assumes MFU {mfu:.1%}, measured on {source}.", 15_000)
 
     def _add_table_actions(self) -> None:
-        """Copy (Ctrl+C) and CSV export on every table of the window."""
+        """Copy (Ctrl+C) and CSV export on the Plan view's tables (Monitor's and Compare's get theirs
+        when those views are built)."""
         report, folder = self.errors.error, self._folder
         for view, name in (
             (self.wizard.result_view.options, "options"),
             (self.wizard.result_view.memory_table, "memory-breakdown"),
-            (self.monitor.checklist, "benchmark-run"),
-            (self.compare.table, "comparison"),
         ):
             add_table_actions(view, name, report, folder)
 
@@ -182,10 +241,7 @@ class MainWindow(QMainWindow):
         self.export_pdf_action = self._action("&PDF…", lambda: self.export_dialog("pdf"))
         export_menu.addActions([self.export_json_action, self.export_markdown_action, self.export_pdf_action])
         export_menu.setToolTipsVisible(True)
-        self._pdf_unavailable = plan_files.pdf_unavailable_reason()  # once: it imports the PDF writer
-        if self._pdf_unavailable:
-            self.export_pdf_action.setEnabled(False)
-            self.export_pdf_action.setToolTip(self._pdf_unavailable)
+        export_menu.aboutToShow.connect(self._check_pdf)
         file_menu.addSeparator()
         file_menu.addAction(self._action("&Quit", self.close, QKeySequence.StandardKey.Quit))
 
@@ -217,12 +273,27 @@ class MainWindow(QMainWindow):
 
     def open_recent(self, path: Path) -> bool:
         """Open a recent file as what it is: a plan in the Plan view, results in Compare."""
+        from gpu_advisor.ui import plan_files
+
         if not path.is_file():
             self.errors.error("Cannot open", f"{path}: the file is no longer there")
             return False
         if plan_files.is_results_file(path):
             return self.import_results([path]) > 0
         return self.open_plan(path)
+
+    def _check_pdf(self) -> None:
+        """Whether PDFs can be written here, found when the Export menu first opens: it imports the
+        PDF writer and the results models (tens of ms), which the window does not need to open."""
+        if self._pdf_checked:
+            return
+        from gpu_advisor.ui import plan_files
+
+        self._pdf_checked = True
+        self._pdf_unavailable = plan_files.pdf_unavailable_reason()
+        if self._pdf_unavailable:
+            self.export_pdf_action.setEnabled(False)
+            self.export_pdf_action.setToolTip(self._pdf_unavailable)
 
     def _plan_ready(self, plan: Plan | None) -> None:
         has_plan = self.form.plan is not None
@@ -234,7 +305,7 @@ class MainWindow(QMainWindow):
         ):
             action.setEnabled(has_plan)
         if self._pdf_unavailable is None:
-            self.export_pdf_action.setEnabled(has_plan and not self.tasks.busy)
+            self.export_pdf_action.setEnabled(has_plan and not self._writing_pdf)
 
     # ---- files -------------------------------------------------------------------------------------
     def _folder(self) -> str:
@@ -251,6 +322,8 @@ class MainWindow(QMainWindow):
 
     def open_plan(self, path: Path) -> bool:
         """Load a saved plan's inputs and re-plan them. A bad file gives one dialog; nothing changes."""
+        from gpu_advisor.ui import plan_files
+
         try:
             request = plan_files.load_plan_request(path)
         except FileFormatError as exc:
@@ -274,6 +347,8 @@ class MainWindow(QMainWindow):
         return bool(path) and self._write_plan(with_suffix(Path(path), ".json"))
 
     def _write_plan(self, path: Path) -> bool:
+        from gpu_advisor.ui import plan_files
+
         plan = self.form.plan_now() or self.form.plan
         if plan is None:
             self.errors.error("Nothing to save", "Fix the marked fields first: there is no valid plan yet.")
@@ -301,20 +376,24 @@ class MainWindow(QMainWindow):
 
     def export(self, kind: str, path: Path) -> None:
         """Write the current plan as JSON or Markdown (quick), or PDF (on the worker thread)."""
+        from gpu_advisor.ui import plan_files
+
         plan = self.form.plan_now() or self.form.plan
         if plan is None:
             self.errors.error("Nothing to export", "Fix the marked fields first: there is no valid plan yet.")
             return
-        attached = [item.named for item in self.compare.loaded]  # Compare's results go into the report
+        # Compare's results go into the report
+        attached = [item.named for item in self._compare.loaded] if self._compare is not None else []
         if kind == "pdf":
+            self._writing_pdf = True
             self.export_pdf_action.setEnabled(False)
             self.statusBar().showMessage(f"Writing {path}…")
             self.export_status.started()
             progress = self.export_status.progressed.emit  # queued to the GUI thread by Qt
             self.tasks.submit(
                 lambda: plan_files.write_pdf(plan, path, attached, progress=progress),
-                lambda _r: self._exported(path),
-                lambda message: self._export_failed(path, message),
+                lambda _r: self._pdf_written(path, None),
+                lambda message: self._pdf_written(path, message),
             )
             return
         writer = plan_files.write_json_report if kind == "json" else plan_files.write_markdown
@@ -324,6 +403,13 @@ class MainWindow(QMainWindow):
             self._export_failed(path, f"{path}: {exc.strerror or exc}")
             return
         self._exported(path)
+
+    def _pdf_written(self, path: Path, message: str | None) -> None:
+        self._writing_pdf = False
+        if message is None:
+            self._exported(path)
+        else:
+            self._export_failed(path, message)
 
     def _exported(self, path: Path) -> None:
         self._plan_ready(None)
@@ -350,6 +436,8 @@ class MainWindow(QMainWindow):
 
     # ---- dialogs -----------------------------------------------------------------------------------
     def preferences_dialog(self) -> None:
+        from gpu_advisor.ui.preferences import PreferencesDialog
+
         dialog = PreferencesDialog(self.settings, self)
         if dialog.exec() and dialog.result_settings is not None:
             self._store_settings(dialog.result_settings)
@@ -369,6 +457,9 @@ class MainWindow(QMainWindow):
         )
 
     # ---- hardware ----------------------------------------------------------------------------------
+    def _probe_hardware(self) -> None:
+        self.tasks.submit(self.backend.machine_summary, self._hardware_found, self._hardware_failed)
+
     def _hardware_found(self, summary: str) -> None:
         self.hardware_label.setText(summary)
         self.hardware_label.setToolTip(summary)
@@ -392,7 +483,8 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentIndex(int(str(tab)))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # Qt override
-        self.monitor.shutdown()
+        if self._monitor is not None:
+            self._monitor.shutdown()
         self.wizard.shutdown()
         self.tasks.shutdown()
         store = window_settings()

@@ -135,17 +135,30 @@ class _JobWorker(QObject):
     partial_result = Signal(int, object)
     run_finished = Signal(int, object)
     run_failed = Signal(int, str)
+    prepared = Signal()
 
     def __init__(self, nice_increment: int = 0) -> None:
         super().__init__()
         self._nice_increment = nice_increment
         self._niced = False
 
-    @Slot(int, object, object)
-    def run_job(self, run_id: int, job: Callable[[RunContext], Any], stop: threading.Event) -> None:
+    def _lower_priority_once(self) -> None:
         if not self._niced:  # once: the thread lives as long as the runner
             self._niced = True
             lower_this_thread_priority(self._nice_increment)
+
+    @Slot(object)
+    def prepare(self, fn: Callable[[], Any]) -> None:
+        self._lower_priority_once()
+        try:
+            fn()
+        except Exception:  # the run that needs it reports the same failure to the user
+            _log.exception("background preparation failed")
+        self.prepared.emit()
+
+    @Slot(int, object, object)
+    def run_job(self, run_id: int, job: Callable[[RunContext], Any], stop: threading.Event) -> None:
+        self._lower_priority_once()
         self.run_started.emit(run_id)
         context = RunContext(
             stop,
@@ -173,20 +186,36 @@ class JobRunner(QObject):
     partial_result = Signal(object)
     run_finished = Signal(object)
     run_failed = Signal(str)
+    prepared = Signal()  # a prepare() call finished
     _submitted = Signal(int, object, object)
+    _prepare_submitted = Signal(object)
 
     def __init__(
-        self, name: str = "gpu-advisor runs", nice_increment: int = 0, parent: QObject | None = None
+        self,
+        name: str = "gpu-advisor runs",
+        nice_increment: int = 0,
+        parent: QObject | None = None,
+        *,
+        switch_interval_s: float | None = None,
     ) -> None:
+        """`nice_increment`: the worker thread's lower priority (lower_this_thread_priority).
+        `switch_interval_s`: the interpreter's GIL switch interval while a job runs (None: leave it).
+        A thread that wants the GIL waits up to that long for a busy thread to hand it over, and a
+        repaint of the GUI takes it hundreds of times (each Python override Qt calls), so a job that
+        runs Python in a loop can make one repaint wait hundreds of ms at the default 5 ms."""
         super().__init__(parent)
         self._run_id = 0
         self._running = False
+        self._switch_interval_s = switch_interval_s
+        self._saved_switch_interval_s: float | None = None
         self._stop = threading.Event()
         self._thread = QThread()
         self._thread.setObjectName(name)
         self._worker = _JobWorker(nice_increment)
         self._worker.moveToThread(self._thread)
         self._submitted.connect(self._worker.run_job)
+        self._prepare_submitted.connect(self._worker.prepare)
+        self._worker.prepared.connect(self.prepared)
         # Bound slots of this GUI-thread object: the connections are queued into the GUI thread.
         self._worker.run_started.connect(self._started)
         self._worker.progress_changed.connect(self._progress)
@@ -209,8 +238,24 @@ class JobRunner(QObject):
         self._stop.set()
         self._stop = threading.Event()
         self._run_id += 1
-        self._running = True
+        self._set_running(True)
         self._submitted.emit(self._run_id, job, self._stop)
+
+    def _set_running(self, running: bool) -> None:
+        self._running = running
+        if self._switch_interval_s is None:
+            return
+        if running and self._saved_switch_interval_s is None:
+            self._saved_switch_interval_s = sys.getswitchinterval()
+            sys.setswitchinterval(self._switch_interval_s)
+        elif not running and self._saved_switch_interval_s is not None:
+            sys.setswitchinterval(self._saved_switch_interval_s)
+            self._saved_switch_interval_s = None
+
+    def prepare(self, fn: Callable[[], Any]) -> None:
+        """Run `fn()` on the worker thread ahead of the jobs (load what they need), with no job
+        signals; `prepared` is emitted after it. A job started meanwhile runs when it returns."""
+        self._prepare_submitted.emit(fn)
 
     def stop(self) -> None:
         """Ask the current job to stop (it returns at its next check)."""
@@ -219,7 +264,7 @@ class JobRunner(QObject):
     def shutdown(self) -> None:
         """Stop the job, end the thread and wait for it (window closing)."""
         self._stop.set()
-        self._running = False
+        self._set_running(False)
         self._run_id += 1  # drop whatever the old run still emits
         self._thread.quit()
         self._thread.wait(THREAD_EXIT_TIMEOUT_MS)
@@ -248,11 +293,11 @@ class JobRunner(QObject):
     @Slot(int, object)
     def _finished(self, run_id: int, result: Any) -> None:
         if self._current(run_id):
-            self._running = False
+            self._set_running(False)
             self.run_finished.emit(result)
 
     @Slot(int, str)
     def _failed(self, run_id: int, message: str) -> None:
         if self._current(run_id):
-            self._running = False
+            self._set_running(False)
             self.run_failed.emit(message)

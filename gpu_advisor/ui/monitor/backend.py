@@ -12,10 +12,11 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gpu_advisor.telemetry.samples import Sample
-from gpu_advisor.ui.workers import RunContext
+if TYPE_CHECKING:  # the telemetry package (psutil, the diagnosis rules) loads when a run starts
+    from gpu_advisor.telemetry.samples import Sample
+    from gpu_advisor.ui.workers import RunContext
 
 CPU_DEVICE_KEY = "cpu"
 COMMAND_WORKLOAD = "command"
@@ -125,6 +126,7 @@ class BenchBackend:
         self.nvml = nvml  # a telemetry.NvmlSource for watched commands (None: the machine's own)
         self._machine: dict[str, Any] | None = None
         self._nvml: Any = None  # NvmlSource for the process list, opened when first asked
+        self._cpu_temp_readable: bool | None = None  # found by prepare(); None: not yet known
 
     # ---- the machine -----------------------------------------------------------------------------
     def machine(self) -> dict[str, Any]:
@@ -173,6 +175,28 @@ class BenchBackend:
         return any(d.nvml_index is not None for d in self.devices())
 
     # ---- running ---------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        """Load the benchmark engine and PyTorch ahead of the first run (on the worker thread).
+
+        Importing torch holds the GIL for 200-400 ms at a stretch (the C extension's module init,
+        which cannot be split), so the window cannot answer meanwhile. Done when the Monitor is first
+        opened, that pause comes once, before the user starts anything, and not in the middle of a
+        run's live plots. Toy backends (GUI tests, the self-test) load nothing ahead. Also finds
+        whether psutil can read this CPU's temperature (unmeasured_channels)."""
+        from gpu_advisor.telemetry.host import read_cpu_temp_c
+
+        self._cpu_temp_readable = read_cpu_temp_c() is not None
+        if not self.toy and bench_available():
+            freeze_after_imports()
+
+    def unmeasured_channels(self, choice: DeviceChoice) -> set[str]:
+        """The live plots' channels (series.TELEMETRY_CHANNELS) a run on `choice` will have no reading
+        for, as far as known before it starts: on the CPU, power (psutil has none) and the
+        temperature where no sensor answered prepare(). On a GPU, none: NVML's answers tell."""
+        if choice.nvml_index is not None:
+            return set()
+        return {"power_w"} | ({"temperature_c"} if self._cpu_temp_readable is False else set())
+
     def run(
         self,
         request: MonitorRequest,

@@ -29,6 +29,9 @@ class Card(QFrame):
         self.detail = QLabel("")
         self.detail.setWordWrap(True)
         self.detail.setEnabled(False)
+        # Room for two lines from the start: a detail that wraps mid-run would otherwise make the
+        # row taller, and every plot under it be laid out and drawn again at once.
+        self.detail.setMinimumHeight(2 * self.detail.fontMetrics().lineSpacing())
         for label in (self.value, self.detail):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(title)

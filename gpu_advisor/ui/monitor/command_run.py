@@ -1,5 +1,6 @@
-"""What a watched command's run hands from the monitor thread to the window (the probe's events as
-they arrive, the file its output goes to), saving that output beside the results, and the run as a
+"""The Monitor's "My command" mode: its runner, what a watched command's run hands from the monitor
+thread to the window (the probe's events as they arrive, the file its output goes to), the output
+pane and the throughput it plots, saving that output beside the results, and the run as a
 calibration for the plan."""
 
 from __future__ import annotations
@@ -7,7 +8,11 @@ from __future__ import annotations
 import shutil
 import tempfile
 import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from gpu_advisor.bench.monitor import MonitorReport
 from gpu_advisor.bench.probe_events import Event
@@ -16,6 +21,14 @@ from gpu_advisor.bench.run_calibration import calibration_from_run
 from gpu_advisor.bench.watched import bench_view
 from gpu_advisor.core.files import write_atomic
 from gpu_advisor.core.request import PlanRequest
+from gpu_advisor.ui.monitor.backend import BenchBackend, MonitorRequest
+from gpu_advisor.ui.monitor.output_pane import OutputPane
+from gpu_advisor.ui.monitor.series import RingSeries
+from gpu_advisor.ui.workers import JobRunner
+from gpu_advisor.wording.command import command_cards, ending, live_cards, recent_rate
+from gpu_advisor.wording.monitor import Cards
+
+CardTexts = tuple[Cards, tuple[str, str, str, str] | None]  # the cards, and the captions they take
 
 
 class CommandLive:
@@ -64,3 +77,100 @@ def command_calibration(report: MonitorReport, request: PlanRequest | None) -> t
     except ResultsFileError:
         return None
     return (calibration.mfu, calibration.source) if calibration.mfu is not None else None
+
+
+def is_command_report(report: Any) -> bool:
+    """True for a watched command's report (bench.monitor's MonitorReport), not a benchmark's."""
+    return hasattr(report, "exit_code")
+
+
+class CommandWatch:
+    """A watched command's side of the Monitor: the runner it starts from, its live events and
+    output, the output pane, and its steps' rate on the throughput plot. The panel composes it."""
+
+    def __init__(self, output_pane: OutputPane, throughput: RingSeries) -> None:
+        # The command starts from this runner's thread and inherits that thread's priority: normal,
+        # not the benchmark thread's (a niced thread cannot give its nice back).
+        self.runner = JobRunner("gpu-advisor command")
+        self.output_pane = output_pane
+        self._throughput = throughput
+        self.live: CommandLive | None = None  # the current or last command's events and output
+        self._events_plotted = 0
+        self._started_mono = 0.0
+
+    def start(
+        self,
+        backend: BenchBackend,
+        request: MonitorRequest,
+        on_sample: Callable[[Any], None],
+        started_mono: float,
+    ) -> MonitorRequest:
+        """Run the command on the runner's thread; returns the request with its output's log path."""
+        self.forget()
+        live = self.live = CommandLive()
+        self._events_plotted, self._started_mono = 0, started_mono
+        request = replace(request, log_path=str(live.log_path))
+        self.output_pane.setVisible(True)
+        self.output_pane.set_status("Running…")
+        self.output_pane.show_message("")
+        self.runner.start(lambda context: backend.run(request, context, on_sample, live.add))
+        return request
+
+    def forget(self) -> None:
+        """A new run starts (a benchmark's, or the next command's): the last command's output goes."""
+        if self.live is not None:
+            self.live.close()
+            self.live = None
+        self.output_pane.setVisible(False)
+
+    def ended(self, report: Any) -> str:
+        """How the command ended, in the pane (in the error colour if badly); the status's words."""
+        status, failed = ending(report)
+        self.output_pane.set_status(status, failed)
+        return status
+
+    def failed_to_start(self, message: str) -> None:
+        if self.live is not None:
+            self.output_pane.set_status("Failed to start", failed=True)
+            self.output_pane.show_message(message)
+
+    def refresh(self, report: Any, running: bool) -> CardTexts | None:
+        """The 1 Hz refresh: the output's tail, one throughput point, and the cards to show (None
+        when no command is being watched or was the last run)."""
+        if is_command_report(report):
+            self._show_output()
+            return command_cards(report)
+        if self.live is None or not running:
+            return None
+        events = self.live.events()
+        self._show_output()
+        self._plot_rate(events)
+        return live_cards(events, time.monotonic() - self._started_mono)
+
+    def _show_output(self) -> None:
+        if self.live is not None:
+            self.output_pane.show_tail(self.live.log_path)
+
+    def _plot_rate(self, events: list[Any]) -> None:
+        """One throughput point per refresh: the rate of the steps the probe reported since the last."""
+        new, self._events_plotted = events[self._events_plotted :], len(events)
+        point = recent_rate(new)
+        if point is None:
+            return
+        t_mono, rate, unit = point
+        if self._throughput.tag != ("your command", unit):  # the plot's unit and steps label follow it
+            self._throughput.restart(("your command", unit))
+        # The probe's clock is time.monotonic(), the same in every process of the machine.
+        self._throughput.append(t_mono - self._started_mono, (rate,))
+
+    def with_log_beside(self, report: Any, path: Path) -> Any:
+        """The report to save at `path`: a command's, with its whole output copied beside it."""
+        if self.live is not None and hasattr(report, "log") and self.live.log_path.exists():
+            log = save_log(self.live.log_path, path)
+            return report.model_copy(update={"log": log.name})
+        return report
+
+    def shutdown(self) -> None:
+        self.runner.shutdown()
+        if self.live is not None:
+            self.live.close()

@@ -5,10 +5,17 @@ preallocated arrays and calls setData(skipFiniteCheck=True, connect='finite'): N
 as a gap. Nothing is drawn per sample. Every y axis starts at zero and spans at least its plot's
 minimum, so a steady reading looks steady; each title prints the latest reading (nvitop's habit),
 refreshed with the texts at 1 Hz.
+
+Axes are what a redraw costs: a plot whose range changed lays out and draws its ticks again (about
+4 ms of Python a plot on the development machines, against under 1 ms for a new curve), and a
+repaint holds the GUI thread. So the time axis moves on in steps (a thirtieth of the window), at
+most two plots a tick (the others follow on the next ticks, 67 ms apart), and each y axis tops out
+at a round number, which changes only when a reading outgrows it (benchmarks/ui_stall.py).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,7 +99,20 @@ LATEST_TEXT = {
 }
 # Below this height two rows of plots are each too low to read (ticks run into each other at ~90 px).
 TWO_ROWS_MIN_HEIGHT_PX = 330
-HEADROOM = 1.15  # the y axis reaches 15 % above the highest visible point
+HEADROOM = 1.15  # the y axis reaches at least 15 % above the highest visible point
+X_STEP_FRACTION = 1 / 30  # the time axis moves on by this share of the window at a time
+MIN_X_STEP_S = 1.0
+MIN_X_SPAN_S = 10.0  # the time axis spans at least this much from the start of a run
+X_AXES_PER_REDRAW = 2  # plots moved onto a new time range per tick
+ROUND_TOPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)  # times a power of ten
+
+
+def round_top(value: float) -> float:
+    """The smallest 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten at or above `value`."""
+    if value <= 0 or not math.isfinite(value):
+        return value
+    power = 10.0 ** math.floor(math.log10(value))
+    return next(m * power for m in ROUND_TOPS if m * power >= value * (1 - 1e-12))
 
 
 class LivePlots(QWidget):
@@ -123,6 +143,7 @@ class LivePlots(QWidget):
         self._tp_scale = 1.0  # base units per plotted unit of the throughput curve
         self._drawn_versions = (-1, -1)  # ring versions at the last redraw: nothing new, no redraw
         self._unavailable: set[str] = set()  # channels with no reading at all on this machine
+        self._unmeasured: set[str] = set()  # channels this run cannot read, known when it starts
         self.redraws = 0  # ticks that drew something (tests and the stall benchmark read it)
         self.points_drawn = 0  # points handed to the curves on the last redraw
         self.plots: dict[str, pg.PlotWidget] = {}
@@ -145,6 +166,8 @@ class LivePlots(QWidget):
             plot.setToolTip(spec.tooltip)
             item = plot.getPlotItem()
             item.setLabel("bottom", "time (s)")
+            for side in ("bottom", "left"):  # no unit on these axes: no SI prefix to choose, and
+                item.getAxis(side).enableAutoSIPrefix(False)  # choosing it redoes the label each move
             item.getViewBox().setMouseEnabled(x=False, y=False)
             curve = item.plot(pen=pg.mkPen(theme.series_color(i), width=2))
             curve.setDownsampling(auto=True, method="peak")
@@ -157,6 +180,8 @@ class LivePlots(QWidget):
         self._columns = 0  # of the plots' grid as placed
         self._titles: dict[str, tuple[str, str]] = {}  # (title, axis label) as set, by plot key
         self._y_tops: dict[str, float] = {}  # the top of each y axis as set
+        self._x_ranges: dict[str, tuple[float, float]] = {}  # each plot's time range as set
+        self._x_target: tuple[float, float] | None = None  # the time range every plot moves to
         self._place_plots()
         self._restyle()
         self.timer = QTimer(self)
@@ -167,6 +192,7 @@ class LivePlots(QWidget):
     def set_mode(self, gpu: bool, throughput_unit: str = "tokens/s") -> None:
         """GPU metrics or host metrics (CPU mode); changes the titles."""
         self._unavailable = set()
+        self._unmeasured = set()
         self._gpu_mode = gpu
         self._throughput_unit = throughput_unit
         self._place_plots()
@@ -192,12 +218,21 @@ class LivePlots(QWidget):
         self._latest = texts
         self._set_titles()  # sets only the titles whose text changed
 
-    def start(self) -> None:
+    def start(self, unmeasured: set[str] | None = None) -> None:
+        """A run starts: redraw at REDRAW_HZ. The plots of `unmeasured` channels (known to have no
+        reading in this run, e.g. a CPU's power) make room now, with the rest of the start's layout,
+        rather than a second into the run when the data shows it: that would lay every plot out and
+        draw it again at once, mid-run."""
+        self._unmeasured = set(unmeasured or ())
+        if not self._unmeasured <= self._unavailable:
+            self._unavailable |= self._unmeasured
+            self._place_plots()
         self.timer.start()
 
     def stop(self) -> None:
         self.timer.stop()
         self.refresh()
+        self._move_x_axes(limit=None)  # no later tick to finish the step
 
     # ---- drawing -----------------------------------------------------------------------------------
     def _title(self, spec: PlotSpec) -> str:
@@ -270,6 +305,7 @@ class LivePlots(QWidget):
         """
         versions = (self._telemetry.version, self._throughput.version)
         if versions == self._drawn_versions:
+            self._move_x_axes()  # the plots a step left for this tick
             return
         self._drawn_versions = versions
         n = self._telemetry.read_into(self._t, self._v)
@@ -279,8 +315,10 @@ class LivePlots(QWidget):
                 curve.setData([], [])
             return
         latest = max(self._t[n - 1] if n else 0.0, self._tp_t[m - 1] if m else 0.0)
-        x_min = max(0.0, latest - self.window_s)
-        unavailable = set()
+        step = max(MIN_X_STEP_S, self.window_s * X_STEP_FRACTION)
+        x_max = max(MIN_X_SPAN_S, math.ceil(latest / step) * step)
+        x_min = max(0.0, x_max - self.window_s)
+        unavailable = set(self._unmeasured)
         for c, key in enumerate(TELEMETRY_CHANNELS):
             self.curves[key].setData(self._t[:n], self._v[c, :n], skipFiniteCheck=True, connect="finite")
             if n >= 3 and np.isnan(self._v[c, :n]).all():
@@ -293,10 +331,25 @@ class LivePlots(QWidget):
         for c, spec in enumerate(PLOTS[: len(TELEMETRY_CHANNELS)]):
             self._fit_y(spec, self._v[c, :n][visible])
         self._fit_y(PLOTS[-1], self._tp_scaled[:m][self._tp_t[:m] >= x_min])
-        for plot in self.plots.values():
-            plot.getPlotItem().setXRange(x_min, max(latest, x_min + 10.0), padding=0)
+        self._x_target = (x_min, x_max)
+        self._move_x_axes()
         self.redraws += 1
         self.points_drawn = n + m
+
+    def _move_x_axes(self, limit: int | None = X_AXES_PER_REDRAW) -> None:
+        """Put up to `limit` plots (None: all) whose time range is not the target's onto it."""
+        target = self._x_target
+        if target is None:
+            return
+        for key, plot in self.plots.items():
+            if self._x_ranges.get(key) == target:
+                continue
+            if limit is not None:
+                if limit <= 0:
+                    return
+                limit -= 1
+            self._x_ranges[key] = target
+            plot.getPlotItem().setXRange(*target, padding=0)
 
     def _draw_throughput(self, m: int) -> None:
         """The live rate in the unit its largest value reads best in (GFLOP/s on a CPU, TFLOP/s on a GPU)."""
@@ -316,7 +369,7 @@ class LivePlots(QWidget):
     def _fit_y(self, spec: PlotSpec, visible: np.ndarray) -> None:
         """From zero to a little above the highest visible point, and never less than the minimum span."""
         finite = visible[np.isfinite(visible)]
-        top = float(finite.max()) * HEADROOM if finite.size else 0.0
+        top = round_top(float(finite.max()) * HEADROOM) if finite.size else 0.0
         if spec.key == "utilisation_pct":
             top = 100.0
         top = max(top, spec.min_span or 0.0)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -37,7 +37,7 @@ from gpu_advisor.ui.monitor.backend import (
     planned_workloads,
 )
 from gpu_advisor.ui.monitor.cards import CardRow
-from gpu_advisor.ui.monitor.command_run import CommandLive, command_calibration, save_log
+from gpu_advisor.ui.monitor.command_run import CommandWatch, command_calibration, is_command_report
 from gpu_advisor.ui.monitor.controls import RunControls
 from gpu_advisor.ui.monitor.live_plots import LivePlots
 from gpu_advisor.ui.monitor.output_pane import OutputPane
@@ -48,7 +48,6 @@ from gpu_advisor.ui.settings import AppSettings
 from gpu_advisor.ui.table_export import with_suffix
 from gpu_advisor.ui.workers import JobRunner
 from gpu_advisor.wording.checklist import checklist, stopped_text
-from gpu_advisor.wording.command import command_cards, ending, live_cards, recent_rate
 from gpu_advisor.wording.distributed import CLUSTER_CAPTIONS, cluster_cards
 from gpu_advisor.wording.monitor import Cards, cards_for, measured_mfu, pick_result
 
@@ -57,7 +56,15 @@ RUNNING_TEXT = "Running…"
 # The benchmark thread (and the PyTorch threads it starts) runs at a lower CPU priority than the
 # window, so a run that keeps every core busy does not make the window stutter (benchmarks/ui_stall.py).
 WORKER_NICE_INCREMENT = 5
+# The GIL changes hands within 0.5 ms (Python's default: 5 ms) while a benchmark runs, so that a
+# repaint of the plots, which takes the GIL for every Python call Qt makes into pyqtgraph, is not
+# held up by a workload running Python in a loop (decode steps, the data loader). It costs the
+# workload nothing while the window is idle: the GIL only changes hands when the GUI asks for it.
+WORKER_SWITCH_INTERVAL_S = 0.0005
 RING_CAPACITY = 36_000  # one hour at 10 samples/s
+# PyTorch loads on the worker thread this long after the Monitor is first shown: after its first paint,
+# and once, before the user can have chosen a workload and pressed Start (BenchBackend.prepare).
+PREPARE_DELAY_MS = 300
 RESULTS_FILTER = "Benchmark results (*.json);;All files (*)"
 
 
@@ -74,12 +81,11 @@ class MonitorPanel(QWidget):
         self.backend = backend
         self._errors = errors
         self._settings = settings
-        self.runner = JobRunner("gpu-advisor monitor", nice_increment=WORKER_NICE_INCREMENT)
-        # The user's command starts from its runner's thread and inherits that thread's priority, so
-        # it gets a runner of its own at normal priority: a niced thread cannot give its nice back.
-        self.command_runner = JobRunner("gpu-advisor command")
-        self._live: CommandLive | None = None
-        self._events_plotted = 0
+        self.runner = JobRunner(
+            "gpu-advisor monitor",
+            nice_increment=WORKER_NICE_INCREMENT,
+            switch_interval_s=WORKER_SWITCH_INTERVAL_S,
+        )
         # The plan a watched run calibrates (its model turns the run's tokens/s into an MFU); the window sets it.
         self.plan_request: Callable[[], Any] = lambda: None
         self.telemetry = RingSeries(RING_CAPACITY, len(TELEMETRY_CHANNELS))
@@ -95,6 +101,8 @@ class MonitorPanel(QWidget):
         self._fraction: float | None = None  # of the whole run, from the latest progress event
         self._countdown = Countdown()
         self._stopped = False  # the last run was stopped before its end
+        self._prepare_asked = False
+        self.prepared = False  # the benchmark engine (torch) is loaded, ahead of the first run
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
@@ -132,10 +140,14 @@ class MonitorPanel(QWidget):
         self.output_pane = OutputPane()
         self.output_pane.setVisible(False)
         layout.addWidget(self.output_pane)
+        self.command = CommandWatch(self.output_pane, self.throughput)  # "My command"
+        self.command_runner = self.command.runner
         bottom = QHBoxLayout()
         self.diagnosis = QLabel("Diagnosis appears when a workload finishes.")
         self.diagnosis.setWordWrap(True)
         self.diagnosis.setToolTip(tip("diagnosis"))
+        # Two lines' room, so that a verdict that wraps does not shrink the plots mid-run (see Card).
+        self.diagnosis.setMinimumHeight(2 * self.diagnosis.fontMetrics().lineSpacing())
         self.save_button = QPushButton("&Save results…")
         self.save_button.setToolTip(
             "Save the run as a gpu-advisor/bench@1 JSON file, to compare machines later."
@@ -163,6 +175,11 @@ class MonitorPanel(QWidget):
             runner.partial_result.connect(self._result_arrived)
             runner.run_finished.connect(self._run_finished)
             runner.run_failed.connect(self._run_failed)
+        self.runner.prepared.connect(self._prepared)
+        self._prepare_timer = QTimer(self)  # a child: it dies with the panel, never fires after it
+        self._prepare_timer.setSingleShot(True)
+        self._prepare_timer.setInterval(PREPARE_DELAY_MS)
+        self._prepare_timer.timeout.connect(self._prepare_engine)
         self.start_button.clicked.connect(self.start)
         self.stop_button.clicked.connect(self.stop)
         self.save_button.clicked.connect(self.save_dialog)
@@ -174,7 +191,18 @@ class MonitorPanel(QWidget):
         self.progress.setVisible(False)  # an empty bar before any run reads as a text field
         self._show_plan()
 
-    # ---- layout ----------------------------------------------------------------------------------
+    # ---- loading the engine ahead -------------------------------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:  # Qt override
+        super().showEvent(event)
+        if not self._prepare_asked:
+            self._prepare_asked = True
+            self._prepare_timer.start()
+
+    def _prepare_engine(self) -> None:
+        self.runner.prepare(self.backend.prepare)
+
+    def _prepared(self) -> None:
+        self.prepared = True
 
     # ---- devices and settings ------------------------------------------------------------------------
     def refresh_devices(self) -> None:
@@ -269,23 +297,15 @@ class MonitorPanel(QWidget):
             rates.append(time.time() - t0, (rate,))
 
         backend = self.backend
-        if self._live is not None:
-            self._live.close()
-            self._live = None
-        self.output_pane.setVisible(request.workload == COMMAND_WORKLOAD)
         if request.workload == COMMAND_WORKLOAD:
-            live = self._live = CommandLive()
-            self._events_plotted = 0
-            request = self._request = replace(request, log_path=str(live.log_path))
-            self.output_pane.set_status("Running…")
-            self.output_pane.show_message("")
-            self.command_runner.start(lambda context: backend.run(request, context, on_sample, live.add))
+            self._request = self.command.start(backend, request, on_sample, self._run_started_mono)
         else:
+            self.command.forget()
             self.runner.start(lambda context: backend.run(request, context, on_sample, on_step=on_step))
         self._set_running(True)
         self.time_left.setText("Starting… (loading PyTorch)")
         self.diagnosis.setText(RUNNING_TEXT)
-        self.plots.start()
+        self.plots.start(self.backend.unmeasured_channels(request.device))
         self.text_timer.start()
 
     def stop(self) -> None:
@@ -300,9 +320,7 @@ class MonitorPanel(QWidget):
         self.text_timer.stop()
         self.plots.timer.stop()
         self.runner.shutdown()
-        self.command_runner.shutdown()
-        if self._live is not None:
-            self._live.close()
+        self.command.shutdown()
 
     def _set_running(self, running: bool) -> None:
         self.start_button.setEnabled(not running)
@@ -342,10 +360,8 @@ class MonitorPanel(QWidget):
         self._stopped = self.runner.stop_event.is_set() or any(r.status == "cancelled" for r in self.results)
         self._end_run()
         elapsed_s = time.monotonic() - self._run_started_mono
-        if hasattr(report, "exit_code"):  # a watched command: how it ended, in the error colour if badly
-            status, failed = ending(report)
-            self.output_pane.set_status(status, failed)
-            self.time_left.setText(f"{status} after {format_duration(elapsed_s)}")
+        if is_command_report(report):
+            self.time_left.setText(f"{self.command.ended(report)} after {format_duration(elapsed_s)}")
         elif self._stopped:
             self.time_left.setText(stopped_text(self._fraction, elapsed_s))
         else:
@@ -356,9 +372,7 @@ class MonitorPanel(QWidget):
         self._end_run()
         self.time_left.setText("Failed")
         self.diagnosis.setText(f"No diagnosis: the run did not complete ({escape(message)}).")
-        if self._live is not None:  # the command could not start
-            self.output_pane.set_status("Failed to start", failed=True)
-            self.output_pane.show_message(message)
+        self.command.failed_to_start(message)
         self._errors.error("Run failed", message)
 
     def _end_run(self) -> None:
@@ -393,34 +407,13 @@ class MonitorPanel(QWidget):
                 checklist(self._planned, self.results, self._current_workload, finished=not self.running)
             )
         self.plots.refresh_titles()
-        if self.report is not None and hasattr(self.report, "exit_code"):
-            self._show(*command_cards(self.report))  # a watched command (bench.monitor's MonitorReport)
-            self._show_output()
-        elif self._live is not None and self.running:
-            events = self._live.events()
-            self._show(*live_cards(events, time.monotonic() - self._run_started_mono))
-            self._show_output()
-            self._plot_command_rate(events)
+        command = self.command.refresh(self.report, self.running)
+        if command is not None:
+            self._show(*command)
         elif getattr(self.report, "distributed", None) is not None:
             self._show(cluster_cards(self.report.distributed), CLUSTER_CAPTIONS)  # bench.distributed
         else:
             self._show(cards_for(self.results, self._device_kind()))
-
-    def _plot_command_rate(self, events: list[Any]) -> None:
-        """One throughput point per refresh: the rate of the steps the probe reported since the last."""
-        new, self._events_plotted = events[self._events_plotted :], len(events)
-        point = recent_rate(new)
-        if point is None:
-            return
-        t_mono, rate, unit = point
-        if self.throughput.tag != ("your command", unit):  # the plot's unit and steps label follow the tag
-            self.throughput.restart(("your command", unit))
-        # The probe's clock is time.monotonic(), the same in every process of the machine.
-        self.throughput.append(t_mono - self._run_started_mono, (rate,))
-
-    def _show_output(self) -> None:
-        if self._live is not None:
-            self.output_pane.show_tail(self._live.log_path)
 
     def _device_kind(self) -> str:
         """What the cards describe: the finished run's device, else the one the run was started on."""
@@ -455,7 +448,7 @@ class MonitorPanel(QWidget):
         The planner's MFU is a GPU's efficiency against its tensor-core peak; a CPU run's (against the
         CPU's own matmul peak) does not carry over, so CPU runs offer no calibration.
         """
-        if hasattr(self.report, "exit_code"):  # a watched command: its tokens/s for the plan's model
+        if is_command_report(self.report):  # a watched command: its tokens/s for the plan's model
             return command_calibration(self.report, self.plan_request())
         device = getattr(self.report, "device", None)
         if getattr(device, "kind", None) != "cuda":
@@ -481,9 +474,7 @@ class MonitorPanel(QWidget):
     def save_results(self, path: Path) -> bool:
         report = self.report
         try:
-            if self._live is not None and hasattr(report, "log") and self._live.log_path.exists():
-                log = save_log(self._live.log_path, path)  # the command's whole output, beside the results
-                report = report.model_copy(update={"log": log.name})
+            report = self.command.with_log_beside(report, path)  # a command's output goes beside it
             self.backend.save_results(report, path)
         except OSError as exc:
             self._errors.error("Results not saved", f"{path}: {exc.strerror or exc}")

@@ -1,0 +1,84 @@
+"""What keeps the window answering during a run: the engine loaded ahead, the GIL handed over
+quickly while a job runs, axes that move in steps and stop on round numbers."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import numpy as np
+
+from gpu_advisor.ui.monitor.live_plots import LivePlots, round_top
+from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries
+from gpu_advisor.ui.workers import JobRunner
+from tests.ui.conftest import FakeBackend
+
+
+def test_axes_top_out_at_round_numbers():
+    assert [round_top(v) for v in (1.0, 1.15, 7.0, 101.0, 1234.0, 2600.0, 0.45)] == [
+        1.0,
+        1.2,
+        8.0,
+        120.0,
+        1500.0,
+        3000.0,
+        0.5,
+    ]
+
+
+def test_a_finished_run_leaves_every_plot_on_the_same_time_range_past_the_last_point(qtbot):
+    telemetry, throughput = RingSeries(1000, len(TELEMETRY_CHANNELS)), RingSeries(100, 1)
+    plots = LivePlots(telemetry, throughput, window_s=120.0)
+    qtbot.addWidget(plots)
+    throughput.restart(("train", "tokens_per_s"))
+    for i in range(200):
+        t = 0.1 * i
+        telemetry.append(t, (50.0, 1.0, np.nan, 40.0, 2000.0))
+        throughput.append(t, (1000.0,))
+        plots.refresh()  # moves at most two plots a tick
+    plots.stop()  # the last tick: every plot follows
+    ranges = {key: tuple(plot.getPlotItem().getViewBox().viewRange()[0]) for key, plot in plots.plots.items()}
+    assert len(set(ranges.values())) == 1
+    low, high = next(iter(ranges.values()))
+    assert low == 0 and 19.9 <= high <= 24.0  # the last point (19.9 s) is on screen, a step ahead at most
+
+
+def test_a_job_runs_with_a_short_switch_interval_and_the_old_one_comes_back(qtbot):
+    before = sys.getswitchinterval()
+    runner = JobRunner("test", switch_interval_s=0.0005)
+    seen: list[float] = []
+    release = threading.Event()
+
+    def job(context):
+        seen.append(sys.getswitchinterval())
+        release.wait(5)
+        return "done"
+
+    with qtbot.waitSignal(runner.run_finished, timeout=5000):
+        runner.start(job)
+        qtbot.waitUntil(lambda: bool(seen), timeout=5000)
+        release.set()
+    assert seen == [0.0005] and sys.getswitchinterval() == before
+    runner.shutdown()
+
+
+def test_prepare_runs_on_the_worker_thread_before_the_next_job(qtbot):
+    runner = JobRunner("test")
+    order: list[str] = []
+    main = threading.get_ident()
+
+    def prepare():
+        order.append("prepare" if threading.get_ident() != main else "prepare on the GUI thread")
+
+    with qtbot.waitSignal(runner.run_finished, timeout=5000):
+        runner.prepare(prepare)
+        runner.start(lambda context: order.append("job"))
+    assert order == ["prepare", "job"]
+    runner.shutdown()
+
+
+def test_the_monitor_loads_the_engine_once_it_is_shown(window, qtbot):
+    monitor = window.monitor
+    assert isinstance(monitor.backend, FakeBackend) and not monitor.prepared
+    window.tabs.setCurrentWidget(monitor)
+    qtbot.waitUntil(lambda: monitor.prepared, timeout=5000)  # a toy backend loads nothing ahead
