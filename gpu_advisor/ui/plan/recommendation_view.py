@@ -5,6 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QGridLayout,
     QHeaderView,
@@ -41,6 +42,7 @@ class RecommendationView(QWidget):
     def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plan: Plan | None = None
+        self._stale = False  # self.plan arrived while hidden and is not drawn yet
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         self.card = TierCard()
@@ -104,7 +106,20 @@ class RecommendationView(QWidget):
         self.tabs.addTab(scroll, "&Assumptions")
 
     def show_plan(self, plan: Plan) -> None:
+        """Render `plan`, or, while the view is hidden (the input pages re-plan on every keystroke),
+        keep it and render it when the view is next shown: the newest plan, once."""
         self.plan = plan
+        self._stale = not self.isVisible()
+        if not self._stale:
+            self._render(plan)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if self._stale and self.plan is not None:
+            self._render(self.plan)
+        super().showEvent(event)
+
+    def _render(self, plan: Plan) -> None:
+        self._stale = False
         self.card.show_plan(plan)
         self.tiers.show_plan(plan)
         self.memory_chart.show_plan(plan)
