@@ -1,5 +1,6 @@
 """Training step workloads (imports torch): forward, fp32 cross-entropy, backward and AdamW, fed by a
-real DataLoader over synthetic tokens; and the data-loader stress case with slow preprocessing.
+real DataLoader over synthetic tokens; and the data-loader stress case, whose loader does real CPU
+work per sample sized at start-up to a multiple of the measured step (input-bound on any machine).
 
 Built to match what `gpu_advisor.core.memory` models: SDPA attention without dropout, the loss computed
 inside the step from fp32 logits that nobody keeps, PyTorch's default AdamW implementation for the
@@ -12,6 +13,8 @@ timed steps; on CUDA over all timed steps with the allocator's peak counters.
 from __future__ import annotations
 
 import contextlib
+import math
+import random
 import time
 from collections.abc import Iterator
 
@@ -34,17 +37,25 @@ from gpu_advisor.core.predict import predict_training_step
 LEARNING_RATE = 1e-4
 # The optimizer state exists from the end of step 1; steps 1 and 2 are never measured.
 MIN_TRAIN_WARMUP_STEPS = 2
+# The data-loader stress case: the loader's time per batch over the model step's compute time, both
+# measured at start-up. With the loader in the training process (num_workers=0) the loop waits
+# ratio / (ratio + 1) of each step (75 %); with W workers sharing the work, (ratio - 1) / ratio
+# (67 %). The input-bound rule starts at 10 %: the step would have to slow down ~27-fold against
+# the loader after start-up for the verdict to change.
+LOADER_TIME_PER_STEP = 3.0
+# ... but no batch takes the loader longer than this (a stop is honoured between steps): a step that
+# already takes 0.5 s on a loaded machine still waits 2/3 of its time.
+LOADER_MAX_S_PER_BATCH = 1.0
+# Start-up measurement: steps timed on a fixed batch (after one untimed), decode passes timed.
+CALIBRATION_STEPS = 3
+CALIBRATION_ROUNDS = 8
 
 
 class SyntheticTokens(Dataset):
-    """Random token sequences, reproducible per index. `preprocess_s` sleeps per sample, standing in for
-    decoding/augmentation that does not use this process's CPU (I/O, an image decoder elsewhere)."""
+    """Random token sequences, reproducible per index (no preprocessing: the loader is not the test)."""
 
-    def __init__(
-        self, vocab_size: int, seq_len: int, length: int, preprocess_s: float = 0.0, seed: int = 0
-    ) -> None:
-        self.vocab_size, self.seq_len, self.length = vocab_size, seq_len, length
-        self.preprocess_s, self.seed = preprocess_s, seed
+    def __init__(self, vocab_size: int, seq_len: int, length: int, seed: int = 0) -> None:
+        self.vocab_size, self.seq_len, self.length, self.seed = vocab_size, seq_len, length, seed
 
     def __len__(self) -> int:
         return self.length
@@ -52,9 +63,61 @@ class SyntheticTokens(Dataset):
     def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
         gen = torch.Generator().manual_seed(self.seed * 1_000_003 + index)
         tokens = torch.randint(0, self.vocab_size, (self.seq_len + 1,), generator=gen)
-        if self.preprocess_s:
-            time.sleep(self.preprocess_s)
         return tokens[:-1], tokens[1:]
+
+
+def decode_record(raw: bytes, rounds: int, vocab_size: int, length: int) -> list[int]:
+    """Token ids decoded from a raw record by `rounds` passes of a byte-level decode (a rolling hash
+    over the record, each pass reading the previous one's state): per-sample CPU work in pure Python,
+    as a tokenizer or an image decoder written in Python is, holding the GIL on one core."""
+    state = 0
+    ids = [0] * length
+    for r in range(rounds):
+        for i, byte in enumerate(raw):
+            state = (state * 31 + byte + r) & 0xFFFFFFFF
+            ids[i % length] = state % vocab_size
+    return ids
+
+
+class SyntheticRecords(Dataset):
+    """Token sequences decoded from synthetic raw records (4 bytes per token, reproducible per index)
+    with `rounds` decode passes per sample: the loader's own CPU time, not a sleep, so it slows down
+    with the machine as the model step does."""
+
+    def __init__(self, vocab_size: int, seq_len: int, length: int, rounds: int, seed: int = 0) -> None:
+        self.vocab_size, self.seq_len, self.length = vocab_size, seq_len, length
+        self.rounds, self.seed = rounds, seed
+
+    def __len__(self) -> int:
+        return self.length
+
+    def raw(self, index: int) -> bytes:
+        return random.Random(self.seed * 1_000_003 + index).randbytes(4 * (self.seq_len + 1))
+
+    def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
+        ids = decode_record(self.raw(index), self.rounds, self.vocab_size, self.seq_len + 1)
+        tokens = torch.tensor(ids, dtype=torch.long)
+        return tokens[:-1], tokens[1:]
+
+
+def decode_round_s(dataset: SyntheticRecords) -> float:
+    """Seconds of one decode pass over one sample, here and now (the fastest of three timings)."""
+    raw = dataset.raw(0)
+    best = float("inf")
+    for _ in range(3):
+        begin = time.perf_counter()
+        decode_record(raw, CALIBRATION_ROUNDS, dataset.vocab_size, dataset.seq_len + 1)
+        best = min(best, time.perf_counter() - begin)
+    return best / CALIBRATION_ROUNDS
+
+
+def loader_rounds(compute_s: float, round_s: float, batch: int, workers: int) -> int:
+    """Decode passes per sample so the loader takes LOADER_TIME_PER_STEP times the step's compute per
+    batch (at most LOADER_MAX_S_PER_BATCH): `workers` processes share a batch's samples (the main
+    process alone when 0)."""
+    per_batch_s = min(LOADER_TIME_PER_STEP * compute_s, LOADER_MAX_S_PER_BATCH)
+    per_sample_s = per_batch_s * max(1, workers) / batch
+    return max(1, math.ceil(per_sample_s / max(round_s, 1e-9)))
 
 
 def default_workers(ctx: RunContext) -> int:
@@ -109,7 +172,7 @@ def _train_attempt(
     workload: WorkloadKind,
     name: str,
     workers: int,
-    preprocess_s: float,
+    input_bound: bool,
     predict: bool,
     progress: tuple[float, float],
 ) -> Outcome:
@@ -135,7 +198,25 @@ def _train_attempt(
     optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE)
     autocast = _autocast(ctx, precision)
     warmup = max(MIN_TRAIN_WARMUP_STEPS, ctx.sizes.warmup_steps)
-    dataset = SyntheticTokens(spec.vocab_size, seq, (warmup + ctx.sizes.max_steps + 2) * batch, preprocess_s)
+    length = (warmup + ctx.sizes.max_steps + 2) * batch
+    dataset: Dataset
+    sizing: dict[str, float | int] = {}
+    if input_bound:
+        ctx.progress(progress[0], f"{name}: timing the step to size the loader")
+        records = SyntheticRecords(spec.vocab_size, seq, length, rounds=1)
+        compute_s = _calibration_compute_s(ctx, clock, model, optimizer, autocast, spec, batch, seq)
+        round_s = decode_round_s(records)
+        records.rounds = loader_rounds(compute_s, round_s, batch, workers)
+        sizing = {
+            "calibration_compute_s": compute_s,
+            "decode_round_s": round_s,
+            "decode_rounds_per_sample": records.rounds,
+            "loader_time_per_step_target": LOADER_TIME_PER_STEP,
+            "preprocess_s_per_batch_estimate": records.rounds * round_s * batch,
+        }
+        dataset = records
+    else:
+        dataset = SyntheticTokens(spec.vocab_size, seq, length)
     loader = DataLoader(
         dataset,
         batch_size=batch,
@@ -147,20 +228,31 @@ def _train_attempt(
     batches = iter(loader)
     last_loss: list[torch.Tensor] = []
 
-    def fetch() -> tuple[torch.Tensor, torch.Tensor]:
+    def next_batch() -> tuple[torch.Tensor, torch.Tensor]:
         nonlocal batches
         try:
-            tokens, targets = next(batches)
+            return next(batches)
         except StopIteration:
             batches = iter(loader)
-            tokens, targets = next(batches)
+            return next(batches)
+
+    def fetch() -> tuple[torch.Tensor, torch.Tensor]:
+        tokens, targets = next_batch()
         return tokens.to(ctx.device, non_blocking=True), targets.to(ctx.device, non_blocking=True)
 
     def step() -> dict[str, float]:
+        # Input wait: the time the loop blocks on the loader's iterator, nothing else. The copy to
+        # the device is part of the step's compute (timed on the device with it).
         begin = time.perf_counter()
-        tokens, targets = fetch()
+        host_tokens, host_targets = next_batch()
         wait = time.perf_counter() - begin
-        loss, compute = clock.time(lambda: train_step(model, optimizer, tokens, targets, autocast))
+
+        def work() -> torch.Tensor:
+            tokens = host_tokens.to(ctx.device, non_blocking=True)
+            targets = host_targets.to(ctx.device, non_blocking=True)
+            return train_step(model, optimizer, tokens, targets, autocast)
+
+        loss, compute = clock.time(work)
         last_loss[:] = [loss]
         return {"step_time_s": wait + compute, "input_wait_s": wait, "compute_time_s": compute}
 
@@ -227,9 +319,14 @@ def _train_attempt(
         "optimizer": "AdamW (PyTorch default implementation)",
         "attention": "sdpa",
     }
-    if preprocess_s:
-        config["preprocess_s_per_sample"] = preprocess_s
+    config.update(sizing)
     notes = [f"MFU against the {peak_name} {peak_dtype} peak, over whole steps including input wait"]
+    if sizing:
+        notes.append(
+            f"the loader decodes each sample in {records.rounds} passes, sized at start-up to "
+            f"{LOADER_TIME_PER_STEP:g}x the model step's measured compute time per batch "
+            f"(input wait expected about {_expected_wait_fraction(workers):.0%} of each step)"
+        )
     checked = None
     if predict:
         _, basis = ctx.peak_flops(peak_dtype)
@@ -266,6 +363,44 @@ def _train_attempt(
     return Outcome(result, evidence)
 
 
+def _calibration_compute_s(
+    ctx: RunContext,
+    clock: DeviceClock,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    autocast: contextlib.AbstractContextManager[object],
+    spec: ModelSpec,
+    batch: int,
+    seq: int,
+) -> float:
+    """The model step's compute seconds on a fixed batch already on the device (median of
+    CALIBRATION_STEPS after an untimed one); these steps also warm the model and its optimizer."""
+    gen = torch.Generator().manual_seed(0)
+    tokens = torch.randint(0, spec.vocab_size, (batch, seq + 1), generator=gen).to(ctx.device)
+    inputs, targets = tokens[:, :-1], tokens[:, 1:]
+    times = []
+    for _ in range(CALIBRATION_STEPS + 1):
+        ctx.check()
+        _, seconds = clock.time(lambda: train_step(model, optimizer, inputs, targets, autocast))
+        times.append(seconds)
+    return sorted(times[1:])[len(times[1:]) // 2]
+
+
+def _expected_wait_fraction(workers: int) -> float:
+    """Share of each step spent waiting for a loader LOADER_TIME_PER_STEP times slower than the step:
+    in the main process the loader's time adds to the step; workers overlap it with the step."""
+    ratio = LOADER_TIME_PER_STEP
+    return ratio / (ratio + 1) if workers == 0 else (ratio - 1) / ratio
+
+
+def loader_workers(ctx: RunContext) -> int:
+    """The stress case's loader: in the training process on the CPU, one worker process on a GPU (the
+    usual first setting people try); --workers overrides, and the sizing follows it."""
+    if ctx.options.dataloader_workers is not None:
+        return ctx.options.dataloader_workers
+    return 1 if ctx.is_cuda else 0
+
+
 def model_for(ctx: RunContext, default: ModelSpec) -> ModelSpec:
     spec = ctx.options.chosen_spec()
     if spec is None:
@@ -291,7 +426,7 @@ def train(ctx: RunContext) -> Iterator[Outcome]:
             workload="train",
             name=name,
             workers=workers,
-            preprocess_s=0.0,
+            input_bound=False,
             predict=True,
             progress=(0.0, 1.0),
         )
@@ -307,11 +442,11 @@ def train(ctx: RunContext) -> Iterator[Outcome]:
 
 
 def dataloader(ctx: RunContext) -> Iterator[Outcome]:
-    """A small model fed by a loader with slow preprocessing: the input-bound diagnosis at work."""
+    """A small model fed by a loader that spends LOADER_TIME_PER_STEP times the step's compute time
+    decoding each batch (measured and sized at start-up): the input-bound diagnosis at work."""
     spec = ctx.sizes.loader_model
     seq = _fits_positions(spec, ctx.sizes.loader_seq)
-    sleep_s = ctx.sizes.loader_sleep_s
-    name = f"dataloader stress ({sleep_s * 1e3:.0f} ms preprocessing per sample)"
+    name = f"dataloader stress (loader {LOADER_TIME_PER_STEP:g}x slower than the step)"
     outcome = _train_attempt(
         ctx,
         spec,
@@ -319,8 +454,8 @@ def dataloader(ctx: RunContext) -> Iterator[Outcome]:
         seq,
         workload="dataloader",
         name=name,
-        workers=default_workers(ctx),
-        preprocess_s=sleep_s,
+        workers=loader_workers(ctx),
+        input_bound=True,
         predict=False,
         progress=(0.0, 1.0),
     )
