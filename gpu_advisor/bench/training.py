@@ -320,7 +320,7 @@ def _calibration_compute_s(
     CALIBRATION_STEPS after an untimed one); these steps also warm the model and its optimizer."""
     gen = torch.Generator().manual_seed(0)
     tokens = torch.randint(0, spec.vocab_size, (batch, seq + 1), generator=gen).to(ctx.device)
-    inputs, targets = tokens[:, :-1], tokens[:, 1:]
+    inputs, targets = tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()  # as the loader collates
     times = []
     for _ in range(CALIBRATION_STEPS + 1):
         ctx.check()
