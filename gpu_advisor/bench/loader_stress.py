@@ -96,3 +96,32 @@ def loader_workers(ctx: RunContext) -> int:
     if ctx.options.dataloader_workers is not None:
         return ctx.options.dataloader_workers
     return 1 if ctx.is_cuda else 0
+
+
+class LoaderSizer:
+    """Keeps a main-process loader at LOADER_TIME_PER_STEP times the slowest step compute seen so far.
+
+    On a shared CPU a multi-threaded step can slow down many times over for a while (its threads
+    wait for each other when one is descheduled) while a single-threaded decode slows down only in
+    proportion, so a sizing fixed at start-up can fall behind. A loader in the training process reads
+    `rounds` as each batch is made, so it follows; worker processes hold their own copy of the dataset
+    and keep the start-up sizing (on a GPU the step does not share the CPU's cores)."""
+
+    def __init__(
+        self, records: SyntheticRecords, round_s: float, batch: int, workers: int, compute_s: float
+    ) -> None:
+        """Sized from the start-up step's `compute_s`, before the loader starts."""
+        self.records, self.round_s, self.batch, self.workers = records, round_s, batch, workers
+        self.slowest_compute_s = compute_s
+        records.rounds = loader_rounds(compute_s, round_s, batch, workers)
+
+    @property
+    def follows_the_step(self) -> bool:
+        return self.workers == 0
+
+    def observe(self, compute_s: float) -> None:
+        """Size the next batches from this step's compute seconds if it is the slowest yet."""
+        if not self.follows_the_step or compute_s <= self.slowest_compute_s:
+            return
+        self.slowest_compute_s = compute_s
+        self.records.rounds = loader_rounds(compute_s, self.round_s, self.batch, self.workers)

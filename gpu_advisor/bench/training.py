@@ -23,10 +23,10 @@ from gpu_advisor.bench.context import Outcome, RunContext, now
 from gpu_advisor.bench.kernels import ensure_bandwidth, ensure_flops
 from gpu_advisor.bench.loader_stress import (
     LOADER_TIME_PER_STEP,
+    LoaderSizer,
     SyntheticRecords,
     decode_round_s,
     expected_wait_fraction,
-    loader_rounds,
     loader_workers,
 )
 from gpu_advisor.bench.oom import with_oom_backoff
@@ -143,20 +143,15 @@ def _train_attempt(
     warmup = max(MIN_TRAIN_WARMUP_STEPS, ctx.sizes.warmup_steps)
     length = (warmup + ctx.sizes.max_steps + 2) * batch
     dataset: Dataset
-    sizing: dict[str, float | int] = {}
+    sizing: dict[str, float | int | str] = {}
+    sizer: LoaderSizer | None = None
     if input_bound:
         ctx.progress(progress[0], f"{name}: timing the step to size the loader")
         records = SyntheticRecords(spec.vocab_size, seq, length, rounds=1)
         compute_s = _calibration_compute_s(ctx, clock, model, optimizer, autocast, spec, batch, seq)
         round_s = decode_round_s(records)
-        records.rounds = loader_rounds(compute_s, round_s, batch, workers)
-        sizing = {
-            "calibration_compute_s": compute_s,
-            "decode_round_s": round_s,
-            "decode_rounds_per_sample": records.rounds,
-            "loader_time_per_step_target": LOADER_TIME_PER_STEP,
-            "preprocess_s_per_batch_estimate": records.rounds * round_s * batch,
-        }
+        sizer = LoaderSizer(records, round_s, batch, workers, compute_s)
+        sizing = {"calibration_compute_s": compute_s, "decode_round_s": round_s}
         dataset = records
     else:
         dataset = SyntheticTokens(spec.vocab_size, seq, length)
@@ -196,6 +191,8 @@ def _train_attempt(
             return train_step(model, optimizer, tokens, targets, autocast)
 
         loss, compute = clock.time(work)
+        if sizer is not None:
+            sizer.observe(compute)
         last_loss[:] = [loss]
         return {"step_time_s": wait + compute, "input_wait_s": wait, "compute_time_s": compute}
 
@@ -262,14 +259,22 @@ def _train_attempt(
         "optimizer": "AdamW (PyTorch default implementation)",
         "attention": "sdpa",
     }
-    config.update(sizing)
     notes = [f"MFU against the {peak_name} {peak_dtype} peak, over whole steps including input wait"]
-    if sizing:
+    if sizer is not None:
+        rounds = sizer.records.rounds
+        sizing |= {
+            "decode_rounds_per_sample": rounds,
+            "loader_time_per_step_target": LOADER_TIME_PER_STEP,
+            "loader_sizing": "follows the slowest step" if sizer.follows_the_step else "fixed at start-up",
+            "preprocess_s_per_batch_estimate": rounds * sizer.round_s * batch,
+        }
+        basis = "the slowest step's" if sizer.follows_the_step else "the start-up step's"
         notes.append(
-            f"the loader decodes each sample in {records.rounds} passes, sized at start-up to "
-            f"{LOADER_TIME_PER_STEP:g}x the model step's measured compute time per batch "
-            f"(input wait expected about {expected_wait_fraction(workers):.0%} of each step)"
+            f"the loader decodes each sample in {rounds} passes: {LOADER_TIME_PER_STEP:g}x {basis} "
+            f"measured compute time per batch (input wait expected about "
+            f"{expected_wait_fraction(workers):.0%} of each step)"
         )
+    config.update(sizing)
     checked = None
     if predict:
         _, basis = ctx.peak_flops(peak_dtype)

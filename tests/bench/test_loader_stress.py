@@ -7,6 +7,7 @@ import pytest
 from gpu_advisor.bench.loader_stress import (
     LOADER_MAX_S_PER_BATCH,
     LOADER_TIME_PER_STEP,
+    LoaderSizer,
     SyntheticRecords,
     decode_round_s,
     loader_rounds,
@@ -35,3 +36,21 @@ def test_records_decode_into_reproducible_token_pairs():
     assert tokens[1:].tolist() == targets[:-1].tolist()  # next-token targets
     assert int(tokens.min()) >= 0 and int(tokens.max()) < 512
     assert decode_round_s(records) > 0
+
+
+def test_a_loader_in_the_training_process_follows_the_slowest_step():
+    records = SyntheticRecords(vocab_size=512, seq_len=16, length=4, rounds=1)
+    sizer = LoaderSizer(records, round_s=1e-5, batch=4, workers=0, compute_s=0.01)
+    start = records.rounds
+    sizer.observe(0.005)  # a faster step: the loader stays as slow
+    assert records.rounds == start
+    sizer.observe(0.05)  # the machine got busier: the loader keeps 3x the step
+    assert records.rounds * 1e-5 * 4 == pytest.approx(LOADER_TIME_PER_STEP * 0.05, rel=0.05)
+
+
+def test_worker_processes_keep_the_start_up_sizing():
+    records = SyntheticRecords(vocab_size=512, seq_len=16, length=4, rounds=1)
+    sizer = LoaderSizer(records, round_s=1e-5, batch=4, workers=2, compute_s=0.01)
+    start = records.rounds
+    sizer.observe(0.05)  # the workers' copies would not see a change
+    assert records.rounds == start
