@@ -168,7 +168,6 @@ class Sizes:
     loader_model: ModelSpec
     loader_batch: int
     loader_seq: int
-    loader_sleep_s: float  # simulated preprocessing per sample in the data-loader stress case
 
     @property
     def weight(self) -> dict[str, float]:
@@ -229,21 +228,21 @@ _CPU_QUICK = Sizes(
     matmul_sizes=(256, 512, 1024), matmul_target_s=0.05, copy_bytes=64 * MIB, transfer_bytes=0,
     train_model=_CPU_GPT2, train_batch=4, train_seq=128,
     infer_model=_CPU_LLAMA, infer_batches=(1, 4), prompt_tokens=128, output_tokens=16,
-    loader_model=_LOADER, loader_batch=4, loader_seq=32, loader_sleep_s=0.01,
+    loader_model=_LOADER, loader_batch=4, loader_seq=32,
 )  # fmt: skip
 _GPU_QUICK = Sizes(
     warmup_steps=3, min_steps=10, max_steps=100, duration_s=2.0,
     matmul_sizes=(2048, 4096, 8192), matmul_target_s=0.05, copy_bytes=1024 * MIB, transfer_bytes=256 * MIB,
     train_model=_GPU_GPT2, train_batch=8, train_seq=1024,
     infer_model=_GPU_LLAMA, infer_batches=(1, 8, 32), prompt_tokens=512, output_tokens=64,
-    loader_model=_CPU_GPT2, loader_batch=8, loader_seq=256, loader_sleep_s=0.01,
+    loader_model=_CPU_GPT2, loader_batch=8, loader_seq=256,
 )  # fmt: skip
 # Toy: a whole run in about two seconds (GUI tests, --self-test); the numbers mean little.
 _TOY = dict(
     warmup_steps=1, min_steps=2, max_steps=3, duration_s=0.1, matmul_sizes=(256,), matmul_target_s=0.02,
     copy_bytes=4 * MIB, transfer_bytes=4 * MIB, train_model=_TOY_GPT2, train_batch=2, train_seq=32,
     infer_model=_TOY_LLAMA, infer_batches=(1, 2), prompt_tokens=16, output_tokens=4,
-    loader_model=_TOY_GPT2, loader_batch=2, loader_seq=16, loader_sleep_s=0.01,
+    loader_model=_TOY_GPT2, loader_batch=2, loader_seq=16,
 )  # fmt: skip
 
 _CPU_FULL = dataclasses.replace(

@@ -1,5 +1,6 @@
 """Training step workloads (imports torch): forward, fp32 cross-entropy, backward and AdamW, fed by a
-real DataLoader over synthetic tokens; and the data-loader stress case with slow preprocessing.
+real DataLoader over synthetic tokens; and the data-loader stress case, whose loader does real CPU
+work per sample sized at start-up to a multiple of the measured step (input-bound on any machine).
 
 Built to match what `gpu_advisor.core.memory` models: SDPA attention without dropout, the loss computed
 inside the step from fp32 logits that nobody keeps, PyTorch's default AdamW implementation for the
@@ -20,6 +21,14 @@ from torch.utils.data import DataLoader, Dataset
 
 from gpu_advisor.bench.context import Outcome, RunContext, now
 from gpu_advisor.bench.kernels import ensure_bandwidth, ensure_flops
+from gpu_advisor.bench.loader_stress import (
+    LOADER_TIME_PER_STEP,
+    LoaderSizer,
+    SyntheticRecords,
+    decode_round_s,
+    expected_wait_fraction,
+    loader_workers,
+)
 from gpu_advisor.bench.oom import with_oom_backoff
 from gpu_advisor.bench.peak_memory import live_training_tensors, measure_peak
 from gpu_advisor.bench.results import Prediction, PredictionCheck, WorkloadKind, WorkloadResult
@@ -34,17 +43,16 @@ from gpu_advisor.core.predict import predict_training_step
 LEARNING_RATE = 1e-4
 # The optimizer state exists from the end of step 1; steps 1 and 2 are never measured.
 MIN_TRAIN_WARMUP_STEPS = 2
+# Start-up measurement for the data-loader stress case: steps timed on a fixed batch (after one
+# untimed).
+CALIBRATION_STEPS = 3
 
 
 class SyntheticTokens(Dataset):
-    """Random token sequences, reproducible per index. `preprocess_s` sleeps per sample, standing in for
-    decoding/augmentation that does not use this process's CPU (I/O, an image decoder elsewhere)."""
+    """Random token sequences, reproducible per index (no preprocessing: the loader is not the test)."""
 
-    def __init__(
-        self, vocab_size: int, seq_len: int, length: int, preprocess_s: float = 0.0, seed: int = 0
-    ) -> None:
-        self.vocab_size, self.seq_len, self.length = vocab_size, seq_len, length
-        self.preprocess_s, self.seed = preprocess_s, seed
+    def __init__(self, vocab_size: int, seq_len: int, length: int, seed: int = 0) -> None:
+        self.vocab_size, self.seq_len, self.length, self.seed = vocab_size, seq_len, length, seed
 
     def __len__(self) -> int:
         return self.length
@@ -52,8 +60,6 @@ class SyntheticTokens(Dataset):
     def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
         gen = torch.Generator().manual_seed(self.seed * 1_000_003 + index)
         tokens = torch.randint(0, self.vocab_size, (self.seq_len + 1,), generator=gen)
-        if self.preprocess_s:
-            time.sleep(self.preprocess_s)
         return tokens[:-1], tokens[1:]
 
 
@@ -109,7 +115,7 @@ def _train_attempt(
     workload: WorkloadKind,
     name: str,
     workers: int,
-    preprocess_s: float,
+    input_bound: bool,
     predict: bool,
     progress: tuple[float, float],
 ) -> Outcome:
@@ -135,7 +141,20 @@ def _train_attempt(
     optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE)
     autocast = _autocast(ctx, precision)
     warmup = max(MIN_TRAIN_WARMUP_STEPS, ctx.sizes.warmup_steps)
-    dataset = SyntheticTokens(spec.vocab_size, seq, (warmup + ctx.sizes.max_steps + 2) * batch, preprocess_s)
+    length = (warmup + ctx.sizes.max_steps + 2) * batch
+    dataset: Dataset
+    sizing: dict[str, float | int | str] = {}
+    sizer: LoaderSizer | None = None
+    if input_bound:
+        ctx.progress(progress[0], f"{name}: timing the step to size the loader")
+        records = SyntheticRecords(spec.vocab_size, seq, length, rounds=1)
+        compute_s = _calibration_compute_s(ctx, clock, model, optimizer, autocast, spec, batch, seq)
+        round_s = decode_round_s(records)
+        sizer = LoaderSizer(records, round_s, batch, workers, compute_s)
+        sizing = {"calibration_compute_s": compute_s, "decode_round_s": round_s}
+        dataset = records
+    else:
+        dataset = SyntheticTokens(spec.vocab_size, seq, length)
     loader = DataLoader(
         dataset,
         batch_size=batch,
@@ -147,20 +166,33 @@ def _train_attempt(
     batches = iter(loader)
     last_loss: list[torch.Tensor] = []
 
-    def fetch() -> tuple[torch.Tensor, torch.Tensor]:
+    def next_batch() -> tuple[torch.Tensor, torch.Tensor]:
         nonlocal batches
         try:
-            tokens, targets = next(batches)
+            return next(batches)
         except StopIteration:
             batches = iter(loader)
-            tokens, targets = next(batches)
+            return next(batches)
+
+    def fetch() -> tuple[torch.Tensor, torch.Tensor]:
+        tokens, targets = next_batch()
         return tokens.to(ctx.device, non_blocking=True), targets.to(ctx.device, non_blocking=True)
 
     def step() -> dict[str, float]:
+        # Input wait: the time the loop blocks on the loader's iterator, nothing else. The copy to
+        # the device is part of the step's compute (timed on the device with it).
         begin = time.perf_counter()
-        tokens, targets = fetch()
+        host_tokens, host_targets = next_batch()
         wait = time.perf_counter() - begin
-        loss, compute = clock.time(lambda: train_step(model, optimizer, tokens, targets, autocast))
+
+        def work() -> torch.Tensor:
+            tokens = host_tokens.to(ctx.device, non_blocking=True)
+            targets = host_targets.to(ctx.device, non_blocking=True)
+            return train_step(model, optimizer, tokens, targets, autocast)
+
+        loss, compute = clock.time(work)
+        if sizer is not None:
+            sizer.observe(compute)
         last_loss[:] = [loss]
         return {"step_time_s": wait + compute, "input_wait_s": wait, "compute_time_s": compute}
 
@@ -227,9 +259,22 @@ def _train_attempt(
         "optimizer": "AdamW (PyTorch default implementation)",
         "attention": "sdpa",
     }
-    if preprocess_s:
-        config["preprocess_s_per_sample"] = preprocess_s
     notes = [f"MFU against the {peak_name} {peak_dtype} peak, over whole steps including input wait"]
+    if sizer is not None:
+        rounds = sizer.records.rounds
+        sizing |= {
+            "decode_rounds_per_sample": rounds,
+            "loader_time_per_step_target": LOADER_TIME_PER_STEP,
+            "loader_sizing": "follows the slowest step" if sizer.follows_the_step else "fixed at start-up",
+            "preprocess_s_per_batch_estimate": rounds * sizer.round_s * batch,
+        }
+        basis = "the slowest step's" if sizer.follows_the_step else "the start-up step's"
+        notes.append(
+            f"the loader decodes each sample in {rounds} passes: {LOADER_TIME_PER_STEP:g}x {basis} "
+            f"measured compute time per batch (input wait expected about "
+            f"{expected_wait_fraction(workers):.0%} of each step)"
+        )
+    config.update(sizing)
     checked = None
     if predict:
         _, basis = ctx.peak_flops(peak_dtype)
@@ -266,6 +311,29 @@ def _train_attempt(
     return Outcome(result, evidence)
 
 
+def _calibration_compute_s(
+    ctx: RunContext,
+    clock: DeviceClock,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    autocast: contextlib.AbstractContextManager[object],
+    spec: ModelSpec,
+    batch: int,
+    seq: int,
+) -> float:
+    """The model step's compute seconds on a fixed batch already on the device (median of
+    CALIBRATION_STEPS after an untimed one); these steps also warm the model and its optimizer."""
+    gen = torch.Generator().manual_seed(0)
+    tokens = torch.randint(0, spec.vocab_size, (batch, seq + 1), generator=gen).to(ctx.device)
+    inputs, targets = tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()  # as the loader collates
+    times = []
+    for _ in range(CALIBRATION_STEPS + 1):
+        ctx.check()
+        _, seconds = clock.time(lambda: train_step(model, optimizer, inputs, targets, autocast))
+        times.append(seconds)
+    return sorted(times[1:])[len(times[1:]) // 2]
+
+
 def model_for(ctx: RunContext, default: ModelSpec) -> ModelSpec:
     spec = ctx.options.chosen_spec()
     if spec is None:
@@ -291,7 +359,7 @@ def train(ctx: RunContext) -> Iterator[Outcome]:
             workload="train",
             name=name,
             workers=workers,
-            preprocess_s=0.0,
+            input_bound=False,
             predict=True,
             progress=(0.0, 1.0),
         )
@@ -307,11 +375,11 @@ def train(ctx: RunContext) -> Iterator[Outcome]:
 
 
 def dataloader(ctx: RunContext) -> Iterator[Outcome]:
-    """A small model fed by a loader with slow preprocessing: the input-bound diagnosis at work."""
+    """A small model fed by a loader that spends LOADER_TIME_PER_STEP times the step's compute time
+    decoding each batch (measured and sized at start-up): the input-bound diagnosis at work."""
     spec = ctx.sizes.loader_model
     seq = _fits_positions(spec, ctx.sizes.loader_seq)
-    sleep_s = ctx.sizes.loader_sleep_s
-    name = f"dataloader stress ({sleep_s * 1e3:.0f} ms preprocessing per sample)"
+    name = f"dataloader stress (loader {LOADER_TIME_PER_STEP:g}x slower than the step)"
     outcome = _train_attempt(
         ctx,
         spec,
@@ -319,8 +387,8 @@ def dataloader(ctx: RunContext) -> Iterator[Outcome]:
         seq,
         workload="dataloader",
         name=name,
-        workers=default_workers(ctx),
-        preprocess_s=sleep_s,
+        workers=loader_workers(ctx),
+        input_bound=True,
         predict=False,
         progress=(0.0, 1.0),
     )

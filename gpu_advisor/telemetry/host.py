@@ -4,6 +4,9 @@ CPU load is a rate between two readings. psutil's own ``cpu_percent()`` keeps it
 per calling thread, so priming it on the GUI thread and reading on the sampler thread would report
 0 % on the first tick. This source keeps its own previous reading instead, primed at construction,
 so any thread can read it.
+
+On Linux the per-tick readings (CPU counters, RAM, the watched tree's RSS) come from /proc files kept
+open (procfs.py): the same numbers as psutil's for a fraction of its cost. Elsewhere, psutil.
 """
 
 from __future__ import annotations
@@ -16,15 +19,17 @@ from typing import Any
 
 import psutil
 
+from gpu_advisor.telemetry import procfs
+from gpu_advisor.telemetry.procfs import ProcFile
 from gpu_advisor.telemetry.samples import HostSample
 
 # psutil.sensors_temperatures() chip names that measure the CPU package, best first.
 # coretemp: Intel; k10temp/zenpower: AMD; cpu_thermal/cpu-thermal/soc_thermal: ARM boards.
 # acpitz is the ACPI thermal zone: often the CPU, sometimes the motherboard, so it comes last.
 _CPU_SENSOR_CHIPS = ("coretemp", "k10temp", "zenpower", "cpu_thermal", "cpu-thermal", "soc_thermal", "acpitz")
-# Finding descendants scans every process on the machine (about 1 ms per hundred processes), while
-# reading the RSS of known ones is cheap. So the tree is re-scanned at most this often; a new
-# DataLoader worker is counted within this delay.
+# Finding descendants reads a children file per thread of each process in the tree (psutil's
+# fallback scans every process on the machine), while reading the RSS of known ones is cheap. So the
+# tree is re-scanned at most this often; a new DataLoader worker is counted within this delay.
 PROCESS_TREE_REFRESH_S = 2.0
 # psutil.sensors_temperatures() reads every hwmon chip (disks, NICs, ...): the costliest host reading.
 # A CPU package's temperature moves over seconds (heatsink mass), so once a second is enough; the
@@ -66,6 +71,11 @@ class HostSource:
         self._process: psutil.Process | None = None
         self._descendants: list[psutil.Process] = []
         self._tree_scanned_s: float | None = None
+        # Linux: /proc/stat, /proc/meminfo and each watched process's statm, kept open (None: psutil).
+        self._files = procfs.open_host_files()
+        self._clock_files = procfs.open_cpu_clock_files() if self._files is not None else None
+        self._root_statm: ProcFile | None = None
+        self._descendant_statm: dict[int, ProcFile] = {}
         # Sensors and cpufreq do not appear while the app runs: once absent, they are not asked again.
         self._has_cpu_sensor = True
         self._has_cpu_freq = True
@@ -78,9 +88,14 @@ class HostSource:
                 self._process = psutil.Process(watch_pid)
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 self._process = None
+            if self._process is not None and self._files is not None:
+                self._root_statm = _open_statm(watch_pid)
         # Prime the CPU counters: the first rate needs a previous reading.
-        self._last_total = psutil.cpu_times()
-        self._last_per_core: Sequence[Any] = psutil.cpu_times(percpu=True)
+        if self._files is not None:
+            self._last_ticks, self._last_core_ticks = procfs.cpu_ticks(self._files.stat.read())
+        else:
+            self._last_total = psutil.cpu_times()
+            self._last_per_core: Sequence[Any] = psutil.cpu_times(percpu=True)
 
     @property
     def watch_pid(self) -> int | None:
@@ -90,20 +105,91 @@ class HostSource:
     def read(self) -> HostSample:
         """Take one reading. Values the platform cannot give are None. Thread-safe."""
         with self._lock:
-            cpu_pct, per_core = self._cpu_load()
-            process_rss_bytes = self._process_tree_rss_bytes()
+            if self._files is not None:
+                cpu_pct, per_core = self._cpu_load_procfs(self._files.stat.read())
+                process_rss_bytes = self._process_tree_rss_bytes_procfs()
+                ram = procfs.meminfo_total_and_available_bytes(self._files.meminfo.read())
+            else:
+                cpu_pct, per_core = self._cpu_load()
+                process_rss_bytes = self._process_tree_rss_bytes()
+                ram = None
             cpu_freq_mhz = self._cpu_freq_mhz()
             cpu_temp_c = self._cpu_temp_c()
-        memory = psutil.virtual_memory()
+        if ram is None:
+            memory = psutil.virtual_memory()
+            ram = int(memory.total), int(memory.available)
+        total_bytes, available_bytes = ram
         return HostSample(
             cpu_pct=cpu_pct,
             per_core_pct=per_core,
-            ram_used_bytes=int(memory.total - memory.available),
-            ram_total_bytes=int(memory.total),
+            ram_used_bytes=total_bytes - available_bytes,
+            ram_total_bytes=total_bytes,
             process_rss_bytes=process_rss_bytes,
             cpu_freq_mhz=cpu_freq_mhz,
             cpu_temp_c=cpu_temp_c,
         )
+
+    def _cpu_load_procfs(self, stat: bytes) -> tuple[float | None, tuple[float, ...] | None]:
+        machine, cores = procfs.cpu_ticks(stat)
+        before_machine, before_cores = self._last_ticks, self._last_core_ticks
+        self._last_ticks, self._last_core_ticks = machine, cores
+        if len(cores) != len(before_cores):  # a CPU went offline: the machine-wide counter
+            if machine is None or before_machine is None:
+                return None, None
+            return _pct(*procfs.busy_and_total_ticks(before_machine, machine)), None
+        # The machine-wide load is the sum over the cores (as /proc/stat's "cpu" line).
+        busy_sum = total_sum = 0
+        values = []
+        for before, after in zip(before_cores, cores, strict=True):
+            busy, total = procfs.busy_and_total_ticks(before, after)
+            busy_sum += busy
+            total_sum += total
+            values.append(_pct(busy, total))
+        per_core_pct = tuple(values) if None not in values else None
+        return _pct(busy_sum, total_sum), per_core_pct  # type: ignore[return-value]
+
+    def _process_tree_rss_bytes_procfs(self) -> int | None:
+        """As `_process_tree_rss_bytes`, from the statm files of the tree's processes, kept open."""
+        root = self._root_statm
+        if root is None:
+            return None
+        now_s = self._clock()
+        if self._tree_scanned_s is None or now_s - self._tree_scanned_s >= PROCESS_TREE_REFRESH_S:
+            self._tree_scanned_s = now_s
+            self._rescan_descendant_statm()
+        try:
+            root_rss_bytes = procfs.statm_rss_bytes(root.read())
+        except OSError:  # the watched process was reaped: the run is over
+            root.close()
+            self._root_statm = None
+            return None
+        if not root_rss_bytes:
+            return None  # a zombie (exited, not yet reaped) has no memory: the process is over
+        total_bytes = root_rss_bytes
+        for pid, statm in list(self._descendant_statm.items()):
+            try:
+                total_bytes += procfs.statm_rss_bytes(statm.read())
+            except OSError:  # a worker that exited since the last scan
+                statm.close()
+                del self._descendant_statm[pid]
+        return total_bytes
+
+    def _rescan_descendant_statm(self) -> None:
+        assert self._watch_pid is not None
+        pids = _descendant_pids(self._watch_pid)
+        if pids is None:  # no children files on this kernel: psutil's scan of every process
+            try:
+                pids = [p.pid for p in psutil.Process(self._watch_pid).children(recursive=True)]
+            except psutil.Error:
+                pids = []
+        known = self._descendant_statm
+        for pid in set(known) - set(pids):
+            known.pop(pid).close()
+        for pid in pids:
+            if pid not in known:
+                statm = _open_statm(pid)
+                if statm is not None:
+                    known[pid] = statm
 
     def _cpu_freq_mhz(self) -> float | None:
         if not self._has_cpu_freq:
@@ -111,7 +197,7 @@ class HostSource:
         now_s = self._clock()
         if self._freq_read_s is None or now_s - self._freq_read_s >= CPU_FREQ_REFRESH_S:
             self._freq_read_s = now_s
-            self._freq_mhz = read_cpu_freq_mhz()  # reads a sysfs file per core
+            self._freq_mhz = read_cpu_freq_mhz(self._clock_files)
             self._has_cpu_freq = self._freq_mhz is not None
         return self._freq_mhz
 
@@ -169,21 +255,40 @@ class HostSource:
         return total_bytes
 
 
-def _descendants(root: psutil.Process) -> list[psutil.Process]:
-    """Every descendant of `root`. On Linux from each thread's /proc/PID/task/TID/children (a few
-    small files), else psutil's scan of every process on the machine (about 1.7 ms here)."""
-    found: list[psutil.Process] = []
-    pending = [root.pid]
+def _open_statm(pid: int) -> ProcFile | None:
+    """/proc/PID/statm kept open, or None where the process is gone or hidden from this user."""
+    try:
+        return ProcFile(f"/proc/{pid}/statm", size=256)
+    except OSError:
+        return None
+
+
+def _descendant_pids(root_pid: int) -> list[int] | None:
+    """Every descendant of `root_pid` from each thread's /proc/PID/task/TID/children (a few small
+    files), or None where the kernel has no children files."""
+    found: list[int] = []
+    pending = [root_pid]
     while pending:
         kids = _linux_children(pending.pop())
         if kids is None:
-            return root.children(recursive=True)
-        for pid in kids:
-            try:
-                found.append(psutil.Process(pid))
-            except psutil.NoSuchProcess:
-                continue  # exited meanwhile
-            pending.append(pid)
+            return None
+        found += kids
+        pending += kids
+    return found
+
+
+def _descendants(root: psutil.Process) -> list[psutil.Process]:
+    """Every descendant of `root`. On Linux from the /proc children files (`_descendant_pids`), else
+    psutil's scan of every process on the machine (about 1.7 ms here)."""
+    pids = _descendant_pids(root.pid)
+    if pids is None:
+        return root.children(recursive=True)
+    found: list[psutil.Process] = []
+    for pid in pids:
+        try:
+            found.append(psutil.Process(pid))
+        except psutil.NoSuchProcess:
+            continue  # exited meanwhile
     return found
 
 
@@ -199,8 +304,7 @@ def _linux_children(pid: int) -> list[int] | None:
     kids: list[int] = []
     for tid in threads:
         try:
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
-                kids += [int(p) for p in fh.read().split()]
+            kids += [int(p) for p in _read_whole(f"/proc/{pid}/task/{tid}/children").split()]
         except FileNotFoundError:
             if not os.path.exists(f"/proc/{pid}/task/{tid}"):
                 continue  # the thread ended
@@ -210,8 +314,24 @@ def _linux_children(pid: int) -> list[int] | None:
     return kids
 
 
-def read_cpu_freq_mhz() -> float | None:
-    """Current CPU clock in MHz (average over cores where the OS gives several), or None."""
+def _read_whole(path: str) -> bytes:
+    """A small file's content through the bare system calls (a third of the CPU of Python's open(),
+    measured on /proc files here)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_cpu_freq_mhz(files: procfs.CpuClockFiles | None = None) -> float | None:
+    """Current CPU clock in MHz (average over cores where the OS gives several), or None.
+    `files`: the cpufreq files kept open (Linux); else psutil (sysfs files per core, or /proc/cpuinfo)."""
+    if files is not None:
+        return files.mean_mhz()
     try:
         freq = psutil.cpu_freq()
     except (AttributeError, NotImplementedError, OSError, RuntimeError):

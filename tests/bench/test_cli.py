@@ -38,6 +38,18 @@ def test_bench_quick_on_cpu_prints_a_table_and_writes_a_valid_file(tmp_path, cap
         assert workload in out
 
 
+def test_the_data_loader_workload_reads_input_bound_in_the_table_and_the_results_file(tmp_path, capsys):
+    path = tmp_path / "loader.json"
+    code = run_cli(["bench", "--device", "cpu", "--toy", "--workloads", "dataloader", "--json", str(path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    diagnosis = out[out.index("Diagnosis:") :]
+    assert "[critical] Input-bound: the data pipeline starves the device" in diagnosis
+    (result,) = load_report(path).result("dataloader")
+    assert result.diagnosis[0].kind == "input_bound"  # what the app and the PDF read back
+    assert result.metrics["input_wait_fraction"] > 0.4
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -68,14 +68,25 @@ def test_inference_runs_each_batch_with_prefill_decode_and_prediction(toy_report
     assert results[1].prediction.prefill_s is None
 
 
-def test_slow_preprocessing_is_diagnosed_input_bound(toy_report):
+def test_the_data_loader_workload_is_diagnosed_input_bound(toy_report):
     (r,) = toy_report.result("dataloader")
-    assert r.metrics["input_wait_fraction"] > 0.1
+    # The loader is sized at start-up to 3x the step's measured compute (75 % waiting in the main
+    # process); well above the 10 % rule however loaded the machine is.
+    assert r.metrics["input_wait_fraction"] > 0.4
+    assert r.config["dataloader_workers"] == 0  # in the training process on the CPU
+    assert r.config["decode_rounds_per_sample"] >= 1
     verdict = r.diagnosis[0]
-    # 20 ms of preprocessing per batch against a step of a few ms: critical (>= 20 % waiting) unless
-    # other processes slow the step down a lot on a shared machine.
-    assert verdict.kind == INPUT_BOUND and verdict.severity in ("warning", "critical")
+    assert verdict.kind == INPUT_BOUND and verdict.severity == "critical"
+    assert verdict.evidence["input_wait_fraction"] == pytest.approx(r.metrics["input_wait_fraction"])
     assert "num_workers" in verdict.fix
+
+
+def test_the_loader_not_the_model_is_the_slow_part_of_each_step(toy_report):
+    (r,) = toy_report.result("dataloader")
+    t = r.timings
+    assert t["input_wait_s"].median > t["compute_time_s"].median  # the loader is the slow part
+    (train,) = toy_report.result("train")
+    assert train.metrics["input_wait_fraction"] < r.metrics["input_wait_fraction"]
 
 
 def test_telemetry_samples_cover_the_run(toy_report):

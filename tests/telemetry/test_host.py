@@ -156,7 +156,7 @@ def test_cpu_temperature_is_read_at_most_once_a_second(monkeypatch: pytest.Monke
 def test_missing_sensors_are_not_asked_again(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
     monkeypatch.setattr(host_module, "read_cpu_temp_c", lambda: calls.append("temp"))
-    monkeypatch.setattr(host_module, "read_cpu_freq_mhz", lambda: calls.append("freq"))
+    monkeypatch.setattr(host_module, "read_cpu_freq_mhz", lambda *_: calls.append("freq"))
     now_s = [0.0]
     source = HostSource(clock=lambda: now_s[0])
     for _ in range(3):

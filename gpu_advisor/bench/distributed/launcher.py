@@ -12,8 +12,11 @@ How it ends: with the report (rank 0 wrote it atomically); or DistributedRunFail
 rank's own explanation when one left it, else torchrun's root cause (the rank and host that died and
 the signal or exit code), else the last line of torchrun's log. The whole run is bounded by
 `deadline_s`; setting `stop` ends it within a few seconds (SIGTERM to torchrun, which stops its
-workers; SIGKILL after a grace period). The run folder is removed after a success and kept after a
-failure (its path is in the message).
+workers; SIGKILL after a grace period). The run folder (a temporary folder under `run_root`, by
+default the system's) is removed on every path: success, failure, a killed rank, the deadline, a stop
+or an exception in the caller's thread. After a failure torchrun's log is kept beside the results file
+the caller asked for (`<results stem>.torchrun.log`, named in the message); without a results file
+the message quotes the log's decisive line and nothing is kept.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ from gpu_advisor.bench.results import BenchReport, load_report
 
 LOG_FILE = "torchrun.log"
 RESULTS_FILE = "results.json"
+RUN_DIR_PREFIX = "gpu-advisor-dist-"
+TORCHRUN_DIR = "torchelastic"  # torchrun's --log-dir, inside the run folder
 GRACE_S = 5.0  # torchrun's time to stop its workers after SIGTERM before SIGKILL
 FAILURE_GRACE_S = 2.0  # after a rank explained its failure, torchrun normally ends within a second
 _POLL_S = 0.1
@@ -61,8 +66,14 @@ def default_deadline_s(options: DistributedOptions) -> float:
 
 
 def torchrun_command(
-    options: DistributedOptions, nproc: int, json_path: Path, python: str = sys.executable
+    options: DistributedOptions,
+    nproc: int,
+    json_path: Path,
+    python: str = sys.executable,
+    log_dir: Path | None = None,
 ) -> list[str]:
+    """torchrun's command line. `log_dir`: torchrun's own folder (else it makes a `torchelastic_*`
+    temporary folder, which it leaves behind when a rank fails)."""
     return [
         python,
         "-m",
@@ -71,6 +82,7 @@ def torchrun_command(
         f"--nproc-per-node={nproc}",
         "--max-restarts=0",
         "--monitor-interval=0.1",
+        *([f"--log-dir={log_dir}"] if log_dir is not None else []),
         "-m",
         "gpu_advisor",
         "bench",
@@ -100,21 +112,48 @@ def run_local(
     stop: threading.Event | None = None,
     deadline_s: float | None = None,
     python: str = sys.executable,
+    run_root: str | Path | None = None,
 ) -> BenchReport:
-    """Run `nproc` ranks here under torchrun and return rank 0's report (module docstring)."""
+    """Run `nproc` ranks here under torchrun and return rank 0's report (module docstring).
+
+    `run_root`: where the run's temporary folder is made (None: the system's temporary folder)."""
     if nproc < 2:
         raise DistributedRunFailed("--nproc: a cluster run needs at least 2 processes")
     stop = stop if stop is not None else threading.Event()
     deadline_s = default_deadline_s(options) if deadline_s is None else deadline_s
-    run_dir = Path(tempfile.mkdtemp(prefix="gpu-advisor-dist-"))
-    results = Path(json_path).expanduser().resolve() if json_path else run_dir / RESULTS_FILE
+    asked = Path(json_path).expanduser().resolve() if json_path else None
+    run_dir = Path(tempfile.mkdtemp(prefix=RUN_DIR_PREFIX, dir=run_root))
+    try:
+        results = asked if asked is not None else run_dir / RESULTS_FILE
+        returncode, why_stopped = _watch(
+            options, nproc, run_dir, results, on_progress, on_ranks, stop, deadline_s, python
+        )
+        if returncode == 0 and why_stopped is None:
+            return load_report(results)
+        kept_log = _keep_log(run_dir, asked)
+        raise DistributedRunFailed(_explain(run_dir, returncode, why_stopped, kept_log))
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _watch(
+    options: DistributedOptions,
+    nproc: int,
+    run_dir: Path,
+    results: Path,
+    on_progress: Callable[[ProgressEvent], None] | None,
+    on_ranks: Callable[[list[dict[str, Any]]], None] | None,
+    stop: threading.Event,
+    deadline_s: float,
+    python: str,
+) -> tuple[int | None, str | None]:
+    """Start torchrun and watch it to its end: (its exit code, why the launcher stopped it or None)."""
     env = _thread_env(nproc)
     env[RUN_DIR_ENV] = str(run_dir)
-    log_path = run_dir / LOG_FILE
     reader = EventReader(run_dir / "events.jsonl")
-    with open(log_path, "wb") as log:
+    with open(run_dir / LOG_FILE, "wb") as log:
         proc = subprocess.Popen(
-            torchrun_command(options, nproc, results, python),
+            torchrun_command(options, nproc, results, python, log_dir=run_dir / TORCHRUN_DIR),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -141,15 +180,24 @@ def run_local(
                 # (a frozen rank ignores SIGTERM for torchrun's 30 s grace): end them all now.
                 _terminate(proc, grace_s=0.5)
             time.sleep(_POLL_S)
-    except BaseException:  # KeyboardInterrupt in the CLI: never leave ranks behind
+        _deliver(reader, on_progress, on_ranks)
+    except BaseException:  # KeyboardInterrupt in the CLI, a callback's bug: never leave ranks behind
         _terminate(proc)
         raise
-    _deliver(reader, on_progress, on_ranks)
-    if proc.returncode == 0 and why_stopped is None:
-        report = load_report(results)
-        shutil.rmtree(run_dir, ignore_errors=True)
-        return report
-    raise DistributedRunFailed(_explain(run_dir, proc.returncode, why_stopped))
+    return proc.returncode, why_stopped
+
+
+def _keep_log(run_dir: Path, results: Path | None) -> Path | None:
+    """Copy torchrun's log beside the results file the caller asked for; None where there is none
+    (or it cannot be written: the message then quotes the log's decisive line only)."""
+    if results is None:
+        return None
+    kept = results.with_name(f"{results.stem}.torchrun.log")
+    try:
+        shutil.copyfile(run_dir / LOG_FILE, kept)
+    except OSError:
+        return None
+    return kept
 
 
 def _deliver(
@@ -199,12 +247,15 @@ def _terminate(proc: subprocess.Popen[bytes], grace_s: float = GRACE_S) -> None:
     proc.wait()
 
 
-def _explain(run_dir: Path, returncode: int | None, why_stopped: str | None) -> str:
-    """One line: why the run ended, naming the rank and host where anything names them."""
+def _explain(
+    run_dir: Path, returncode: int | None, why_stopped: str | None, kept_log: Path | None = None
+) -> str:
+    """One line: why the run ended, naming the rank and host where anything names them, and where
+    torchrun's log was kept (`kept_log`), if it was."""
     log = _read_log(run_dir / LOG_FILE)
-    where = f"(torchrun's log: {run_dir / LOG_FILE})"
+    where = f" (torchrun's log: {kept_log})" if kept_log is not None else ""
     if why_stopped is not None:
-        return f"{why_stopped} {where}"
+        return f"{why_stopped}{where}"
     failures = read_failures(run_dir)
     root = parse_torchrun_root_cause(log)
     if failures:
@@ -213,12 +264,12 @@ def _explain(run_dir: Path, returncode: int | None, why_stopped: str | None) -> 
         return failures[rank]
     if root is not None:
         # --standalone names every host "localhost": this machine's name is more use.
-        return f"{root.describe(socket.gethostname())}; torchrun stopped the other ranks {where}"
+        return f"{root.describe(socket.gethostname())}; torchrun stopped the other ranks{where}"
     rendezvous = rendezvous_failure(log)
     if rendezvous:
-        return f"{rendezvous} {where}"
+        return f"{rendezvous}{where}"
     last = next((line for line in reversed(log.splitlines()) if line.strip()), "no output")
-    return f"torchrun ended with exit code {returncode}: {last.strip()} {where}"
+    return f"torchrun ended with exit code {returncode}: {last.strip()}{where}"
 
 
 def _read_log(path: Path) -> str:

@@ -30,8 +30,11 @@ def cli(args: Sequence[str]) -> list[str]:
     return [sys.executable, "-m", "gpu_advisor", *args]
 
 
-def torchrun_node(node_rank: int, port: int, nproc: int, args: Sequence[str]) -> list[str]:
-    """One of two "nodes" on this machine meeting at a c10d rendezvous on 127.0.0.1."""
+def torchrun_node(
+    node_rank: int, port: int, nproc: int, args: Sequence[str], log_dir: Path | None = None
+) -> list[str]:
+    """One of two "nodes" on this machine meeting at a c10d rendezvous on 127.0.0.1. `log_dir`:
+    torchrun's own folder (else a `torchelastic_*` temporary folder it leaves behind)."""
     return [
         sys.executable,
         "-m",
@@ -45,6 +48,7 @@ def torchrun_node(node_rank: int, port: int, nproc: int, args: Sequence[str]) ->
         "--rdzv-conf=join_timeout=60",
         "--max-restarts=0",
         "--monitor-interval=0.1",
+        *([f"--log-dir={log_dir / f'node{node_rank}'}"] if log_dir is not None else []),
         "-m",
         "gpu_advisor",
         "bench",
@@ -103,11 +107,13 @@ def wait_until_measuring(rank_process: psutil.Process, timeout_s: float = 60.0) 
     raise AssertionError("the run never started measuring")
 
 
-def start_two_nodes(port: int, nproc: int, args: Sequence[str]) -> list[subprocess.Popen[str]]:
+def start_two_nodes(
+    port: int, nproc: int, args: Sequence[str], log_dir: Path | None = None
+) -> list[subprocess.Popen[str]]:
     """Node 0 first, node 1 once node 0's launcher listens on the rendezvous port: then node 0 hosts
     the rendezvous store (as the endpoint's own machine does on a real cluster), whichever starts
     faster."""
-    first = start(torchrun_node(0, port, nproc, args))
+    first = start(torchrun_node(0, port, nproc, args, log_dir))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -120,4 +126,4 @@ def start_two_nodes(port: int, nproc: int, args: Sequence[str]) -> list[subproce
         if listening or first.poll() is not None:
             break
         time.sleep(0.05)
-    return [first, start(torchrun_node(1, port, nproc, args))]
+    return [first, start(torchrun_node(1, port, nproc, args, log_dir))]

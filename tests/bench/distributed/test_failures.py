@@ -67,9 +67,19 @@ def test_the_launcher_prefers_a_ranks_own_explanation(tmp_path):
 
 def test_the_launcher_falls_back_to_torchruns_root_cause_with_this_hosts_name(tmp_path):
     (tmp_path / LOG_FILE).write_text(TORCHRUN_LOG)
-    message = _explain(tmp_path, 1, None)
+    kept = tmp_path / "cluster.torchrun.log"
+    message = _explain(tmp_path, 1, None, kept)
     assert message.startswith(f"rank 1 on host {socket.gethostname()} was killed by SIGKILL")
-    assert str(tmp_path / LOG_FILE) in message
+    assert message.endswith(f"(torchrun's log: {kept})")
+
+
+def test_without_a_kept_log_the_message_points_at_no_file(tmp_path):
+    (tmp_path / LOG_FILE).write_text(TORCHRUN_LOG)
+    message = _explain(tmp_path, 1, None, None)
+    assert (
+        message
+        == f"rank 1 on host {socket.gethostname()} was killed by SIGKILL; torchrun stopped the other ranks"
+    )
 
 
 def test_the_launcher_says_when_it_stopped_the_run_itself(tmp_path):

@@ -27,7 +27,7 @@ def test_two_nodes_report_intra_and_inter_node_collectives_separately(tmp_path):
     path = tmp_path / "two-nodes.json"
     port = free_port()
     args = ["--toy", "--phases", "collectives", "--timeout", "30", "--json", str(path)]
-    nodes = start_two_nodes(port, 2, args)
+    nodes = start_two_nodes(port, 2, args, log_dir=tmp_path)
     outputs = [node.communicate(timeout=240) for node in nodes]
     assert [n.returncode for n in nodes] == [0, 0], outputs[0][1][-3000:] + outputs[1][1][-3000:]
     section = load_report(path).distributed
@@ -59,7 +59,7 @@ def test_two_nodes_report_intra_and_inter_node_collectives_separately(tmp_path):
 def test_a_rank_killed_on_the_other_node_is_named_by_rank_0(tmp_path):
     port = free_port()
     args = ["--toy", "--duration", "30", "--timeout", str(TIMEOUT_S), "--phases", "collectives"]
-    nodes = start_two_nodes(port, 1, [*args, "--json", str(tmp_path / "x.json")])
+    nodes = start_two_nodes(port, 1, [*args, "--json", str(tmp_path / "x.json")], log_dir=tmp_path)
     victim = find_rank(nodes, 1)
     wait_until_measuring(victim)
     killed_at = time.monotonic()
