@@ -39,6 +39,7 @@ from gpu_advisor.core.architecture import ModelSpec
 from gpu_advisor.core.memory import Device
 from gpu_advisor.core.precision import Precision
 from gpu_advisor.core.predict import predict_training_step
+from gpu_advisor.core.units import format_pct
 
 LEARNING_RATE = 1e-4
 # The optimizer state exists from the end of step 1; steps 1 and 2 are never measured.
@@ -285,8 +286,8 @@ def _train_attempt(
             step_time_s=PredictionCheck.of(prediction.step_time_s, timings["compute_time_s"].median),
             phase=prediction.phase,
             components=prediction.components.model_dump(),
-            basis=f"peak FLOP/s: {basis}; MFU {prediction.assumptions.get('mfu')}; measured step time "
-            "excludes input wait",
+            basis=f"peak FLOP/s: {basis}; MFU {format_pct(prediction.assumptions.get('mfu'))}; measured "
+            "step time excludes input wait",
         )
     result = WorkloadResult(
         workload=workload,

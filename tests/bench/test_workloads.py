@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -52,6 +53,7 @@ def test_training_reports_throughput_memory_and_a_prediction_check(toy_report):
     # sizes, where the benchmark in benchmarks/ shows a few percent.
     assert abs(p.peak_memory_bytes.error_pct) < 25
     assert p.step_time_s.predicted is not None and p.step_time_s.measured is not None
+    assert re.search(r"; MFU \d+%;", p.basis), p.basis  # printed by bench and report: a percentage
     assert r.config["torch_threads"] == torch.get_num_threads()
 
 
