@@ -7,6 +7,8 @@ import sys
 import threading
 
 import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from gpu_advisor.ui.monitor.live_plots import LivePlots, round_top
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries
@@ -82,3 +84,18 @@ def test_the_monitor_loads_the_engine_once_it_is_shown(window, qtbot):
     assert isinstance(monitor.backend, FakeBackend) and not monitor.prepared
     window.tabs.setCurrentWidget(monitor)
     qtbot.waitUntil(lambda: monitor.prepared, timeout=5000)  # a toy backend loads nothing ahead
+
+
+def test_a_busy_cursor_while_the_engine_loads_and_the_normal_one_after(window, qtbot, monkeypatch):
+    # PyTorch's import can hold the window up to a second: the cursor says so while it lasts.
+    while QApplication.overrideCursor() is not None:  # one left by a window closed while it loaded
+        QApplication.restoreOverrideCursor()
+    monitor = window.monitor
+    release = threading.Event()
+    monkeypatch.setattr(monitor.backend, "prepare", lambda: release.wait(5), raising=False)
+    window.tabs.setCurrentWidget(monitor)
+    qtbot.waitUntil(lambda: QApplication.overrideCursor() is not None, timeout=5000)
+    assert QApplication.overrideCursor().shape() == Qt.CursorShape.BusyCursor and not monitor.prepared
+    release.set()
+    qtbot.waitUntil(lambda: monitor.prepared, timeout=5000)
+    assert QApplication.overrideCursor() is None

@@ -12,9 +12,10 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -199,9 +200,14 @@ class MonitorPanel(QWidget):
             self._prepare_timer.start()
 
     def _prepare_engine(self) -> None:
+        # PyTorch's import can hold the window up to a second: a busy cursor says so while it lasts
+        # (the cursor is drawn by the window system, so it shows while the app cannot paint).
+        QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
         self.runner.prepare(self.backend.prepare)
 
     def _prepared(self) -> None:
+        if not self.prepared:
+            QApplication.restoreOverrideCursor()
         self.prepared = True
 
     # ---- devices and settings ------------------------------------------------------------------------
