@@ -59,6 +59,7 @@ def run_self_test(app: QApplication) -> int:
         expected = core_plan(form.request)
         if plan.recommendation != expected.recommendation:
             raise SelfTestError("the window's plan differs from core.plan() for the same request")
+        window.tabs.setCurrentWidget(window.wizard)  # the window may open on the tab last used
         window.wizard.show_result()
         shown = window.wizard.result_view.card.gpu_label.text()
         if expected.recommendation.gpu and expected.recommendation.gpu not in shown:

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from gpu_advisor.app import NO_DISPLAY_MESSAGE, display_available, run_gui
 
 
@@ -29,6 +31,8 @@ def test_display_detection():
 
 STARTUP_CHECK = """
 import sys
+
+import pytest
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from gpu_advisor.ui.main_window import MainWindow
@@ -49,9 +53,12 @@ def test_window_opens_without_importing_torch(tmp_path):
     assert "torch imported: False" in result.stdout
 
 
-def test_self_test_passes_headless(tmp_path):
+@pytest.mark.parametrize("last_tab", [None, 1], ids=["first start", "closed last on the Monitor tab"])
+def test_self_test_passes_headless(tmp_path, last_tab):
     env = {k: v for k, v in os.environ.items() if k not in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY")}
     env["GPU_ADVISOR_CONFIG_DIR"] = str(tmp_path)
+    if last_tab is not None:  # the window opens on the tab it was closed on
+        (tmp_path / "window.ini").write_text(f"[General]\ntab={last_tab}\n")
     result = subprocess.run(
         [sys.executable, "-m", "gpu_advisor", "--self-test"],
         capture_output=True,
