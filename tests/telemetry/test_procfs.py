@@ -102,3 +102,16 @@ def test_the_cpu_clock_comes_from_the_same_source_as_psutil():
     ours = files.mean_mhz()
     assert ours is not None and psutil_mhz is not None
     assert ours == pytest.approx(psutil_mhz, rel=0.5)  # clocks move between the two readings
+
+
+def test_the_cpu_clock_is_the_mean_of_the_policies_and_follows_them_kept_open(tmp_path):
+    # A cpufreq tree laid out as the kernel's (kHz per policy), so this runs where the VM has none.
+    for index, khz in ((0, 2_000_000), (1, 3_000_000)):
+        policy = tmp_path / "cpufreq" / f"policy{index}"
+        policy.mkdir(parents=True)
+        (policy / "scaling_cur_freq").write_text(f"{khz}\n")
+    files = procfs.open_cpu_clock_files(str(tmp_path))
+    assert files is not None and files.mean_mhz() == 2500.0
+    (tmp_path / "cpufreq" / "policy1" / "scaling_cur_freq").write_text("1000000\n")
+    assert files.mean_mhz() == 1500.0  # re-read in place, not a value kept from the first reading
+    assert procfs.open_cpu_clock_files(str(tmp_path / "absent")) is None
