@@ -130,7 +130,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(func=cmd_compare)
 
 
-def _check_output_path(path: str | None) -> None:
+def check_output_path(path: str | None) -> None:
     """Before a long run: fail now if `--json FILE` could not be written at the end."""
     if path is None:
         return
@@ -227,10 +227,10 @@ def _progress_printer() -> Callable[[object], None]:
 def cmd_bench(args: argparse.Namespace) -> int:
     if bench_distributed.wants_cluster(args):
         return bench_distributed.cmd_cluster(
-            args, progress_printer=_progress_printer, check_output_path=_check_output_path
+            args, progress_printer=_progress_printer, check_output_path=check_output_path
         )
     options = _options(args)
-    _check_output_path(args.json)
+    check_output_path(args.json)
     _check_dataset(args)
     from gpu_advisor.bench.runner import run_benchmark
 
@@ -288,7 +288,7 @@ def cmd_monitor(args: argparse.Namespace) -> int:
     grace_s = GRACE_S if args.grace is None else args.grace
     if not 0 <= grace_s <= 3600:
         raise UserInputError("--grace: must be between 0 and 3600 seconds")
-    _check_output_path(args.json)
+    check_output_path(args.json)
     report = run_monitor(command, interval_s=args.interval, grace_s=grace_s)  # MonitorError: exit 2
     print("\n".join(monitor_lines(report)), file=sys.stderr)
     if args.json:

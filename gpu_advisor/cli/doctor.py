@@ -39,13 +39,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     if not args.gpu:
         return _describe()
     from gpu_advisor.bench.doctor import run_doctor, write_doctor_report
-    from gpu_advisor.core.files import check_writable
+    from gpu_advisor.cli.bench import check_output_path
     from gpu_advisor.wording.doctor import doctor_lines
 
-    try:
-        check_writable(args.json)
-    except OSError as exc:
-        raise _error(f"{args.json}: cannot write ({exc.strerror or exc})") from exc
+    check_output_path(args.json)  # before minutes of work, not after
     report = run_doctor()  # NoGpu is a UserInputError: one line, exit 2
     print("\n".join(doctor_lines(report)))
     write_doctor_report(report, args.json)
@@ -75,9 +72,3 @@ def _describe() -> int:
     else:
         print("gpu: none that NVML sees here; `doctor --gpu` needs an NVIDIA GPU and its driver")
     return 0
-
-
-def _error(message: str) -> Exception:
-    from gpu_advisor.cli import CliError
-
-    return CliError(message)
