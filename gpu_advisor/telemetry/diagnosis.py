@@ -123,6 +123,12 @@ def _mean_gpu_util_pct(telemetry: TelemetrySummary | None) -> float | None:
     return sum(means) / len(means) if means else None
 
 
+def _mean_host_cpu_pct(telemetry: TelemetrySummary | None) -> float | None:
+    if telemetry is None or telemetry.host_cpu_pct is None:
+        return None
+    return telemetry.host_cpu_pct.mean
+
+
 def _mean_gpm_dram_pct(telemetry: TelemetrySummary | None) -> float | None:
     if telemetry is None:
         return None
@@ -314,31 +320,48 @@ def _latency_bound(e: RunEvidence, flops_fraction: float | None) -> Verdict | No
             else f"GPU busy {format_pct(util_pct / 100)}"
         )
         evidence["gpu_util_mean_pct"] = util_pct
+    # On a CPU run the CPU plot is what the user sees beside this verdict: say how busy it was, so
+    # that "far below peak" is not read as "idle".
+    host_cpu_pct = _mean_host_cpu_pct(e.telemetry) if e.device_kind == "cpu" else None
+    cpu_busy = host_cpu_pct is not None and host_cpu_pct + _EPS >= HOST_CPU_SATURATED_PCT
+    if host_cpu_pct is not None:
+        parts.append(f"CPU busy {format_pct(host_cpu_pct / 100)} of the time")
+        evidence["host_cpu_mean_pct"] = host_cpu_pct
     if flops_fraction is not None:
         parts.append(f"arithmetic at {format_pct(flops_fraction)} of peak FLOP/s")
         evidence["flops_fraction"] = flops_fraction
     evidence["summary"] = ", ".join(parts)
     device = "GPU" if e.device_kind == "cuda" else "CPU"
-    return Verdict(
-        kind=LATENCY_BOUND,
-        severity="warning",
-        # Busy but slow is not "low utilisation": a CPU at 100 % load can still run its arithmetic
-        # far below its matmul peak (small operations, dispatch overhead); say which it is.
-        title=(
-            f"Low utilisation: each step is too small or too chatty to keep the {device} busy"
-            if low_util
-            else f"Arithmetic far below the {device}'s peak: each step's operations are too small "
-            "to run at full speed"
-        ),
-        evidence=evidence,
-        fix=(
+    if e.device_kind == "cuda":
+        fix = (
             "Give the device more work per launch: a larger batch, fewer and bigger kernels (torch.compile, "
             "CUDA graphs), and no host synchronisation inside the step (.item(), .cpu(), printing tensors)."
-            if e.device_kind == "cuda"
-            else "Give each step more work (a larger batch) and check the thread count "
+        )
+    elif cpu_busy:
+        # Every core busy at a fraction of the matmul peak: the time goes to element-wise,
+        # normalisation, softmax and copy operations, which move memory rather than multiply, and
+        # to per-operator dispatch; more threads cannot help.
+        fix = (
+            "Usual for a small model on a CPU: most of each step goes to element-wise, normalisation and "
+            "copy operations rather than matrix multiplies. A larger batch or longer sequences raise the "
+            "matrix-multiply share; torch.compile fuses the small operations."
+        )
+    else:
+        fix = (
+            "Give each step more work (a larger batch) and check the thread count "
             "(torch.get_num_threads() should match the physical cores)."
-        ),
-    )
+        )
+    if low_util:
+        title = f"Low utilisation: each step is too small or too chatty to keep the {device} busy"
+    elif cpu_busy:
+        title = (
+            "CPU fully busy, but its arithmetic runs far below peak: small operations take most of each step"
+        )
+    else:
+        # Busy but slow is not "low utilisation": a device can run its arithmetic far below its
+        # matmul peak (small operations, dispatch overhead); say which it is.
+        title = f"Arithmetic far below the {device}'s peak: each step's operations are too small to run at full speed"
+    return Verdict(kind=LATENCY_BOUND, severity="warning", title=title, evidence=evidence, fix=fix)
 
 
 def diagnose(evidence: RunEvidence) -> list[Verdict]:

@@ -184,6 +184,29 @@ def test_low_flops_on_cpu_gives_cpu_advice() -> None:
     assert "CPU" in verdict.title and "threads" in verdict.fix
 
 
+def test_busy_cpu_at_low_arithmetic_says_busy_not_idle() -> None:
+    # The CPU plot beside the verdict shows every core busy: the verdict must agree with it, and
+    # not send the user to check thread counts that are already filling the machine.
+    telemetry = summarize(gpu_samples(host_cpu_pct=[99.0, 100.0, 100.0]))
+    evidence = RunEvidence(
+        achieved_flops_per_s=0.28e12, peak_flops_per_s=1e12, device_kind="cpu", telemetry=telemetry
+    )
+    verdict = only(diagnose(evidence), LATENCY_BOUND)
+    assert verdict.title.startswith("CPU fully busy")
+    assert verdict.evidence["summary"] == "CPU busy 100% of the time, arithmetic at 28% of peak FLOP/s"
+    assert "threads" not in verdict.fix and "larger batch" in verdict.fix
+
+
+def test_half_idle_cpu_at_low_arithmetic_names_the_thread_count() -> None:
+    telemetry = summarize(gpu_samples(host_cpu_pct=[50.0, 50.0]))
+    evidence = RunEvidence(
+        achieved_flops_per_s=0.1e12, peak_flops_per_s=1e12, device_kind="cpu", telemetry=telemetry
+    )
+    verdict = only(diagnose(evidence), LATENCY_BOUND)
+    assert "CPU busy 50% of the time" in verdict.evidence["summary"]
+    assert "get_num_threads" in verdict.fix
+
+
 def test_input_bound_explains_low_utilisation_so_no_latency_verdict() -> None:
     telemetry = summarize(gpu_samples(gpu_util_pct=[20, 20]))
     verdicts = diagnose(RunEvidence(step_time_s=1.0, input_wait_s=0.5, telemetry=telemetry))
