@@ -27,7 +27,7 @@ from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.plan.wizard import PlanWizard
 from gpu_advisor.ui.resources import app_icon
 from gpu_advisor.ui.settings import AppSettings, Calibration, load_settings, save_settings
-from gpu_advisor.ui.startup import AfterFirstPaint, import_steps
+from gpu_advisor.ui.startup import AfterFirstPaint
 from gpu_advisor.ui.table_export import add_table_actions, with_suffix
 from gpu_advisor.ui.workers import TaskRunner
 
@@ -97,14 +97,14 @@ class MainWindow(QMainWindow):
         self._restore_geometry()
         if settings_message:
             self.statusBar().showMessage(settings_message, 30_000)
-        # Once the window is painted: the planner's module, then the first plan (now rather than
+        # Once the window is painted: the planner, then the first plan (now rather than
         # after the typing debounce); the recommendation page in pieces, so that Next to it, or a
         # plan opened, finds it built; last the probe, which imports psutil and NVML on the task
         # thread, holding the GIL while the window would be painted or the steps run.
         self.after_first_paint = AfterFirstPaint(
             self,
             (
-                *import_steps("gpu_advisor.core.recommend"),
+                self.form.load_planner,
                 self.form.plan_now,
                 *self.wizard.result_view_steps(),
                 self._probe_hardware,

@@ -241,6 +241,11 @@ class PlanForm(QObject):
         self._validate()
         self.request_loaded.emit(request)
 
+    def load_planner(self) -> None:
+        """Import core's planner now (the first plan_now() would), e.g. in a step of its own before it."""
+        if self._planner is core_plan:
+            import gpu_advisor.core.recommend  # noqa: F401
+
     def cancel_pending_plan(self) -> None:
         """Drop the debounced plan of the inputs so far; plan_now() plans them when the caller chooses
         (the main window: once it is on screen, not while it is being laid out and painted)."""
