@@ -55,7 +55,7 @@ while time.perf_counter() < deadline:
     started = time.perf_counter()
     app.processEvents()
     stall = max(stall, time.perf_counter() - started)
-    if not planned and window.wizard.estimate.value("recommended") != "\u2014":
+    if not planned and window.form.plan is not None:  # shown by the live estimate as it arrives
         planned = True
         print("planned", flush=True)
     steps = getattr(window, "after_first_paint", None)
