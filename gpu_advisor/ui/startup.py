@@ -7,6 +7,7 @@ window keeps answering clicks and keys between them (benchmarks/ui_startup.py me
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -35,13 +36,23 @@ def pyqtgraph_steps() -> list[Callable[[], object]]:
     modules for the last step. Not on another thread: PySide6 builds those classes lazily, and
     building them from two threads at once is not safe.
     """
-    steps = import_steps("numpy", "PySide6.QtSvg", "PySide6.QtOpenGLWidgets", "PySide6.QtTest")
+    steps = import_steps("numpy")
+    # pyqtgraph also loads these when present (and does without them, as here)
+    steps += [
+        partial(_import_if_present, name)
+        for name in ("PySide6.QtSvg", "PySide6.QtOpenGLWidgets", "PySide6.QtTest")
+    ]
     for name in ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets"):
         module = importlib.import_module(name)
         names = [n for n in dir(module) if not n.startswith("_")]
         for i in range(0, len(names), NAMES_PER_STEP):
             steps.append(partial(_read_names, module, names[i : i + NAMES_PER_STEP]))
     return [*steps, *import_steps("pyqtgraph")]
+
+
+def _import_if_present(name: str) -> None:
+    with contextlib.suppress(ImportError):  # e.g. QtOpenGLWidgets without the system's OpenGL library
+        importlib.import_module(name)
 
 
 def _read_names(module: object, names: list[str]) -> None:
@@ -91,7 +102,11 @@ class AfterFirstPaint(QObject):
         self._steps.clear()
 
     def _run_next(self) -> None:
-        if self._steps:
-            self._steps.popleft()()
-        if self._steps:
-            QTimer.singleShot(0, self, self._run_next)
+        if not self._steps:
+            return
+        step = self._steps.popleft()
+        try:
+            step()
+        finally:  # a step that fails is reported (by Qt) and the others still run
+            if self._steps:
+                QTimer.singleShot(0, self, self._run_next)

@@ -53,3 +53,18 @@ def test_pyqtgraph_steps_end_with_pyqtgraph_imported():
 def test_import_steps_import_in_order():
     steps = import_steps("json", "gpu_advisor.core.units")
     assert [step() for step in steps] == [sys.modules["json"], sys.modules["gpu_advisor.core.units"]]
+
+
+def test_a_failing_step_is_reported_and_the_others_still_run(qtbot):
+    label = QLabel("window")
+    qtbot.addWidget(label)
+    ran: list[int] = []
+
+    def fails() -> None:
+        raise RuntimeError("step failed")
+
+    after = AfterFirstPaint(label, [fails, lambda: ran.append(1)])
+    with qtbot.capture_exceptions() as exceptions:
+        label.show()
+        qtbot.waitUntil(lambda: after.pending == 0 and ran == [1], timeout=5000)
+    assert [str(e[1]) for e in exceptions] == ["step failed"]
