@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -18,6 +19,16 @@ Use the command line instead, for example:
 
 Or run the app headless as a check: gpu-advisor --self-test
 (To force a platform, set QT_QPA_PLATFORM, e.g. QT_QPA_PLATFORM=offscreen.)"""
+
+
+# The models and wording behind the window's first page (no Qt in them): see open_main_window.
+WINDOW_MODELS = (
+    "gpu_advisor.core.request",
+    "gpu_advisor.core.presets",
+    "gpu_advisor.core.result",
+    "gpu_advisor.wording.plan",
+    "gpu_advisor.ui.settings",
+)
 
 
 def display_available(
@@ -67,9 +78,14 @@ def open_main_window() -> tuple[Any, Any]:
     machines: benchmarks/ui_startup.py against its --direct). Then everything built so far, which
     lives as long as the app, is frozen out of later full collections (each one pauses every
     thread) and collection resumes.
+
+    The pure-Python modules the first page needs load before PySide6: once PySide6 is loaded, its
+    import hook (shibokensupport.feature) reads the source of every module imported after it.
     """
     gc.disable()
     try:
+        for name in WINDOW_MODELS:
+            importlib.import_module(name)
         app = create_app()
         from gpu_advisor.ui.main_window import MainWindow
 

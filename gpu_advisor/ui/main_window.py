@@ -1,9 +1,11 @@
 """The main window: Plan, Monitor and Compare views, menus, status bar, settings and geometry.
 
-The window opens on what it shows first: the Plan view is built with it; the Monitor and Compare
-views (pyqtgraph plots, the benchmark and results models) are built when their tab is first opened
-or their attribute first read, and the hardware probe and the PDF writer's check wait until the
-window is on screen (benchmarks/ui_startup.py).
+The window opens on what it shows first: the Plan view's input pages and live estimate are built
+with it. Once it is first painted, the first plan, the hardware probe and the recommendation page
+(its charts import pyqtgraph) follow, one step per turn of the event loop (ui/startup.py). The
+Monitor and Compare views (pyqtgraph plots, the benchmark and results models) are built when their
+tab is first opened or their attribute first read, and the PDF writer's check when the Export menu
+first opens (benchmarks/ui_startup.py).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QSettings, QTimer
+from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget, QWidget
 
@@ -25,6 +27,7 @@ from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.plan.wizard import PlanWizard
 from gpu_advisor.ui.resources import app_icon
 from gpu_advisor.ui.settings import AppSettings, Calibration, load_settings, save_settings
+from gpu_advisor.ui.startup import AfterFirstPaint
 from gpu_advisor.ui.table_export import add_table_actions, with_suffix
 from gpu_advisor.ui.workers import TaskRunner
 
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
     from gpu_advisor.ui.compare.compare_view import CompareView
     from gpu_advisor.ui.monitor.backend import BenchBackend
     from gpu_advisor.ui.monitor.monitor_panel import MonitorPanel
+    from gpu_advisor.ui.plan.recommendation_view import RecommendationView
 
 APP_NAME = "GPU Advisor"
 VIEW_PLAN, VIEW_MONITOR, VIEW_COMPARE = range(3)
@@ -61,13 +65,10 @@ class MainWindow(QMainWindow):
         self.startup_messages: list[str] = [settings_message] if settings_message else []
 
         self.form = PlanForm(defaults=self._form_defaults(), assumption_defaults=self._assumption_defaults())
+        self.form.cancel_pending_plan()  # planned once the window is painted (after_first_paint)
         self.wizard = PlanWizard(self.form)
         self.wizard.model_page.start_folder = self.settings.last_folder or ""
-        if backend is None:
-            from gpu_advisor.ui.monitor.backend import default_backend
-
-            backend = default_backend()
-        self.backend = backend
+        self._backend = backend
         self._monitor: MonitorPanel | None = None
         self._compare: CompareView | None = None
         self.tabs = QTabWidget()
@@ -88,20 +89,38 @@ class MainWindow(QMainWindow):
         self._pdf_checked = False  # the PDF writer is imported on first need, not at start-up
         self._writing_pdf = False  # one PDF export at a time (it runs on the task thread)
         self._build_menus()
-        self._add_table_actions()
         self.precision_dialog: Any = None
         self.wizard.estimate.precision_button.clicked.connect(self.show_precision_table)
-        self._update_calibration_note()
+        self.wizard.result_view_built.connect(self._result_view_built)
         self.form.plan_ready.connect(self._plan_ready)
         self._plan_ready(None)
         self._restore_geometry()
         if settings_message:
             self.statusBar().showMessage(settings_message, 30_000)
-        # Once the event loop runs (the window is on screen): the probe imports psutil and NVML on
-        # the task thread, which would hold the GIL while the window is laid out and painted.
-        QTimer.singleShot(0, self._probe_hardware)
+        # Once the window is painted: the planner, then the first plan (now rather than
+        # after the typing debounce); the recommendation page in pieces, so that Next to it, or a
+        # plan opened, finds it built; last the probe, which imports psutil and NVML on the task
+        # thread, holding the GIL while the window would be painted or the steps run.
+        self.after_first_paint = AfterFirstPaint(
+            self,
+            (
+                self.form.load_planner,
+                self.form.plan_now,
+                *self.wizard.result_view_steps(),
+                self._probe_hardware,
+            ),
+        )
 
     # ---- views built on first use -------------------------------------------------------------------
+    @property
+    def backend(self) -> BenchBackend:
+        """The benchmark engine's link (the default one is made on first use: the probe, the Monitor)."""
+        if self._backend is None:
+            from gpu_advisor.ui.monitor.backend import default_backend
+
+            self._backend = default_backend()
+        return self._backend
+
     @property
     def monitor(self) -> MonitorPanel:
         """The Monitor view, built on first use (its tab opened, or read here)."""
@@ -169,7 +188,15 @@ class MainWindow(QMainWindow):
         if self._monitor is not None:
             self._monitor.apply_settings(settings)
 
+    def _result_view_built(self, view: RecommendationView) -> None:
+        """Copy and CSV export on the recommendation's tables, and the calibration note."""
+        for table, name in ((view.options, "options"), (view.memory_table, "memory-breakdown")):
+            add_table_actions(table, name, self.errors.error, self._folder)
+        self._update_calibration_note()
+
     def _update_calibration_note(self) -> None:
+        if not self.wizard.result_view_ready:
+            return  # set when the recommendation page is built
         calibration = self.settings.calibration
         self.wizard.result_view.assumptions.set_calibration_note(
             f"Training MFU calibrated from a measured run: {calibration.mfu:.1%} ({calibration.source})."
@@ -185,16 +212,6 @@ class MainWindow(QMainWindow):
         self.form.set_assumption("mfu", mfu)
         self._update_calibration_note()
         self.statusBar().showMessage(f"Planner now assumes MFU {mfu:.1%}, measured on {source}.", 15_000)
-
-    def _add_table_actions(self) -> None:
-        """Copy (Ctrl+C) and CSV export on the Plan view's tables (Monitor's and Compare's get theirs
-        when those views are built)."""
-        report, folder = self.errors.error, self._folder
-        for view, name in (
-            (self.wizard.result_view.options, "options"),
-            (self.wizard.result_view.memory_table, "memory-breakdown"),
-        ):
-            add_table_actions(view, name, report, folder)
 
     def show_precision_table(self) -> None:
         """The chosen model's memory at each precision, in a window that follows the inputs."""
@@ -483,6 +500,7 @@ class MainWindow(QMainWindow):
             self.tabs.setCurrentIndex(int(str(tab)))
 
     def closeEvent(self, event: QCloseEvent) -> None:  # Qt override
+        self.after_first_paint.cancel()
         if self._monitor is not None:
             self._monitor.shutdown()
         self.wizard.shutdown()

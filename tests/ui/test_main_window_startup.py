@@ -1,4 +1,5 @@
-"""The window opens on the Plan view alone; Monitor and Compare are built when first opened."""
+"""The window opens on the Plan view's input pages; the recommendation page and the first plan follow
+once it is painted; Monitor and Compare are built when first opened."""
 
 from __future__ import annotations
 
@@ -32,6 +33,58 @@ def test_the_window_opens_without_the_monitor_compare_or_the_report_writer(tmp_p
     assert result.returncode == 0, result.stderr
     assert "before: -" in result.stdout
     assert "monitor: MonitorPanel" in result.stdout  # the tab, once opened, holds the real view
+
+
+FIRST_PAINT_AND_AFTER = """
+import sys, time
+from gpu_advisor.app import open_main_window
+app, window = open_main_window()
+later = ("pyqtgraph", "numpy", "gpu_advisor.core.recommend", "gpu_advisor.ui.plan.recommendation_view")
+print("built:", ",".join(m for m in later if m in sys.modules) or "-")
+while not window.windowHandle() or not window.windowHandle().isExposed():
+    app.processEvents()
+page = window.wizard.model_page
+print("first frame:", window.wizard.stack.currentWidget().isVisible(), page.search.isVisible(),
+      window.menuBar().actions()[0].text(), window.form.plan)
+deadline = time.monotonic() + 60
+while (window.after_first_paint.pending or "Detecting" in window.hardware_label.text()) and time.monotonic() < deadline:
+    app.processEvents()
+gpu = window.form.plan.recommendation.gpu
+print("after:", ",".join(m for m in later if m in sys.modules), window.wizard.result_view_ready,
+      gpu in window.wizard.estimate.value("recommended"), "torch" in sys.modules)
+window.close()
+"""
+
+
+def test_the_recommendation_page_and_the_first_plan_follow_the_first_paint(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "GPU_ADVISOR_CONFIG_DIR": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-c", FIRST_PAINT_AND_AFTER], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert "built: -" in result.stdout  # none of the charts' libraries, the planner or the page
+    # The first frame is the real window: the model page with its fields, the menus; no plan yet.
+    assert "first frame: True True &File None" in result.stdout
+    after = "after: pyqtgraph,numpy,gpu_advisor.core.recommend,gpu_advisor.ui.plan.recommendation_view"
+    assert f"{after} True True False" in result.stdout
+
+
+def test_a_recommendation_page_built_after_the_window_has_its_table_actions_and_calibration(
+    qtbot, dialogs, backend
+):
+    window = MainWindow(backend=backend)
+    qtbot.addWidget(window)
+    window.use_calibration(0.42, "a measured run")
+    assert not window.wizard.result_view_ready  # nothing shown yet, nothing built
+    window.show()
+    qtbot.waitUntil(lambda: window.wizard.result_view_ready, timeout=10_000)
+    view = window.wizard.result_view
+    assert "42.0%" in view.assumptions.calibration_note.text()
+    for table in (view.options, view.memory_table):
+        assert [a.text() for a in table.actions()] == ["&Copy", "Export as CS&V…"]
+    qtbot.waitUntil(lambda: window.after_first_paint.pending == 0, timeout=10_000)
+    assert window.form.plan is not None and view.plan is window.form.plan
+    window.close()
 
 
 def test_opening_a_tab_builds_its_view_in_place(window):

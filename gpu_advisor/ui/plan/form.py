@@ -9,19 +9,19 @@ the last change (the planner takes 1-20 ms, the debounce keeps typing smooth).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from gpu_advisor.core.architecture import ConfigError, ModelSpec, read_hf_config
-from gpu_advisor.core.precision_row import PrecisionRow
-from gpu_advisor.core.precision_table import precision_table
 from gpu_advisor.core.presets import presets, resolve_model
-from gpu_advisor.core.recommend import plan as core_plan
 from gpu_advisor.core.request import Assumptions, PlanRequest, describe_validation_error
-from gpu_advisor.core.result import Plan
 from gpu_advisor.ui.plan.numbers import Invalid
+
+if TYPE_CHECKING:
+    from gpu_advisor.core.precision_row import PrecisionRow
+    from gpu_advisor.core.result import Plan
 
 DEFAULT_PRESET = "llama-3-8b"
 PLAN_DEBOUNCE_MS = 150
@@ -32,6 +32,13 @@ REQUEST_FIELDS = tuple(f for f in PlanRequest.model_fields if f not in ("model",
 # The model validator's only error about "model" once a model is chosen: an encoder asked to generate.
 # The fix is the output token count, so the message goes next to that field (a later wizard page).
 _CROSS_FIELD_REDIRECT = {"model": "output_tokens"}
+
+
+def core_plan(request: PlanRequest) -> Plan:
+    """core.recommend.plan, imported with the first plan: the window's first page does not need it."""
+    from gpu_advisor.core.recommend import plan
+
+    return plan(request)
 
 
 class _OneError:
@@ -101,6 +108,8 @@ class PlanForm(QObject):
 
     def precision_table(self) -> tuple[PrecisionRow, ...]:
         """The current request at each side-by-side precision (empty while the inputs are invalid)."""
+        from gpu_advisor.core.precision_table import precision_table
+
         return () if self._request is None else precision_table(self._request)
 
     @property
@@ -231,6 +240,16 @@ class PlanForm(QObject):
         self.model_changed.emit(request.model)
         self._validate()
         self.request_loaded.emit(request)
+
+    def load_planner(self) -> None:
+        """Import core's planner now (the first plan_now() would), e.g. in a step of its own before it."""
+        if self._planner is core_plan:
+            import gpu_advisor.core.recommend  # noqa: F401
+
+    def cancel_pending_plan(self) -> None:
+        """Drop the debounced plan of the inputs so far; plan_now() plans them when the caller chooses
+        (the main window: once it is on screen, not while it is being laid out and painted)."""
+        self._timer.stop()
 
     def plan_now(self) -> Plan | None:
         """Plan the current request immediately (cancelling the debounce); None while invalid."""

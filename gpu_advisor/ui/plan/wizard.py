@@ -1,8 +1,14 @@
-"""The Plan view: four input pages, then the recommendation; a live estimate beside the inputs."""
+"""The Plan view: four input pages, then the recommendation; a live estimate beside the inputs.
+
+The recommendation page (tier card, charts, tables, assumptions) is built when first needed, or by
+`build_result_view()` once the window is on screen: its charts import pyqtgraph and numpy, which
+the input pages do not need (benchmarks/ui_startup.py).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QResizeEvent, QShortcut
@@ -25,8 +31,11 @@ from gpu_advisor.ui.plan.estimate_panel import EstimatePanel
 from gpu_advisor.ui.plan.fields import ErrorLabel, FormPage
 from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.plan.model_page import ModelPage
-from gpu_advisor.ui.plan.recommendation_view import RecommendationView
 from gpu_advisor.ui.plan.workload_pages import TrafficPage, WorkloadPage
+from gpu_advisor.ui.startup import import_steps, pyqtgraph_steps
+
+if TYPE_CHECKING:
+    from gpu_advisor.ui.plan.recommendation_view import RecommendationView
 
 STEP_MODEL, STEP_WORKLOAD, STEP_TRAFFIC, STEP_BUDGET, STEP_RESULT = range(5)
 STEP_TITLES = ("1  Model", "2  Workload", "3  Traffic / target", "4  Budget", "5  Recommendation")
@@ -47,6 +56,7 @@ class PlanWizard(QWidget):
     """Next is enabled only while the current page has no validation message."""
 
     step_changed = Signal(int)
+    result_view_built = Signal(object)  # the RecommendationView, once built
 
     def __init__(self, form: PlanForm, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -61,7 +71,7 @@ class PlanWizard(QWidget):
             self.traffic_page,
             self.budget_page,
         )
-        self.result_view = RecommendationView(form)
+        self._result_view: RecommendationView | None = None
         self.estimate = EstimatePanel(form)
         self.estimate_scroll = QScrollArea()  # the estimate scrolls rather than growing the window
         self.estimate_scroll.setWidget(self.estimate)
@@ -80,9 +90,7 @@ class PlanWizard(QWidget):
         self.stack = QStackedWidget()
         for page in self.pages:
             self.stack.addWidget(_scrolled(page))
-        # Scrolled like the pages, so that the recommendation's own minimum height (its charts) does
-        # not set the window's: at 700 px the form and the estimate under it need that room.
-        self.stack.addWidget(_scrolled(self.result_view))
+        self.stack.addWidget(QWidget())  # the recommendation's place until it is built
 
         self.blocked = ErrorLabel()
         self.blocked.setObjectName("blocked_reason")
@@ -114,10 +122,52 @@ class PlanWizard(QWidget):
         self.steps.currentRowChanged.connect(self._step_clicked)
         QShortcut(QKeySequence("Ctrl+Return"), self, activated=self.next)
         form.errors_changed.connect(self._errors_changed)
-        form.plan_ready.connect(self.result_view.show_plan)
         self._step = STEP_MODEL
         self._errors_changed(form.errors)
         self.go_to(STEP_MODEL)
+
+    # ---- the recommendation page, built on first use ---------------------------------------------
+    @property
+    def result_view(self) -> RecommendationView:
+        """The recommendation page, built on first use (shown, or read here)."""
+        if self._result_view is None:
+            self.build_result_view()
+        assert self._result_view is not None
+        return self._result_view
+
+    @property
+    def result_view_ready(self) -> bool:
+        """True once the recommendation page is built (reading `result_view` builds it)."""
+        return self._result_view is not None
+
+    def result_view_steps(self) -> list[Callable[[], object]]:
+        """build_result_view() in pieces (its imports one by one, then the build), for an event loop
+        to run one per turn while the window stays responsive."""
+        return [
+            *pyqtgraph_steps(),  # the charts' library, the heaviest part
+            *import_steps("gpu_advisor.ui.plan.recommendation_view"),
+            self.build_result_view,
+        ]
+
+    def build_result_view(self) -> None:
+        """Build the recommendation page (if not built yet) with the latest plan and messages."""
+        if self._result_view is not None:
+            return
+        from gpu_advisor.ui.plan.recommendation_view import RecommendationView
+
+        view = RecommendationView(self.form)
+        self._result_view = view
+        # Scrolled like the pages, so that the recommendation's own minimum height (its charts) does
+        # not set the window's: at 700 px the form and the estimate under it need that room.
+        placeholder = self.stack.widget(STEP_RESULT)
+        self.stack.insertWidget(STEP_RESULT, _scrolled(view))
+        self.stack.removeWidget(placeholder)
+        placeholder.deleteLater()
+        self.form.plan_ready.connect(view.show_plan)
+        view.assumptions.show_errors(self.form.errors)
+        if self.form.plan is not None:
+            view.show_plan(self.form.plan)
+        self.result_view_built.emit(view)
 
     def shutdown(self) -> None:
         """End the background work of the Hub field and the trace (window closing)."""
@@ -151,6 +201,8 @@ class PlanWizard(QWidget):
         step = max(STEP_MODEL, min(step, self.first_blocked_step()))
         if step == STEP_RESULT and self.form.plan_now() is None:
             step = STEP_BUDGET
+        if step == STEP_RESULT:
+            self.build_result_view()
         self._step = step
         self.stack.setCurrentIndex(step)
         self.steps.blockSignals(True)
@@ -215,7 +267,8 @@ class PlanWizard(QWidget):
     def _errors_changed(self, errors: Mapping[str, str]) -> None:
         for page in self.pages:
             page.show_errors(errors)
-        self.result_view.assumptions.show_errors(errors)
+        if self._result_view is not None:
+            self._result_view.assumptions.show_errors(errors)
         reachable = self.first_blocked_step()
         for row in range(self.steps.count()):
             item = self.steps.item(row)
