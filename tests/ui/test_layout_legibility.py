@@ -1,17 +1,20 @@
-"""At 1024 x 700, 1280 x 800 and 1920 x 1080, every text of the Plan view is shown whole: the live
-estimate's lines, the tier card's figures; and the recommendation's key answer is in view."""
+"""At 1024 x 700, 1280 x 800 and 1920 x 1080, the Plan view's texts are shown whole and read well: the
+live estimate's lines, the tier card's figures; and at 1280 x 800 the recommendation's key answer (the
+card, the memory and cost charts) is in view without scrolling."""
 
 from __future__ import annotations
 
 import contextlib
 
 import pytest
+from PySide6.QtWidgets import QLabel
 from pytestqt.exceptions import TimeoutError as QtBotTimeout
 
 from gpu_advisor.core.trace import PhasePeak, TraceResult
 from gpu_advisor.core.units import GIB
-from gpu_advisor.ui.plan.wizard import STEP_WORKLOAD
-from tests.ui.legibility import cut_texts
+from gpu_advisor.ui.plan.tier_card import FIGURES
+from gpu_advisor.ui.plan.wizard import STEP_RESULT, STEP_WORKLOAD
+from tests.ui.legibility import cut_texts, overlaps, window_rect
 
 SIZES = ((1024, 700), (1280, 800), (1920, 1080))
 
@@ -77,3 +80,60 @@ def test_every_line_of_the_live_estimate_is_shown_whole_at_every_size(window, qt
     for size in SIZES:
         _resize(window, qtbot, *size)
         assert _cut_once_settled(qtbot, panel, window) == [], size
+
+
+def _serving(form) -> None:
+    """The screenshots' serving plan: 32 users of Llama 3 8B at 20 tokens/s each."""
+    form.set_model_source("preset", "llama-3-8b")
+    form.set_field("task", "inference")
+    form.set_field("users", 32)
+    form.set_field("tokens_per_s_per_user", 20.0)
+
+
+def _lines(label) -> int:
+    """How many lines a wrapped label's text takes at its width."""
+    return round(label.heightForWidth(label.width()) / label.fontMetrics().lineSpacing())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_tier_card_figures_read_on_one_line_each_but_the_speed(window, qtbot, size):
+    _serving(window.form)
+    _resize(window, qtbot, *size)
+    window.wizard.go_to(STEP_RESULT)
+    card = window.wizard.result_view.card
+    qtbot.waitUntil(lambda: card.figure("machines") != "—")
+    assert card.figure("machines") == "one 8-GPU server with 1 GPU"
+    assert _cut_once_settled(qtbot, card, window) == []
+    values = {key: card.findChild(QLabel, f"figure_{key}") for key, _ in FIGURES}
+    lines = {key: _lines(label) for key, label in values.items()}
+    assert lines.pop("speed") <= 2, lines
+    assert set(lines.values()) == {1}, lines  # the machines were four lines at 1024 x 700
+    assert overlaps(card.findChildren(QLabel), window) == []
+
+
+@pytest.mark.parametrize("plan", ["serving", "training"])
+def test_at_1280_by_800_the_overview_shows_the_card_and_both_charts_without_scrolling(window, qtbot, plan):
+    form = window.form
+    if plan == "serving":
+        _serving(form)
+    else:
+        _fine_tune(form)
+        form.set_field("train_tokens", 2e9)
+        form.set_field("max_hours", 48.0)
+    _resize(window, qtbot, 1280, 800)
+    window.wizard.go_to(STEP_RESULT)
+    view = window.wizard.result_view
+    view.tabs.setCurrentWidget(view.tabs.widget(1))
+    assert view.tabs.currentWidget().isAncestorOf(view.memory_chart)
+    scroll = window.wizard.stack.currentWidget()
+    parts = (view.card, view.memory_chart, view.cost_chart)
+
+    def out_of_view() -> list[str]:
+        viewport = window_rect(scroll.viewport(), window)
+        return [type(p).__name__ for p in parts if not viewport.contains(window_rect(p, window))]
+
+    with contextlib.suppress(QtBotTimeout):
+        qtbot.waitUntil(lambda: not out_of_view(), timeout=2000)
+    assert scroll.verticalScrollBar().value() == 0
+    assert out_of_view() == []
+    assert view.memory_chart.height() >= 240  # a chart to read, not a strip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, QSize
 from PySide6.QtWidgets import QWidget
 
 from gpu_advisor.core.estimates import COMPONENTS, MemoryComponents
@@ -15,6 +15,8 @@ from gpu_advisor.ui.glossary import tip
 from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_curve, gpu_line, job_chart_message
 
 BAR_WIDTH = 0.55
+CHART_MIN_HEIGHT_PX = 180
+CHART_HEIGHT_PX = 240
 
 
 class _ValueAxis(pg.AxisItem):
@@ -38,8 +40,13 @@ class _ThemedPlot(pg.PlotWidget):
         self.setMenuEnabled(False)
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
-        self.setMinimumHeight(220)
+        self.setMinimumHeight(CHART_MIN_HEIGHT_PX)
         theme.style_plot(self)
+
+    def sizeHint(self) -> QSize:  # Qt override
+        # Asks for little height and takes what the page has: the result page scrolls as a whole, to
+        # the height its parts ask for, and at 1280 x 800 the charts are to sit under the tier card.
+        return QSize(super().sizeHint().width(), CHART_HEIGHT_PX)
 
     def changeEvent(self, event: QEvent) -> None:  # Qt override
         if event.type() == QEvent.Type.PaletteChange and self._ready:

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QScrollArea,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -52,6 +53,7 @@ class RecommendationView(QWidget):
 
         overview = QWidget()
         overview_layout = QVBoxLayout(overview)
+        overview_layout.setContentsMargins(6, 6, 6, 6)  # the tab's frame is margin enough
         charts = QGridLayout()
         self.memory_chart = MemoryChart()
         self.cost_chart = CostChart()
@@ -94,6 +96,10 @@ class RecommendationView(QWidget):
         self.memory_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.memory_table.horizontalHeader().setStretchLastSection(True)
         self.memory_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        # As tall as the page leaves, at least a header and five rows: its preferred height would
+        # count in the result page's, and push the overview's charts under the fold at 1280 x 800.
+        self.memory_table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+        self.memory_table.setMinimumHeight(7 * self.fontMetrics().height() + 24)
         self.details_notes = _label()
         details_layout.addWidget(self.memory_table, 1)
         details_layout.addWidget(self.details_notes)

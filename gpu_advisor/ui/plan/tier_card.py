@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from html import escape
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from gpu_advisor.core.result import Plan
@@ -32,6 +34,10 @@ FIGURES = (
     ("buy", "Buy"),
     ("breakeven", "Break-even, this GPU"),
 )
+FIGURE_SPACING_PX = 28
+# Where the seven figures do not fit on one line each, two rows: machines, memory, speed and bound;
+# rent, buy and break-even under them (the money together).
+TWO_ROW_COLUMNS = 4
 
 
 class TierCard(QFrame):
@@ -68,25 +74,76 @@ class TierCard(QFrame):
         layout.addWidget(self.gpu_label)
         layout.addWidget(self.reason_label)
         layout.addWidget(self.verdict_label)
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(28)
+        self.grid = QGridLayout()
+        self.grid.setHorizontalSpacing(FIGURE_SPACING_PX)
+        self._titles: dict[str, QLabel] = {}
         self._figures: dict[str, QLabel] = {}
-        for column, (key, caption) in enumerate(FIGURES):
+        for key, caption in FIGURES:
             title = QLabel(caption)
             title.setEnabled(False)  # the palette's muted text colour
             value = QLabel("—")
             value.setObjectName(f"figure_{key}")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             value.setWordWrap(True)
-            grid.addWidget(title, 0, column)
-            grid.addWidget(value, 1, column, Qt.AlignmentFlag.AlignTop)
-            grid.setColumnStretch(column, 2 if key == "speed" else 1)
-            self._figures[key] = value
-        layout.addLayout(grid)
+            self._titles[key], self._figures[key] = title, value
+        self.columns = 0  # figures a row: all of them, or TWO_ROW_COLUMNS
+        self._place_figures(len(FIGURES))
+        layout.addLayout(self.grid)
         self._figures["breakeven"].setToolTip(tip("breakeven"))
 
     def figure(self, key: str) -> str:
         return self._figures[key].text()
+
+    def _line_width(self, key: str) -> int:
+        """The width of a figure's caption or value on one line, whichever is longer."""
+        # Fractional advances, rounded up, and a pixel to spare: a wrapping label needs no less.
+        return max(
+            math.ceil(QFontMetricsF(label.font()).horizontalAdvance(label.text())) + 1
+            for label in (self._titles[key], self._figures[key])
+        )
+
+    def _lay_out_figures(self, width: int) -> None:
+        """The figures in one row when each fits on one line in a card `width` px wide, else in two rows
+        where every figure but the speed (the longest) keeps to one line, the speed wrapping beside them.
+        """
+        margins = self.layout().contentsMargins()
+        room = width - margins.left() - margins.right()
+        widths = {key: self._line_width(key) for key, _ in FIGURES}
+        columns = len(FIGURES)
+        if sum(widths.values()) + FIGURE_SPACING_PX * (columns - 1) > room:
+            columns = TWO_ROW_COLUMNS
+        if columns != self.columns:
+            self._place_figures(columns)
+        # Each column as wide as its longest one-line figure, the speed's column taking the rest; or,
+        # where even that does not fit (long machine or price texts), every column may wrap.
+        minimums = [0] * len(FIGURES)
+        for index, (key, _caption) in enumerate(FIGURES):
+            if key != "speed":
+                minimums[index % columns] = max(minimums[index % columns], widths[key])
+        speed_room = room - sum(minimums) - FIGURE_SPACING_PX * (columns - 1)
+        fits = speed_room >= self._figures["speed"].minimumSizeHint().width()
+        for column, minimum in enumerate(minimums):
+            self.grid.setColumnMinimumWidth(column, minimum if fits else 0)
+
+    def _place_figures(self, columns: int) -> None:
+        """Caption over value, `columns` figures a row; the speed's column (the longest text) widest."""
+        self.columns = columns
+        for title, value in zip(self._titles.values(), self._figures.values(), strict=True):
+            self.grid.removeWidget(title)
+            self.grid.removeWidget(value)
+        for column in range(len(FIGURES)):
+            self.grid.setColumnStretch(column, 0)
+        for index, (key, _caption) in enumerate(FIGURES):
+            row, column = 2 * (index // columns), index % columns
+            self._titles[key].setContentsMargins(0, 6 if row else 0, 0, 0)  # rows of figures apart
+            self.grid.addWidget(self._titles[key], row, column)
+            self.grid.addWidget(self._figures[key], row + 1, column, Qt.AlignmentFlag.AlignTop)
+            if row == 0:
+                self.grid.setColumnStretch(column, 2 if key == "speed" else 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        self._lay_out_figures(event.size().width())
+        super().resizeEvent(event)
 
     def show_plan(self, plan: Plan) -> None:
         rec = plan.recommendation
@@ -117,6 +174,7 @@ class TierCard(QFrame):
         }
         for key, text in figures.items():
             self._figures[key].setText(text)
+        self._lay_out_figures(self.width())
         self._figures["bound"].setToolTip(bound_tip(best.speed.bound))
         self._figures["speed"].setToolTip(
             tip("mfu") if plan.request.task.is_training else tip("memory_bound")
