@@ -4,7 +4,7 @@ small for its wrapped lines), and widgets drawn over each other (for the window-
 from __future__ import annotations
 
 from PySide6.QtCore import QRect
-from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QLabel, QLineEdit, QPushButton, QWidget
 
 
 def window_rect(widget: QWidget, window: QWidget) -> QRect:
@@ -27,7 +27,8 @@ def _clip(widget: QWidget, window: QWidget) -> QRect:
 
 
 def cut_texts(root: QWidget, window: QWidget | None = None) -> list[str]:
-    """Each visible label or button under `root` whose text is not fully shown, with why.
+    """Each visible label, button or field under `root` whose text (a field's: or placeholder) is not
+    fully shown, with why.
 
     A text is fully shown when its widget is as wide (and, wrapped, as tall) as the text needs, and
     sideways within the scroll area that shows it (a scroll area scrolls up and down; nobody scrolls
@@ -35,18 +36,22 @@ def cut_texts(root: QWidget, window: QWidget | None = None) -> list[str]:
     """
     window = window or root.window()
     cut = []
-    widgets = [w for w in root.findChildren(QWidget) if isinstance(w, QLabel | QPushButton)]
+    widgets = [w for w in root.findChildren(QWidget) if isinstance(w, QLabel | QPushButton | QLineEdit)]
     for widget in widgets:
-        if not widget.isVisible() or not widget.text().strip():
+        text = widget.text() or (widget.placeholderText() if isinstance(widget, QLineEdit) else "")
+        if not widget.isVisible() or not text.strip():
             continue
-        text = widget.text()
         rect, clip = window_rect(widget, window), _clip(widget, window)
         if rect.left() < clip.left() or rect.right() > clip.right():
             cut.append(
                 f"{text[:50]!r}: x {rect.left()}..{rect.right()} outside {clip.left()}..{clip.right()}"
             )
             continue
-        if isinstance(widget, QLabel) and widget.wordWrap():
+        if isinstance(widget, QLineEdit):
+            # The text area: the field less its frame and Qt's margins (about 4 px a side).
+            if widget.fontMetrics().horizontalAdvance(text) > widget.width() - 8:
+                cut.append(f"{text[:50]!r}: a field {widget.width()} px wide")
+        elif isinstance(widget, QLabel) and widget.wordWrap():
             needed = widget.heightForWidth(widget.width())
             if needed > widget.height() + 1:
                 cut.append(f"{text[:50]!r}: {needed} px of lines in {widget.height()} px")

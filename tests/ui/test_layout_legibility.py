@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QGroupBox, QLabel
 from pytestqt.exceptions import TimeoutError as QtBotTimeout
 
 from gpu_advisor.core.trace import PhasePeak, TraceResult
@@ -137,3 +137,16 @@ def test_at_1280_by_800_the_overview_shows_the_card_and_both_charts_without_scro
     assert scroll.verticalScrollBar().value() == 0
     assert out_of_view() == []
     assert view.memory_chart.height() >= 240  # a chart to read, not a strip
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_assumptions_fit_the_page_with_every_label_and_value_whole(window, qtbot, size):
+    _serving(window.form)
+    _resize(window, qtbot, *size)
+    window.wizard.go_to(STEP_RESULT)
+    view = window.wizard.result_view
+    view.tabs.setCurrentIndex(view.tabs.count() - 1)
+    panel = view.assumptions
+    assert panel.isVisible()
+    assert _cut_once_settled(qtbot, panel, window) == []
+    assert overlaps(panel.findChildren(QGroupBox), window) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QGridLayout,
     QHeaderView,
@@ -35,6 +35,16 @@ def _label(text: str = "") -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
     return label
+
+
+class _FittingScroll(QScrollArea):
+    """A scroll area that tells its AssumptionsPanel how wide it may be, so that the panel arranges
+    its boxes to fit rather than scrolling sideways."""
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        width = self.maximumViewportSize().width() - self.verticalScrollBar().sizeHint().width()
+        self.widget().fit_width(width)
 
 
 class RecommendationView(QWidget):
@@ -106,7 +116,7 @@ class RecommendationView(QWidget):
         self.tabs.addTab(details, "Ho&w it was computed")  # Alt+H is the Help menu
 
         self.assumptions = AssumptionsPanel(form)
-        scroll = QScrollArea()
+        scroll = _FittingScroll()
         scroll.setWidget(self.assumptions)
         scroll.setWidgetResizable(True)
         self.tabs.addTab(scroll, "&Assumptions")
