@@ -49,7 +49,8 @@ def cut_texts(root: QWidget, window: QWidget | None = None) -> list[str]:
             continue
         if isinstance(widget, QLineEdit):
             # The text area: the field less its frame and Qt's margins (about 4 px a side).
-            if widget.fontMetrics().horizontalAdvance(text) > widget.width() - 8:
+            wide = widget.fontMetrics().horizontalAdvance(text) > widget.width() - 8
+            if wide and text not in widget.toolTip():
                 cut.append(f"{text[:50]!r}: a field {widget.width()} px wide")
         elif isinstance(widget, QLabel) and widget.wordWrap():
             needed = widget.heightForWidth(widget.width())

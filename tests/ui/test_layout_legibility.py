@@ -12,6 +12,7 @@ from pytestqt.exceptions import TimeoutError as QtBotTimeout
 
 from gpu_advisor.core.trace import PhasePeak, TraceResult
 from gpu_advisor.core.units import GIB
+from gpu_advisor.ui.main_window import VIEW_COMPARE, VIEW_MONITOR, VIEW_PLAN
 from gpu_advisor.ui.plan.tier_card import FIGURES
 from gpu_advisor.ui.plan.wizard import STEP_RESULT, STEP_WORKLOAD
 from tests.ui.legibility import cut_texts, overlaps, window_rect
@@ -150,3 +151,27 @@ def test_the_assumptions_fit_the_page_with_every_label_and_value_whole(window, q
     assert panel.isVisible()
     assert _cut_once_settled(qtbot, panel, window) == []
     assert overlaps(panel.findChildren(QGroupBox), window) == []
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_every_view_shows_its_texts_whole(window, qtbot, size, results_files):
+    """Each input page, each tab of the recommendation, the Monitor and the Compare view: no label,
+    button or field cut at an edge or by its height (a cut field shows its text in its tooltip)."""
+    form, wizard = window.form, window.wizard
+    _serving(form)
+    window.import_results(list(results_files))
+    _resize(window, qtbot, *size)
+    seen = {}
+    window.tabs.setCurrentIndex(VIEW_PLAN)
+    for step in range(STEP_RESULT):
+        wizard.go_to(step)
+        seen[f"step {step}"] = _cut_once_settled(qtbot, window, window)
+    wizard.go_to(STEP_RESULT)
+    tabs = wizard.result_view.tabs
+    for index in range(tabs.count()):
+        tabs.setCurrentIndex(index)
+        seen[tabs.tabText(index)] = _cut_once_settled(qtbot, window, window)
+    for view in (VIEW_MONITOR, VIEW_COMPARE):
+        window.tabs.setCurrentIndex(view)
+        seen[window.tabs.tabText(view)] = _cut_once_settled(qtbot, window, window)
+    assert {name: cut for name, cut in seen.items() if cut} == {}
