@@ -109,19 +109,19 @@ class TierCard(QFrame):
         margins = self.layout().contentsMargins()
         room = width - margins.left() - margins.right()
         widths = {key: self._line_width(key) for key, _ in FIGURES}
-        columns = len(FIGURES)
-        if sum(widths.values()) + FIGURE_SPACING_PX * (columns - 1) > room:
-            columns = TWO_ROW_COLUMNS
+        one_row = sum(widths.values()) + FIGURE_SPACING_PX * (len(FIGURES) - 1) <= room
+        columns = len(FIGURES) if one_row else TWO_ROW_COLUMNS
         if columns != self.columns:
             self._place_figures(columns)
-        # Each column as wide as its longest one-line figure, the speed's column taking the rest; or,
-        # where even that does not fit (long machine or price texts), every column may wrap.
+        # Every column as wide as its figures on one line, but in two rows the speed's, which takes
+        # the rest and wraps; where even that leaves the speed less than its longest word (long
+        # machine or price texts), no minimums: every figure may wrap.
         minimums = [0] * len(FIGURES)
         for index, (key, _caption) in enumerate(FIGURES):
-            if key != "speed":
+            if one_row or key != "speed":
                 minimums[index % columns] = max(minimums[index % columns], widths[key])
-        speed_room = room - sum(minimums) - FIGURE_SPACING_PX * (columns - 1)
-        fits = speed_room >= self._figures["speed"].minimumSizeHint().width()
+        rest = room - sum(minimums) - FIGURE_SPACING_PX * (columns - 1)
+        fits = one_row or rest >= self._figures["speed"].minimumSizeHint().width()
         for column, minimum in enumerate(minimums):
             self.grid.setColumnMinimumWidth(column, minimum if fits else 0)
 
