@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 
 import pytest
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QGroupBox, QLabel
 from pytestqt.exceptions import TimeoutError as QtBotTimeout
 
@@ -175,3 +176,32 @@ def test_every_view_shows_its_texts_whole(window, qtbot, size, results_files):
         window.tabs.setCurrentIndex(view)
         seen[window.tabs.tabText(view)] = _cut_once_settled(qtbot, window, window)
     assert {name: cut for name, cut in seen.items() if cut} == {}
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_compare_bar_labels_fit_their_bars_and_stay_apart(window, qtbot, tmp_path, size):
+    from tests.ui.conftest import make_report
+
+    files = [
+        tmp_path / "this-machine-cpu.json",
+        tmp_path / "example-h100-synthetic.json",
+        tmp_path / "this-machine-cpu-stopped.json",
+    ]
+    make_report("AMD EPYC").save(files[0])
+    make_report("NVIDIA H100 80GB HBM3 (synthetic example)", "cuda", flops=600e12).save(files[1])
+    make_report("AMD EPYC").save(files[2])
+    window.import_results(files)
+    window.tabs.setCurrentIndex(VIEW_COMPARE)
+    _resize(window, qtbot, *size)
+    compare = window.compare
+    axis = compare.chart.getPlotItem().getAxis("bottom")
+
+    def labels() -> list[str]:
+        return [label for _, label in axis._tickLevels[0]]
+
+    slot = compare.chart.getPlotItem().getViewBox().width() / len(files)
+    metrics = QFontMetrics(axis.font())
+    qtbot.waitUntil(lambda: all(metrics.horizontalAdvance(t) <= slot for t in labels()))
+    assert len(set(labels())) == len(files), labels()  # two runs of one machine told apart
+    tip = compare.chart.toolTip()
+    assert all(name in tip for name in ("this-machine-cpu.json", "this-machine-cpu-stopped.json", "HBM3"))

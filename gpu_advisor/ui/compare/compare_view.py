@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -42,10 +43,14 @@ from gpu_advisor.wording.compare import CompareLine, better_text, compare_lines,
 from gpu_advisor.wording.distributed import CurveChart
 
 BAR_WIDTH = 0.38
+CHART_SIDE_MARGIN_PX = 10  # pyqtgraph's margins around the plot area
+BAR_LABEL_GAP_PX = 8  # between two bars' labels
 
 
-def _short(name: str, limit: int = 28) -> str:
-    return name if len(name) <= limit else name[: limit - 1] + "…"
+def elide_labels(names: list[str], metrics: QFontMetrics, slot_px: int) -> list[str]:
+    """Each bar's label within its slot, elided in the middle (two runs of one machine differ at the
+    end of their file names: 'this-mac…cpu' and 'this-mac…stopped', not 'this-machine-…' twice)."""
+    return [metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, max(slot_px, 0)) for name in names]
 
 
 def _default_loader(path: Path) -> Any:
@@ -114,6 +119,7 @@ class CompareView(QWidget):
         self.chart.hideButtons()
         self.chart.getPlotItem().getViewBox().setMouseEnabled(x=False, y=False)
         self.chart.setMinimumWidth(360)
+        self.chart.installEventFilter(self)  # bar labels follow the chart's width
         self.chart_legend = QLabel()
         self.chart_legend.setWordWrap(True)
         chart_box = QWidget()
@@ -284,6 +290,7 @@ class CompareView(QWidget):
         item.clear()
         item.getAxis("bottom").setTicks(None)
         item.setLabel("bottom", "")
+        self.chart.setToolTip("")
         curves = self.charted_curves()
         if curves is not None:
             self._draw_curves(curves)
@@ -318,8 +325,11 @@ class CompareView(QWidget):
             )
             tops += list(cat[has])
         assert self.comparison is not None
-        names = [_short(name, max(10, 42 // max(1, len(self.loaded)))) for name in chart_names(self.loaded)]
-        item.getAxis("bottom").setTicks([list(enumerate(names))])
+        names = chart_names(self.loaded)
+        self._label_bars()
+        # The bars' names in full (their labels may be elided); names from users' files, as text.
+        files = "; ".join(escape(loaded.label.replace("\n", " — ")) for loaded in self.loaded)
+        self.chart.setToolTip(f"<p>Bars, left to right: {files}</p>")
         item.setLabel("left", series.unit)
         item.setTitle(f"{series.label} ({series.better})" if series.better else series.label, color=fg)
         item.setYRange(0, (max(tops) if tops else 1.0) * 1.1 or 1.0, padding=0)
@@ -328,6 +338,22 @@ class CompareView(QWidget):
         if series.catalogue is not None:
             legend += f'&nbsp;&nbsp; <span style="color:{catalogue_color.name()}">□</span> catalogue peak'
         self.chart_legend.setText(legend)
+
+    def _label_bars(self) -> None:
+        """Name the bars, each label as wide as its bar's slot (again when the chart is resized)."""
+        if self.charted() is None or not self.loaded:
+            return
+        names = chart_names(self.loaded)
+        item = self.chart.getPlotItem()
+        axis = item.getAxis("bottom")
+        plot_px = self.chart.width() - item.getAxis("left").width() - 2 * CHART_SIDE_MARGIN_PX
+        slot_px = plot_px // len(names) - BAR_LABEL_GAP_PX
+        axis.setTicks([list(enumerate(elide_labels(names, QFontMetrics(axis.font()), slot_px)))])
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if watched is self.chart and event.type() == QEvent.Type.Resize:
+            self._label_bars()
+        return super().eventFilter(watched, event)
 
     def _draw_curves(self, chart: CurveChart) -> None:
         """Lines of bus bandwidth over message size (log2 axis, labelled in bytes), one per file."""
