@@ -205,3 +205,27 @@ def test_compare_bar_labels_fit_their_bars_and_stay_apart(window, qtbot, tmp_pat
     assert len(set(labels())) == len(files), labels()  # two runs of one machine told apart
     tip = compare.chart.toolTip()
     assert all(name in tip for name in ("this-machine-cpu.json", "this-machine-cpu-stopped.json", "HBM3"))
+
+
+def test_a_wide_window_gives_the_compare_table_its_first_comparison_column(window, qtbot, tmp_path):
+    from tests.ui.conftest import make_report
+
+    names = ("this-machine-cpu", "example-h100-synthetic", "this-machine-cpu-stopped")  # the screenshots'
+    files = [tmp_path / f"{name}.json" for name in names]
+    make_report("AMD EPYC").save(files[0])
+    make_report("NVIDIA H100 80GB HBM3 (synthetic example)", "cuda", flops=600e12).save(files[1])
+    make_report("AMD EPYC").save(files[2])
+    window.import_results(files)
+    window.tabs.setCurrentIndex(VIEW_COMPARE)
+    _resize(window, qtbot, 1920, 1080)
+    table = window.compare.table
+    first_vs = len(files)  # the files' columns, then one "vs the baseline" column per other file
+    assert "vs" in table.horizontalHeaderItem(first_vs).text()
+
+    def right_edge() -> int:
+        return table.columnViewportPosition(first_vs) + table.columnWidth(first_vs)
+
+    with contextlib.suppress(QtBotTimeout):
+        qtbot.waitUntil(lambda: right_edge() <= table.viewport().width(), timeout=2000)
+    assert right_edge() <= table.viewport().width()  # at 1920 px it was cut at the splitter
+    assert window.compare.chart.width() >= 360

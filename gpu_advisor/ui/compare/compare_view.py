@@ -45,6 +45,7 @@ from gpu_advisor.wording.distributed import CurveChart
 BAR_WIDTH = 0.38
 CHART_SIDE_MARGIN_PX = 10  # pyqtgraph's margins around the plot area
 BAR_LABEL_GAP_PX = 8  # between two bars' labels
+CHART_MAX_WIDTH_PX = 640
 
 
 def elide_labels(names: list[str], metrics: QFontMetrics, slot_px: int) -> list[str]:
@@ -139,6 +140,10 @@ class CompareView(QWidget):
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([720, 480])
+        # In a wide window the table takes the rest (a column per file and per comparison: at 1920 px
+        # they were cut at the splitter while the bars spread over 760 px).
+        chart_box.setMaximumWidth(CHART_MAX_WIDTH_PX)
+        self.splitter = splitter
 
         baseline_row = QHBoxLayout()
         baseline_label = QLabel("Relative t&o:")
