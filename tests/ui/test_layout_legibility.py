@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtGui import QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QGroupBox, QLabel
 from pytestqt.exceptions import TimeoutError as QtBotTimeout
 
@@ -229,3 +229,51 @@ def test_a_wide_window_gives_the_compare_table_its_first_comparison_column(windo
         qtbot.waitUntil(lambda: right_edge() <= table.viewport().width(), timeout=2000)
     assert right_edge() <= table.viewport().width()  # at 1920 px it was cut at the splitter
     assert window.compare.chart.width() >= 360
+
+
+def test_the_result_page_follows_a_window_made_narrower(window, qtbot):
+    """Wide, the card lays its figures in one row; made narrow again, the page narrows with the window
+    (no sideways scrolling) and the figures go back to two rows."""
+    _serving(window.form)
+    window.wizard.go_to(STEP_RESULT)
+    view, card = window.wizard.result_view, window.wizard.result_view.card
+    scroll = window.wizard.stack.currentWidget()
+    _resize(window, qtbot, 1920, 1080)
+    qtbot.waitUntil(lambda: card.columns == len(FIGURES))
+    _resize(window, qtbot, 1024, 700)
+    with contextlib.suppress(QtBotTimeout):
+        qtbot.waitUntil(lambda: view.width() <= scroll.viewport().width(), timeout=2000)
+    assert view.width() <= scroll.viewport().width()
+    assert card.columns < len(FIGURES)
+    assert _cut_once_settled(qtbot, card, window) == []
+
+
+def test_the_memory_chart_draws_a_long_column_label_at_the_smallest_window(window, qtbot):
+    """'per GPU (2 × AMD Instinct MI300X, a whole copy on each): 148.4 GiB' is wider than the chart at
+    1024 px; pyqtgraph leaves out a tick label wider than its axis, so it is wrapped to fit."""
+    _fine_tune(window.form)
+    window.form.set_field("train_tokens", 2e9)
+    window.form.set_field("max_hours", 48.0)
+    _resize(window, qtbot, 1024, 700)
+    window.wizard.go_to(STEP_RESULT)
+    view = window.wizard.result_view
+    view.tabs.setCurrentIndex(1)
+    chart = view.memory_chart
+    qtbot.waitUntil(chart.isVisible)
+    ((label, _total),) = chart.shown_rows
+    assert "whole copy on each" in label
+    axis = chart.getPlotItem().getAxis("bottom")
+
+    def drawn() -> list[str]:
+        image = QImage(chart.size(), QImage.Format.Format_ARGB32)
+        painter = QPainter(image)
+        try:
+            _axis, _ticks, texts = axis.generateDrawSpecs(painter)
+        finally:
+            painter.end()
+        return [text for _rect, _flags, text in texts]
+
+    with contextlib.suppress(QtBotTimeout):
+        qtbot.waitUntil(lambda: len(drawn()) == 1, timeout=2000)
+    (text,) = drawn()
+    assert " ".join(text.split("\n")) == f"{label}: {text.rsplit(': ', 1)[1]}"  # whole, only wrapped

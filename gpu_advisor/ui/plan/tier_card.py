@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from html import escape
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
@@ -38,6 +38,20 @@ FIGURE_SPACING_PX = 28
 # Where the seven figures do not fit on one line each, two rows: machines, memory, speed and bound;
 # rent, buy and break-even under them (the money together).
 TWO_ROW_COLUMNS = 4
+
+
+class _FigureLabel(QLabel):
+    """A wrapping label whose size hint is its text on one line (a wrapping QLabel hints a block)."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.setWordWrap(True)
+
+    def sizeHint(self) -> QSize:  # Qt override
+        margins = self.contentsMargins()
+        # Fractional advances, rounded up, and a pixel to spare: wrapping needs no less.
+        line = math.ceil(QFontMetricsF(self.font()).horizontalAdvance(self.text())) + 1
+        return QSize(line + margins.left() + margins.right(), super().sizeHint().height())
 
 
 class TierCard(QFrame):
@@ -79,12 +93,11 @@ class TierCard(QFrame):
         self._titles: dict[str, QLabel] = {}
         self._figures: dict[str, QLabel] = {}
         for key, caption in FIGURES:
-            title = QLabel(caption)
+            title = _FigureLabel(caption)
             title.setEnabled(False)  # the palette's muted text colour
-            value = QLabel("—")
+            value = _FigureLabel("—")
             value.setObjectName(f"figure_{key}")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            value.setWordWrap(True)
             self._titles[key], self._figures[key] = title, value
         self.columns = 0  # figures a row: all of them, or TWO_ROW_COLUMNS
         self._place_figures(len(FIGURES))
@@ -94,52 +107,50 @@ class TierCard(QFrame):
     def figure(self, key: str) -> str:
         return self._figures[key].text()
 
-    def _line_width(self, key: str) -> int:
-        """The width of a figure's caption or value on one line, whichever is longer."""
-        # Fractional advances, rounded up, and a pixel to spare: a wrapping label needs no less.
-        return max(
-            math.ceil(QFontMetricsF(label.font()).horizontalAdvance(label.text())) + 1
-            for label in (self._titles[key], self._figures[key])
-        )
-
     def _lay_out_figures(self, width: int) -> None:
         """The figures in one row when each fits on one line in a card `width` px wide, else in two rows
         where every figure but the speed (the longest) keeps to one line, the speed wrapping beside them.
+
+        A grid shares its room by stretch alone (size hints aside): stretches in proportion to each
+        column's one-line width give every column at least that width wherever the row fits; where it
+        does not, the other columns get theirs as minimums and the speed's takes what is left. Those
+        minimums are set only where they fit the width the card has, so that it can still narrow.
         """
         margins = self.layout().contentsMargins()
         room = width - margins.left() - margins.right()
-        widths = {key: self._line_width(key) for key, _ in FIGURES}
-        one_row = sum(widths.values()) + FIGURE_SPACING_PX * (len(FIGURES) - 1) <= room
-        columns = len(FIGURES) if one_row else TWO_ROW_COLUMNS
+        lines = {
+            key: max(self._titles[key].sizeHint().width(), self._figures[key].sizeHint().width())
+            for key, _ in FIGURES
+        }
+        columns = len(FIGURES)
+        if sum(lines.values()) + FIGURE_SPACING_PX * (columns - 1) > room:
+            columns = TWO_ROW_COLUMNS
         if columns != self.columns:
             self._place_figures(columns)
-        # Every column as wide as its figures on one line, but in two rows the speed's, which takes
-        # the rest and wraps; where even that leaves the speed less than its longest word (long
-        # machine or price texts), no minimums: every figure may wrap.
-        minimums = [0] * len(FIGURES)
-        for index, (key, _caption) in enumerate(FIGURES):
-            if one_row or key != "speed":
-                minimums[index % columns] = max(minimums[index % columns], widths[key])
-        rest = room - sum(minimums) - FIGURE_SPACING_PX * (columns - 1)
-        fits = one_row or rest >= self._figures["speed"].minimumSizeHint().width()
-        for column, minimum in enumerate(minimums):
-            self.grid.setColumnMinimumWidth(column, minimum if fits else 0)
+        keys = [[key for key, _ in FIGURES[c::columns]] for c in range(columns)]
+        widest = [max(lines[key] for key in column) for column in keys]
+        room -= FIGURE_SPACING_PX * (columns - 1)
+        speed = next(c for c, column in enumerate(keys) if "speed" in column)
+        rest = room - sum(w for c, w in enumerate(widest) if c != speed)
+        wrap_speed = sum(widest) > room and rest >= self._figures["speed"].minimumSizeHint().width()
+        for column, natural in enumerate(widest):
+            self.grid.setColumnStretch(column, (column == speed) if wrap_speed else natural)
+            self.grid.setColumnMinimumWidth(column, natural if wrap_speed and column != speed else 0)
+        for column in range(columns, len(FIGURES)):
+            self.grid.setColumnStretch(column, 0)
+            self.grid.setColumnMinimumWidth(column, 0)
 
     def _place_figures(self, columns: int) -> None:
-        """Caption over value, `columns` figures a row; the speed's column (the longest text) widest."""
+        """Caption over value, `columns` figures a row."""
         self.columns = columns
         for title, value in zip(self._titles.values(), self._figures.values(), strict=True):
             self.grid.removeWidget(title)
             self.grid.removeWidget(value)
-        for column in range(len(FIGURES)):
-            self.grid.setColumnStretch(column, 0)
         for index, (key, _caption) in enumerate(FIGURES):
             row, column = 2 * (index // columns), index % columns
             self._titles[key].setContentsMargins(0, 6 if row else 0, 0, 0)  # rows of figures apart
             self.grid.addWidget(self._titles[key], row, column)
             self.grid.addWidget(self._figures[key], row + 1, column, Qt.AlignmentFlag.AlignTop)
-            if row == 0:
-                self.grid.setColumnStretch(column, 2 if key == "speed" else 1)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         self._lay_out_figures(event.size().width())
