@@ -346,10 +346,10 @@ class CompareView(QWidget):
 
     def _label_bars(self) -> None:
         """Name the bars, each label as wide as its bar's slot (again when the chart is resized)."""
-        if self.charted() is None or not self.loaded:
+        item = self.chart.getPlotItem()  # None once the chart is closed
+        if self.charted() is None or not self.loaded or item is None:
             return
         names = chart_names(self.loaded)
-        item = self.chart.getPlotItem()
         axis = item.getAxis("bottom")
         plot_px = self.chart.width() - item.getAxis("left").width() - 2 * CHART_SIDE_MARGIN_PX
         slot_px = plot_px // len(names) - BAR_LABEL_GAP_PX

@@ -125,10 +125,12 @@ class MemoryChart(_ThemedPlot):
 
     def _fit_ticks(self) -> None:
         """Each column's label within its share of the axis, on up to three lines."""
-        if not getattr(self, "_ticks", None):  # none yet (PlotWidget's constructor resizes)
+        item = self.getPlotItem()
+        # None yet (PlotWidget's constructor resizes), or none left (a closed PlotWidget drops its item).
+        if not getattr(self, "_ticks", None) or item is None:
             return
-        axis = self.getPlotItem().getAxis("bottom")
-        plot_px = self.width() - self.getPlotItem().getAxis("left").width() - 2 * TICK_MARGIN_PX
+        axis = item.getAxis("bottom")
+        plot_px = self.width() - item.getAxis("left").width() - 2 * TICK_MARGIN_PX
         slot_px = plot_px // len(self._ticks) - TICK_MARGIN_PX
         metrics = QFontMetrics(axis.font())
         axis.setTicks([[(i, fit_label(text, metrics, slot_px)) for i, text in enumerate(self._ticks)]])
