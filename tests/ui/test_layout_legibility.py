@@ -277,3 +277,19 @@ def test_the_memory_chart_draws_a_long_column_label_at_the_smallest_window(windo
         qtbot.waitUntil(lambda: len(drawn()) == 1, timeout=2000)
     (text,) = drawn()
     assert " ".join(text.split("\n")) == f"{label}: {text.rsplit(': ', 1)[1]}"  # whole, only wrapped
+
+
+def test_the_monitor_list_shows_a_stopped_workload_status_whole(qtbot):
+    from gpu_advisor.ui.monitor.checklist import STATUS_COLUMN, ChecklistTable
+    from gpu_advisor.wording.checklist import STATUS_TEXT
+
+    table = ChecklistTable()
+    qtbot.addWidget(table)
+    table.resize(1000, 200)
+    table.show()
+    style = table.style()
+    # A cell's text area: the column less its grid line and the item view's text margin either side.
+    margin = style.pixelMetric(style.PixelMetric.PM_FocusFrameHMargin, None, table) + 1
+    room = table.columnWidth(STATUS_COLUMN) - 1 - 2 * margin
+    for status in ("cancelled", "running", "ok", "waiting", "skipped"):
+        assert table.fontMetrics().horizontalAdvance(STATUS_TEXT[status]) <= room, STATUS_TEXT[status]
