@@ -293,3 +293,14 @@ def test_the_monitor_list_shows_a_stopped_workload_status_whole(qtbot):
     room = table.columnWidth(STATUS_COLUMN) - 1 - 2 * margin
     for status in ("cancelled", "running", "ok", "waiting", "skipped"):
         assert table.fontMetrics().horizontalAdvance(STATUS_TEXT[status]) <= room, STATUS_TEXT[status]
+
+
+def test_the_compare_chart_keeps_clear_of_the_splitter_handle(window, qtbot, results_files):
+    window.import_results(list(results_files))
+    window.tabs.setCurrentIndex(VIEW_COMPARE)
+    _resize(window, qtbot, 1280, 800)
+    compare = window.compare
+    handle = compare.splitter.handle(1)
+    qtbot.waitUntil(compare.chart.isVisible)
+    gap = window_rect(compare.chart, window).left() - window_rect(handle, window).right()
+    assert gap >= 4  # the handle's grip drew over the chart's axis title

@@ -46,6 +46,7 @@ BAR_WIDTH = 0.38
 CHART_SIDE_MARGIN_PX = 10  # pyqtgraph's margins around the plot area
 BAR_LABEL_GAP_PX = 8  # between two bars' labels
 CHART_MAX_WIDTH_PX = 640
+CHART_GAP_PX = 8
 
 
 def elide_labels(names: list[str], metrics: QFontMetrics, slot_px: int) -> list[str]:
@@ -125,7 +126,8 @@ class CompareView(QWidget):
         self.chart_legend.setWordWrap(True)
         chart_box = QWidget()
         chart_layout = QVBoxLayout(chart_box)
-        chart_layout.setContentsMargins(0, 0, 0, 0)
+        # Room between the splitter's handle and the chart's axis title (the handle's grip drew on it).
+        chart_layout.setContentsMargins(CHART_GAP_PX, 0, 0, 0)
         metric_row = QHBoxLayout()
         metric_label = QLabel("&Chart:")
         metric_label.setBuddy(self.metric_combo)
