@@ -43,6 +43,7 @@ from gpu_advisor.wording.compare import CompareLine, better_text, compare_lines,
 from gpu_advisor.wording.distributed import CurveChart
 
 BAR_WIDTH = 0.38
+BAR_X_MARGINS = (0.7, 0.7)  # x units left of the first bar and right of the last
 CHART_SIDE_MARGIN_PX = 10  # pyqtgraph's margins around the plot area
 BAR_LABEL_GAP_PX = 8  # between two bars' labels
 CHART_MAX_WIDTH_PX = 640
@@ -340,7 +341,7 @@ class CompareView(QWidget):
         item.setLabel("left", series.unit)
         item.setTitle(f"{series.label} ({series.better})" if series.better else series.label, color=fg)
         item.setYRange(0, (max(tops) if tops else 1.0) * 1.1 or 1.0, padding=0)
-        item.setXRange(-0.7, len(names) - 0.3, padding=0)
+        item.setXRange(-BAR_X_MARGINS[0], len(names) - 1 + BAR_X_MARGINS[1], padding=0)
         legend = f'<span style="color:{measured_color.name()}">■</span> measured'
         if series.catalogue is not None:
             legend += f'&nbsp;&nbsp; <span style="color:{catalogue_color.name()}">□</span> catalogue peak'
@@ -354,7 +355,9 @@ class CompareView(QWidget):
         names = chart_names(self.loaded)
         axis = item.getAxis("bottom")
         plot_px = self.chart.width() - item.getAxis("left").width() - 2 * CHART_SIDE_MARGIN_PX
-        slot_px = plot_px // len(names) - BAR_LABEL_GAP_PX
+        # Bars one x unit apart, in an x range of the bars plus the margins either side.
+        unit_px = plot_px / (len(names) - 1 + sum(BAR_X_MARGINS))
+        slot_px = int(unit_px) - BAR_LABEL_GAP_PX
         axis.setTicks([list(enumerate(elide_labels(names, QFontMetrics(axis.font()), slot_px)))])
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
