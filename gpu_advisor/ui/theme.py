@@ -110,6 +110,18 @@ def dark_palette():
         QPalette.ColorRole.HighlightedText: "#ffffff",
         QPalette.ColorRole.ToolTipBase: "#353535",
         QPalette.ColorRole.ToolTipText: "#e6e6e6",
+        # Hints in empty fields, and links: left unset, Qt's light-theme defaults (near-black, pure
+        # blue) are unreadable on the dark fields.
+        QPalette.ColorRole.PlaceholderText: "#8a8a8a",
+        QPalette.ColorRole.Link: "#6cb6ff",
+        QPalette.ColorRole.LinkVisited: "#b083f0",
+        # Bevels and frame lines (Fusion draws tab panes, group boxes and check boxes with these): the
+        # light-theme defaults draw a white line under the tab bar and hide check boxes' edges.
+        QPalette.ColorRole.Light: "#505050",
+        QPalette.ColorRole.Midlight: "#424242",
+        QPalette.ColorRole.Mid: "#2e2e2e",
+        QPalette.ColorRole.Dark: "#1a1a1a",
+        QPalette.ColorRole.Shadow: "#0a0a0a",
     }
     for role, color in roles.items():
         pal.setColor(role, QColor(color))

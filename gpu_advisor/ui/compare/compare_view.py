@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -42,10 +43,17 @@ from gpu_advisor.wording.compare import CompareLine, better_text, compare_lines,
 from gpu_advisor.wording.distributed import CurveChart
 
 BAR_WIDTH = 0.38
+BAR_X_MARGINS = (0.7, 0.7)  # x units left of the first bar and right of the last
+CHART_SIDE_MARGIN_PX = 10  # pyqtgraph's margins around the plot area
+BAR_LABEL_GAP_PX = 8  # between two bars' labels
+CHART_MAX_WIDTH_PX = 640
+CHART_GAP_PX = 8
 
 
-def _short(name: str, limit: int = 28) -> str:
-    return name if len(name) <= limit else name[: limit - 1] + "…"
+def elide_labels(names: list[str], metrics: QFontMetrics, slot_px: int) -> list[str]:
+    """Each bar's label within its slot, elided in the middle (two runs of one machine differ at the
+    end of their file names: 'this-mac…cpu' and 'this-mac…stopped', not 'this-machine-…' twice)."""
+    return [metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, max(slot_px, 0)) for name in names]
 
 
 def _default_loader(path: Path) -> Any:
@@ -114,11 +122,13 @@ class CompareView(QWidget):
         self.chart.hideButtons()
         self.chart.getPlotItem().getViewBox().setMouseEnabled(x=False, y=False)
         self.chart.setMinimumWidth(360)
+        self.chart.installEventFilter(self)  # bar labels follow the chart's width
         self.chart_legend = QLabel()
         self.chart_legend.setWordWrap(True)
         chart_box = QWidget()
         chart_layout = QVBoxLayout(chart_box)
-        chart_layout.setContentsMargins(0, 0, 0, 0)
+        # Room between the splitter's handle and the chart's axis title (the handle's grip drew on it).
+        chart_layout.setContentsMargins(CHART_GAP_PX, 0, 0, 0)
         metric_row = QHBoxLayout()
         metric_label = QLabel("&Chart:")
         metric_label.setBuddy(self.metric_combo)
@@ -133,6 +143,10 @@ class CompareView(QWidget):
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
         splitter.setSizes([720, 480])
+        # In a wide window the table takes the rest (a column per file and per comparison: at 1920 px
+        # they were cut at the splitter while the bars spread over 760 px).
+        chart_box.setMaximumWidth(CHART_MAX_WIDTH_PX)
+        self.splitter = splitter
 
         baseline_row = QHBoxLayout()
         baseline_label = QLabel("Relative t&o:")
@@ -284,6 +298,7 @@ class CompareView(QWidget):
         item.clear()
         item.getAxis("bottom").setTicks(None)
         item.setLabel("bottom", "")
+        self.chart.setToolTip("")
         curves = self.charted_curves()
         if curves is not None:
             self._draw_curves(curves)
@@ -318,16 +333,37 @@ class CompareView(QWidget):
             )
             tops += list(cat[has])
         assert self.comparison is not None
-        names = [_short(name, max(10, 42 // max(1, len(self.loaded)))) for name in chart_names(self.loaded)]
-        item.getAxis("bottom").setTicks([list(enumerate(names))])
+        names = chart_names(self.loaded)
+        self._label_bars()
+        # The bars' names in full (their labels may be elided); names from users' files, as text.
+        files = "; ".join(escape(loaded.label.replace("\n", " — ")) for loaded in self.loaded)
+        self.chart.setToolTip(f"<p>Bars, left to right: {files}</p>")
         item.setLabel("left", series.unit)
         item.setTitle(f"{series.label} ({series.better})" if series.better else series.label, color=fg)
         item.setYRange(0, (max(tops) if tops else 1.0) * 1.1 or 1.0, padding=0)
-        item.setXRange(-0.7, len(names) - 0.3, padding=0)
+        item.setXRange(-BAR_X_MARGINS[0], len(names) - 1 + BAR_X_MARGINS[1], padding=0)
         legend = f'<span style="color:{measured_color.name()}">■</span> measured'
         if series.catalogue is not None:
             legend += f'&nbsp;&nbsp; <span style="color:{catalogue_color.name()}">□</span> catalogue peak'
         self.chart_legend.setText(legend)
+
+    def _label_bars(self) -> None:
+        """Name the bars, each label as wide as its bar's slot (again when the chart is resized)."""
+        item = self.chart.getPlotItem()  # None once the chart is closed
+        if self.charted() is None or not self.loaded or item is None:
+            return
+        names = chart_names(self.loaded)
+        axis = item.getAxis("bottom")
+        plot_px = self.chart.width() - item.getAxis("left").width() - 2 * CHART_SIDE_MARGIN_PX
+        # Bars one x unit apart, in an x range of the bars plus the margins either side.
+        unit_px = plot_px / (len(names) - 1 + sum(BAR_X_MARGINS))
+        slot_px = int(unit_px) - BAR_LABEL_GAP_PX
+        axis.setTicks([list(enumerate(elide_labels(names, QFontMetrics(axis.font()), slot_px)))])
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if watched is self.chart and event.type() == QEvent.Type.Resize:
+            self._label_bars()
+        return super().eventFilter(watched, event)
 
     def _draw_curves(self, chart: CurveChart) -> None:
         """Lines of bus bandwidth over message size (log2 axis, labelled in bytes), one per file."""

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
 
 from gpu_advisor.ui import theme
-from gpu_advisor.wording.checklist import CHECKLIST_HEADERS, ChecklistLine
+from gpu_advisor.wording.checklist import CHECKLIST_HEADERS, STATUS_TEXT, ChecklistLine
 
 STATUS_COLUMN, VERDICT_COLUMN = 1, 5
 
@@ -34,10 +34,13 @@ class ChecklistTable(QTableWidget):
         # tooltip, and the verdict takes what is left.
         header = self.horizontalHeader()
         em = self.fontMetrics().horizontalAdvance("M")
+        # The status column holds a stopped run's '■ stopped' whole (it read '■ stopp…').
+        stopped = self.fontMetrics().horizontalAdvance(STATUS_TEXT["cancelled"]) + em
         for column, width_em in enumerate((15, 7, 6, 20, 6)):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
             title = header.fontMetrics().horizontalAdvance(CHECKLIST_HEADERS[column]) + 2 * em
-            header.resizeSection(column, max(width_em * em, title))  # never a clipped title
+            least = stopped if column == STATUS_COLUMN else 0
+            header.resizeSection(column, max(width_em * em, title, least))  # never a clipped title
         header.setStretchLastSection(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from gpu_advisor.core.request import Assumptions
 from gpu_advisor.core.units import HOURS_PER_MONTH
@@ -59,6 +60,12 @@ GROUPS = (
 )
 
 
+def _editor_min_width(editor: QWidget) -> int:
+    """Room for 'per GPU' (the placeholder of a per-GPU default) or seven digits, and the frame."""
+    metrics = editor.fontMetrics()
+    return max(metrics.horizontalAdvance("per GPU"), metrics.horizontalAdvance("0" * 7)) + 16
+
+
 def _groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
     """GROUPS, plus any assumption core added since (shown under 'Other' rather than hidden)."""
     known = {name for _, names in GROUPS for name in names}
@@ -79,8 +86,9 @@ class AssumptionsPanel(FormPage):
         self._form = form
         self.binder = FieldBinder(form)
         self.editors: dict[str, QWidget] = {}
-        columns = QHBoxLayout()
-        self.outer_layout.addLayout(columns)
+        self.groups = QGridLayout()  # the boxes side by side, or fewer a row where they would not fit
+        self.group_boxes: list[QGroupBox] = []
+        self.outer_layout.addLayout(self.groups)
         for title, names in _groups():
             box = QGroupBox(title)
             layout = self.new_form_layout()
@@ -89,19 +97,20 @@ class AssumptionsPanel(FormPage):
                 self._add(layout, name)
             if title == "Cost and power":
                 hours = NumberEdit(integer=False, placeholder=f"{HOURS_PER_MONTH:g}")
+                hours.setMinimumWidth(_editor_min_width(hours))
                 self.add_field(
                     layout, "Hours of use per month (h):", hours, "hours_per_month", tip("hours_per_month")
                 )
                 self.binder.number(hours, "hours_per_month")
                 price = NumberEdit(integer=False, placeholder="0.15")
+                price.setMinimumWidth(_editor_min_width(price))
                 self.add_field(
                     layout, "Electricity (USD per kWh):", price, "electricity_usd_per_kwh", tip("electricity")
                 )
                 self.binder.number(price, "electricity_usd_per_kwh")
-            column = QVBoxLayout()
-            column.addWidget(box)
-            column.addStretch(1)
-            columns.addLayout(column)
+            self.group_boxes.append(box)
+        self.group_columns = 0
+        self._place_groups(len(self.group_boxes))
         bottom = QHBoxLayout()
         self.calibration_note = QLabel()
         self.calibration_note.setWordWrap(True)
@@ -112,6 +121,35 @@ class AssumptionsPanel(FormPage):
         self.outer_layout.addLayout(bottom)
         self.outer_layout.addStretch(1)
         self.reset_button.clicked.connect(lambda: form.reset_assumptions())
+
+    def _place_groups(self, columns: int) -> None:
+        """`columns` boxes a row, each at the top of its cell."""
+        if columns == self.group_columns:
+            return
+        self.group_columns = columns
+        for box in self.group_boxes:
+            self.groups.removeWidget(box)
+        for index, box in enumerate(self.group_boxes):
+            self.groups.addWidget(box, index // columns, index % columns, Qt.AlignmentFlag.AlignTop)
+        for column in range(len(self.group_boxes)):
+            self.groups.setColumnStretch(column, 1 if column < columns else 0)
+
+    def fit_width(self, width: int) -> None:
+        """As many boxes a row as fit in `width` px at their minimum widths (labels whole, values
+        readable): a narrower window gets fewer a row, not a page cut at its right edge. Called by the
+        scroll area showing the panel, with its viewport's width (the panel's own width is at least its
+        minimum, which follows the number of boxes a row)."""
+        margins = self.outer_layout.contentsMargins()
+        room = width - margins.left() - margins.right()
+        spacing = max(self.groups.horizontalSpacing(), 0)
+        columns = len(self.group_boxes)
+        while columns > 1 and self._row_width(columns) + spacing * (columns - 1) > room:
+            columns -= 1
+        self._place_groups(columns)
+
+    def _row_width(self, columns: int) -> int:
+        boxes = self.group_boxes
+        return sum(max(b.minimumSizeHint().width() for b in boxes[c::columns]) for c in range(columns))
 
     def _add(self, layout, name: str) -> None:
         label, scale = ASSUMPTION_LABELS.get(name, (name.replace("_", " ").capitalize() + ":", 1))
@@ -128,6 +166,7 @@ class AssumptionsPanel(FormPage):
             integer = field.annotation in (int, int | None)
             placeholder = "per GPU" if optional else str(field.default)
             editor = NumberEdit(integer=integer, optional=optional, scale=scale, placeholder=placeholder)
+            editor.setMinimumWidth(_editor_min_width(editor))
             self.binder.number(editor, f"assumptions.{name}")  # type: ignore[arg-type]
         self.editors[name] = editor
         self.add_field(layout, label, editor, f"assumptions.{name}", tooltip)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QWidget
 
 from gpu_advisor.core.estimates import COMPONENTS, MemoryComponents
@@ -15,6 +16,25 @@ from gpu_advisor.ui.glossary import tip
 from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_curve, gpu_line, job_chart_message
 
 BAR_WIDTH = 0.55
+CHART_MIN_HEIGHT_PX = 180
+CHART_HEIGHT_PX = 240
+TICK_MARGIN_PX = 10  # around the plot area, and between two columns' labels
+
+
+def fit_label(text: str, metrics: QFontMetrics, width_px: int, max_lines: int = 3) -> str:
+    """`text` wrapped at spaces onto as few lines (at most `max_lines`) as keep it `width_px` wide, a
+    word or last line longer than that elided: pyqtgraph leaves out a tick label wider than its axis."""
+    if metrics.horizontalAdvance(text) <= width_px:
+        return text
+    lines: list[str] = []
+    for word in text.split(" "):
+        trial = f"{lines[-1]} {word}" if lines else word
+        if lines and (metrics.horizontalAdvance(trial) <= width_px or len(lines) == max_lines):
+            lines[-1] = trial
+        else:
+            lines.append(word)
+    elide = Qt.TextElideMode.ElideRight
+    return "\n".join(metrics.elidedText(line, elide, max(width_px, 0)) for line in lines)
 
 
 class _ValueAxis(pg.AxisItem):
@@ -38,8 +58,13 @@ class _ThemedPlot(pg.PlotWidget):
         self.setMenuEnabled(False)
         self.setMouseEnabled(x=False, y=False)
         self.hideButtons()
-        self.setMinimumHeight(220)
+        self.setMinimumHeight(CHART_MIN_HEIGHT_PX)
         theme.style_plot(self)
+
+    def sizeHint(self) -> QSize:  # Qt override
+        # Asks for little height and takes what the page has: the result page scrolls as a whole, to
+        # the height its parts ask for, and at 1280 x 800 the charts are to sit under the tier card.
+        return QSize(super().sizeHint().width(), CHART_HEIGHT_PX)
 
     def changeEvent(self, event: QEvent) -> None:  # Qt override
         if event.type() == QEvent.Type.PaletteChange and self._ready:
@@ -90,12 +115,29 @@ class MemoryChart(_ThemedPlot):
         item.setLabel("left", "memory (GiB)")
         item.showGrid(x=False, y=True, alpha=0.25)
         self._plan: Plan | None = None
+        self._ticks: list[str] = []  # each column's label in full, fitted to the axis when drawn
         self.shown_rows: list[tuple[str, int]] = []  # (column label, total bytes) for tests and exports
         self.legend_entries: list[tuple[str, str, str]] = []  # (colour, symbol, text)
 
     def show_plan(self, plan: Plan | None) -> None:
         self._plan = plan
         self.redraw()
+
+    def _fit_ticks(self) -> None:
+        """Each column's label within its share of the axis, on up to three lines."""
+        item = self.getPlotItem()
+        # None yet (PlotWidget's constructor resizes), or none left (a closed PlotWidget drops its item).
+        if not getattr(self, "_ticks", None) or item is None:
+            return
+        axis = item.getAxis("bottom")
+        plot_px = self.width() - item.getAxis("left").width() - 2 * TICK_MARGIN_PX
+        slot_px = plot_px // len(self._ticks) - TICK_MARGIN_PX
+        metrics = QFontMetrics(axis.font())
+        axis.setTicks([[(i, fit_label(text, metrics, slot_px)) for i, text in enumerate(self._ticks)]])
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        self._fit_ticks()
 
     def legend_html(self) -> str:
         return "&nbsp;&nbsp; ".join(
@@ -106,7 +148,7 @@ class MemoryChart(_ThemedPlot):
     def redraw(self) -> None:
         item = self.getPlotItem()
         item.clear()
-        self.shown_rows, self.legend_entries = [], []
+        self.shown_rows, self.legend_entries, self._ticks = [], [], []
         plan = self._plan
         if plan is None:
             return
@@ -132,8 +174,8 @@ class MemoryChart(_ThemedPlot):
             self.legend_entries.append((color.name(), "■", COMPONENT_LABELS[name]))
             starts += heights
         self.shown_rows = [(label, comps.total) for label, comps in columns]
-        ticks = [(i, f"{label}: {format_bytes(comps.total)}") for i, (label, comps) in enumerate(columns)]
-        item.getAxis("bottom").setTicks([ticks])
+        self._ticks = [f"{label}: {format_bytes(comps.total)}" for label, comps in columns]
+        self._fit_ticks()
         top = float(starts.max())
         if best is not None:
             limit_gb = best.gpu_memory_bytes / GIB

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import format_bytes, format_count
@@ -101,3 +101,36 @@ class EstimatePanel(QFrame):
         self._values["bound"].setText(bound_text(best.speed.bound))
         self._values["bound"].setToolTip(bound_tip(best.speed.bound))
         self._values["cost"].setText(f"rent {rent_text(best.cost)}; buy {buy_text(best.cost)}")
+
+
+class EstimateScroll(QScrollArea):
+    """The estimate's scroll area: never narrower than the panel's widest unbreakable line (a word, a
+    button, the trace table) plus a vertical scroll bar, so that nothing in it is cut at the right edge
+    (it scrolls up and down only). `preferred_width` is what it asks for when the window has room."""
+
+    def __init__(self, panel: EstimatePanel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.preferred_width = 0
+        self.setWidget(panel)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        panel.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        # The panel's own layout changed (trace rows, a longer name): the wizard's layout must ask again.
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(watched, event)
+
+    def minimumSizeHint(self) -> QSize:  # Qt override
+        hint = super().minimumSizeHint()
+        panel = self.widget()
+        if panel is None:
+            return hint
+        width = panel.minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width()
+        return QSize(width + 2 * self.frameWidth(), hint.height())
+
+    def sizeHint(self) -> QSize:  # Qt override
+        hint = super().sizeHint()
+        return QSize(max(self.preferred_width, self.minimumSizeHint().width()), hint.height())

@@ -58,6 +58,9 @@ class HubField(QWidget):
         self._generation = 0  # the newest request; older answers are dropped
         self.edit = QLineEdit()
         self.edit.setPlaceholderText(PLACEHOLDER)
+        self.edit.setToolTip(
+            f"A Hugging Face model id: {PLACEHOLDER}"
+        )  # the example, where the field is short
         self.edit.setAccessibleName("Hugging Face model id")
         self.edit.setClearButtonEnabled(True)
         self.search_button = QPushButton("Sea&rch")

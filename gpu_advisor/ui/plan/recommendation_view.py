@@ -5,12 +5,13 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QGridLayout,
     QHeaderView,
     QLabel,
     QScrollArea,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -36,6 +37,16 @@ def _label(text: str = "") -> QLabel:
     return label
 
 
+class _FittingScroll(QScrollArea):
+    """A scroll area that tells its AssumptionsPanel how wide it may be, so that the panel arranges
+    its boxes to fit rather than scrolling sideways."""
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        width = self.maximumViewportSize().width() - self.verticalScrollBar().sizeHint().width()
+        self.widget().fit_width(width)
+
+
 class RecommendationView(QWidget):
     """Everything `plan()` returned, rendered; edits in the Assumptions tab re-plan through the form."""
 
@@ -52,6 +63,7 @@ class RecommendationView(QWidget):
 
         overview = QWidget()
         overview_layout = QVBoxLayout(overview)
+        overview_layout.setContentsMargins(6, 6, 6, 6)  # the tab's frame is margin enough
         charts = QGridLayout()
         self.memory_chart = MemoryChart()
         self.cost_chart = CostChart()
@@ -94,13 +106,17 @@ class RecommendationView(QWidget):
         self.memory_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.memory_table.horizontalHeader().setStretchLastSection(True)
         self.memory_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        # As tall as the page leaves, at least a header and five rows: its preferred height would
+        # count in the result page's, and push the overview's charts under the fold at 1280 x 800.
+        self.memory_table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+        self.memory_table.setMinimumHeight(7 * self.fontMetrics().height() + 24)
         self.details_notes = _label()
         details_layout.addWidget(self.memory_table, 1)
         details_layout.addWidget(self.details_notes)
         self.tabs.addTab(details, "Ho&w it was computed")  # Alt+H is the Help menu
 
         self.assumptions = AssumptionsPanel(form)
-        scroll = QScrollArea()
+        scroll = _FittingScroll()
         scroll.setWidget(self.assumptions)
         scroll.setWidgetResizable(True)
         self.tabs.addTab(scroll, "&Assumptions")

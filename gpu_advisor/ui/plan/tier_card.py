@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from html import escape
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from gpu_advisor.core.result import Plan
@@ -32,6 +34,24 @@ FIGURES = (
     ("buy", "Buy"),
     ("breakeven", "Break-even, this GPU"),
 )
+FIGURE_SPACING_PX = 28
+# Where the seven figures do not fit on one line each, two rows: machines, memory, speed and bound;
+# rent, buy and break-even under them (the money together).
+TWO_ROW_COLUMNS = 4
+
+
+class _FigureLabel(QLabel):
+    """A wrapping label whose size hint is its text on one line (a wrapping QLabel hints a block)."""
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__(text)
+        self.setWordWrap(True)
+
+    def sizeHint(self) -> QSize:  # Qt override
+        margins = self.contentsMargins()
+        # Fractional advances, rounded up, and a pixel to spare: wrapping needs no less.
+        line = math.ceil(QFontMetricsF(self.font()).horizontalAdvance(self.text())) + 1
+        return QSize(line + margins.left() + margins.right(), super().sizeHint().height())
 
 
 class TierCard(QFrame):
@@ -68,25 +88,73 @@ class TierCard(QFrame):
         layout.addWidget(self.gpu_label)
         layout.addWidget(self.reason_label)
         layout.addWidget(self.verdict_label)
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(28)
+        self.grid = QGridLayout()
+        self.grid.setHorizontalSpacing(FIGURE_SPACING_PX)
+        self._titles: dict[str, QLabel] = {}
         self._figures: dict[str, QLabel] = {}
-        for column, (key, caption) in enumerate(FIGURES):
-            title = QLabel(caption)
+        for key, caption in FIGURES:
+            title = _FigureLabel(caption)
             title.setEnabled(False)  # the palette's muted text colour
-            value = QLabel("—")
+            value = _FigureLabel("—")
             value.setObjectName(f"figure_{key}")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            value.setWordWrap(True)
-            grid.addWidget(title, 0, column)
-            grid.addWidget(value, 1, column, Qt.AlignmentFlag.AlignTop)
-            grid.setColumnStretch(column, 2 if key == "speed" else 1)
-            self._figures[key] = value
-        layout.addLayout(grid)
+            self._titles[key], self._figures[key] = title, value
+        self.columns = 0  # figures a row: all of them, or TWO_ROW_COLUMNS
+        self._place_figures(len(FIGURES))
+        layout.addLayout(self.grid)
         self._figures["breakeven"].setToolTip(tip("breakeven"))
 
     def figure(self, key: str) -> str:
         return self._figures[key].text()
+
+    def _lay_out_figures(self, width: int) -> None:
+        """The figures in one row when each fits on one line in a card `width` px wide, else in two rows
+        where every figure but the speed (the longest) keeps to one line, the speed wrapping beside them.
+
+        A grid shares its room by stretch alone (size hints aside): stretches in proportion to each
+        column's one-line width give every column at least that width wherever the row fits; where it
+        does not, the other columns get theirs as minimums and the speed's takes what is left. Those
+        minimums are set only where they fit the width the card has, so that it can still narrow.
+        """
+        margins = self.layout().contentsMargins()
+        room = width - margins.left() - margins.right()
+        lines = {
+            key: max(self._titles[key].sizeHint().width(), self._figures[key].sizeHint().width())
+            for key, _ in FIGURES
+        }
+        columns = len(FIGURES)
+        if sum(lines.values()) + FIGURE_SPACING_PX * (columns - 1) > room:
+            columns = TWO_ROW_COLUMNS
+        if columns != self.columns:
+            self._place_figures(columns)
+        keys = [[key for key, _ in FIGURES[c::columns]] for c in range(columns)]
+        widest = [max(lines[key] for key in column) for column in keys]
+        room -= FIGURE_SPACING_PX * (columns - 1)
+        speed = next(c for c, column in enumerate(keys) if "speed" in column)
+        rest = room - sum(w for c, w in enumerate(widest) if c != speed)
+        wrap_speed = sum(widest) > room and rest >= self._figures["speed"].minimumSizeHint().width()
+        for column, natural in enumerate(widest):
+            self.grid.setColumnStretch(column, (column == speed) if wrap_speed else natural)
+            self.grid.setColumnMinimumWidth(column, natural if wrap_speed and column != speed else 0)
+        for column in range(columns, len(FIGURES)):
+            self.grid.setColumnStretch(column, 0)
+            self.grid.setColumnMinimumWidth(column, 0)
+
+    def _place_figures(self, columns: int) -> None:
+        """Caption over value, `columns` figures a row."""
+        self.columns = columns
+        for title, value in zip(self._titles.values(), self._figures.values(), strict=True):
+            self.grid.removeWidget(title)
+            self.grid.removeWidget(value)
+        for index, (key, _caption) in enumerate(FIGURES):
+            row, column = 2 * (index // columns), index % columns
+            self._titles[key].setContentsMargins(0, 6 if row else 0, 0, 0)  # rows of figures apart
+            self.grid.addWidget(self._titles[key], row, column)
+            self.grid.addWidget(self._figures[key], row + 1, column, Qt.AlignmentFlag.AlignTop)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        self._lay_out_figures(event.size().width())
+        super().resizeEvent(event)
 
     def show_plan(self, plan: Plan) -> None:
         rec = plan.recommendation
@@ -117,6 +185,7 @@ class TierCard(QFrame):
         }
         for key, text in figures.items():
             self._figures[key].setText(text)
+        self._lay_out_figures(self.width())
         self._figures["bound"].setToolTip(bound_tip(best.speed.bound))
         self._figures["speed"].setToolTip(
             tip("mfu") if plan.request.task.is_training else tip("memory_bound")

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from gpu_advisor.ui.plan.budget_page import BudgetPage
-from gpu_advisor.ui.plan.estimate_panel import EstimatePanel
+from gpu_advisor.ui.plan.estimate_panel import EstimatePanel, EstimateScroll
 from gpu_advisor.ui.plan.fields import ErrorLabel, FormPage
 from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.plan.model_page import ModelPage
@@ -40,8 +40,12 @@ if TYPE_CHECKING:
 STEP_MODEL, STEP_WORKLOAD, STEP_TRAFFIC, STEP_BUDGET, STEP_RESULT = range(5)
 STEP_TITLES = ("1  Model", "2  Workload", "3  Traffic / target", "4  Budget", "5  Recommendation")
 # Below this width of the Plan view the live estimate moves under the form: beside it, the steps list,
-# the widest page and the estimate need about 1,040 px, more than half of a 1920 px screen.
-SIDE_BY_SIDE_MIN_WIDTH_PX = 1080
+# the widest page (about 650 px) and the estimate with a traced memory table (about 300 px) need
+# about 1,150 px.
+SIDE_BY_SIDE_MIN_WIDTH_PX = 1150
+# Beside the form, the estimate takes what the widest page leaves, within these bounds: wide enough
+# for a GPU name and its tier on one line, and no wider than its longest lines read well.
+ESTIMATE_WIDTH_PX = (260, 420)
 
 
 def _scrolled(page: QWidget) -> QScrollArea:
@@ -73,11 +77,7 @@ class PlanWizard(QWidget):
         )
         self._result_view: RecommendationView | None = None
         self.estimate = EstimatePanel(form)
-        self.estimate_scroll = QScrollArea()  # the estimate scrolls rather than growing the window
-        self.estimate_scroll.setWidget(self.estimate)
-        self.estimate_scroll.setWidgetResizable(True)
-        self.estimate_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        self.estimate_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.estimate_scroll = EstimateScroll(self.estimate)  # scrolls rather than growing the window
 
         self.steps = QListWidget()
         self.steps.setAccessibleName("Plan steps")
@@ -226,14 +226,25 @@ class PlanWizard(QWidget):
         if below:  # a strip under the form, as wide as it, scrolling past ~11 lines
             self.estimate_scroll.setMinimumSize(0, 6 * self.fontMetrics().height())
             self.estimate_scroll.setMaximumSize(16_777_215, 14 * self.fontMetrics().height())
-        else:
-            self.estimate_scroll.setMinimumSize(200, 0)
-            self.estimate_scroll.setMaximumSize(380, 16_777_215)
+        else:  # as wide as its content needs (EstimateScroll's minimum), and what the form leaves
+            self.estimate_scroll.setMinimumSize(0, 0)
+            self.estimate_scroll.setMaximumSize(16_777_215, 16_777_215)
+
+    def _estimate_width(self, width: int) -> int:
+        """The estimate's width beside the form, in a Plan view `width` px wide."""
+        margins = self.layout().contentsMargins()
+        spacing = 2 * max(self.layout().spacing(), 0)
+        page = max(p.minimumSizeHint().width() for p in self.pages)
+        page += self.stack.currentWidget().verticalScrollBar().sizeHint().width()
+        spare = width - margins.left() - margins.right() - spacing - self.steps.width() - page
+        return max(ESTIMATE_WIDTH_PX[0], min(ESTIMATE_WIDTH_PX[1], spare))
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         below = event.size().width() < SIDE_BY_SIDE_MIN_WIDTH_PX
         if below != self.estimate_below:
             self._set_estimate_below(below)
+        self.estimate_scroll.preferred_width = 0 if below else self._estimate_width(event.size().width())
+        self.estimate_scroll.updateGeometry()
         super().resizeEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
