@@ -11,6 +11,7 @@ simpler layout. A fixed tp or pp from the request restricts the candidates.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -88,22 +89,26 @@ class _Thresholds:
     total of the two most sharded ZeRO stages of its pipeline depth: below that the depth is skipped).
     Worked out one pipeline depth at a time, as far as the cards asked about need."""
 
-    __slots__ = ("_basis", "_entries", "_last", "_next", "_pps", "_tp")
+    __slots__ = ("_basis", "_last", "_lowest", "_next", "_pars", "_pps", "_tp")
 
     def __init__(
         self, basis: MemoryBasis, tp: int, pps: tuple[tuple[int, int, tuple[int, ...]], ...]
     ) -> None:
         self._basis, self._tp, self._pps = basis, tp, pps
-        self._entries: list[tuple[float, Parallelism]] = []
+        # The layouts worked out so far, in the order tried, and for each the lowest threshold up to
+        # it, negated: the first layout a card fits is where that running minimum first reaches the
+        # card's size, found by bisection (a plan asks each order about many card sizes).
+        self._pars: list[Parallelism] = []
+        self._lowest: list[float] = []
         self._next = 0
         pp, dp, zeros = pps[-1]
         self._last = layout(tp, pp, dp, zeros[-1])  # the layout reported when none fits: the last tried
 
     def pick(self, capacity: int) -> tuple[Parallelism, bool]:
-        entries = self._entries
-        for threshold, par in entries:
-            if threshold <= capacity:
-                return par, True
+        lowest = self._lowest
+        if lowest and lowest[-1] >= -capacity:
+            return self._pars[bisect_left(lowest, -capacity)], True
+        pars = self._pars
         total = self._basis.total_of
         tp = self._tp
         while self._next < len(self._pps):
@@ -116,10 +121,12 @@ class _Thresholds:
             )
             found = None
             for z in zeros:
-                entry = (max(total(tp, pp, dp, z), gate), layout(tp, pp, dp, z))
-                entries.append(entry)
-                if found is None and entry[0] <= capacity:
-                    found = entry[1]
+                threshold = max(total(tp, pp, dp, z), gate)
+                par = layout(tp, pp, dp, z)
+                pars.append(par)
+                lowest.append(max(-threshold, lowest[-1]) if lowest else -threshold)
+                if found is None and threshold <= capacity:
+                    found = par
             if found is not None:
                 return found, True
         return self._last, False
