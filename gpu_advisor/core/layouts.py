@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from .catalog import GpuSpec
 from .estimates import InferenceSpeed, MemoryEstimate, SpeedSummary, TrainingSpeed, time_to_first_token_s
@@ -29,10 +29,10 @@ Speed = TrainingSpeed | InferenceSpeed | SpeedSummary
 SAME_SPEED = 0.01
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(NamedTuple):
     """One layout on one GPU with its speed (a summary while layouts are compared; None for a layout
-    that does not fit, until someone asks), and whether it fits in memory."""
+    that does not fit, until someone asks), and whether it fits in memory. A NamedTuple, as
+    SpeedSummary: immutable and cheap to build, one per layout compared."""
 
     layout: Parallelism
     speed: Speed | None

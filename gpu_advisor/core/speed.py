@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from functools import lru_cache
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -118,10 +119,10 @@ def _groups_of(tensor: int, data: int, node: int) -> tuple[Group, Group, bool]:
     return tp_group, dp_group, tensor * data >= node
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _TrainingJob:
+class _TrainingJob(NamedTuple):
     """What a training step's time takes from the request and the device, resolved once: the search
-    times many layouts of one request on one GPU."""
+    times many layouts of one request on one GPU. A NamedTuple: immutable, and built in a fraction of
+    a frozen dataclass's time (one per GPU of a plan)."""
 
     req: PlanRequest
     peaks: DevicePeaks
@@ -437,8 +438,7 @@ def decode_bytes_per_step(req: PlanRequest, concurrency: int) -> float:
     return weights + concurrency * avg_context * kv_bytes_per_token(model, profile.kv_bytes)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _InferenceJob:
+class _InferenceJob(NamedTuple):
     """What serving's times take from the request and the device, resolved once (see _TrainingJob)."""
 
     req: PlanRequest
