@@ -118,7 +118,7 @@ Speed = TrainingSpeed | InferenceSpeed
 class SpeedSummary(NamedTuple):
     """The few numbers that rank layouts: what the speed functions return when asked for no detail
     (the recommender compares thousands of layouts and words only the one it keeps). A NamedTuple:
-    as immutable as a frozen dataclass and built in a third of the time (a frozen dataclass sets each
+    as immutable as a frozen dataclass and built in about half the time (a frozen dataclass sets each
     field through object.__setattr__), and a plan builds one per layout it compares."""
 
     kind: Literal["training", "inference"]
