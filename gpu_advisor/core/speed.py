@@ -235,7 +235,12 @@ def _training(job: _TrainingJob, par: Parallelism, detail: bool) -> TrainingSpee
         gather = all_gather_s(fabric, dp_group, layer_bytes)
         scatter = all_gather_s(fabric, dp_group, layer_params * basis.grad_bytes / tensor)
         fwd_layer, bwd_layer = compute / 3 / layers, 2 * compute / 3 / layers
-        zero3 = layers * (max(fwd_layer, gather) + max(bwd_layer, gather + scatter))
+        both = gather + scatter
+        # max() of two floats as comparisons: the same value (the first on a tie), without a builtin
+        # call per term, and this runs for every layout a plan compares.
+        zero3 = layers * (
+            (gather if gather > fwd_layer else fwd_layer) + (both if both > bwd_layer else bwd_layer)
+        )
         zero3_extra = zero3 - compute
         if detail:
             terms.append(
@@ -265,9 +270,10 @@ def _training(job: _TrainingJob, par: Parallelism, detail: bool) -> TrainingSpee
                     f"{link_name(fabric, tp_group)}",
                 )
             )
-    gpu_mb = max(compute + zero3_extra, weights_read) + tp_time
+    busy = compute + zero3_extra
+    gpu_mb = (weights_read if weights_read > busy else busy) + tp_time
     host = layers * eff.host_overhead_per_layer_s
-    micro = gpu_mb + host if peaks.host_serial else max(gpu_mb, host)
+    micro = gpu_mb + host if peaks.host_serial else (host if host > gpu_mb else gpu_mb)
     if micro > gpu_mb and detail:
         terms.append(
             SpeedTerm(
@@ -277,7 +283,7 @@ def _training(job: _TrainingJob, par: Parallelism, detail: bool) -> TrainingSpee
                 f"layer exceeds the GPU's work [{eff.overhead_source}]",
             )
         )
-    if weights_read > compute + zero3_extra and detail:
+    if weights_read > busy and detail:
         terms.append(
             SpeedTerm(
                 name="memory traffic",
@@ -320,7 +326,7 @@ def _training(job: _TrainingJob, par: Parallelism, detail: bool) -> TrainingSpee
         grad_bytes = job.trainable_grad_bytes / shards
         dp_time = all_reduce_s(fabric, dp_group, grad_bytes)
         hidden = job.overlap_x2 * micro / 3
-        dp_exposed = max(0.0, dp_time - hidden)
+        dp_exposed = dp_time - hidden if dp_time - hidden > 0.0 else 0.0
         if detail:
             overlap = job.req.assumptions.dp_comm_overlap
             terms.append(
