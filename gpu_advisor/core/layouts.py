@@ -175,17 +175,17 @@ class _Thresholds:
         while self._next < len(self._pps):
             pp, dp, zeros = self._pps[self._next]
             self._next += 1
-            gate = (
-                min(total(tp, pp, dp, zeros[-2]), total(tp, pp, dp, zeros[-1]))
-                if len(zeros) > 2
-                else -math.inf
-            )
+            gate = -math.inf
+            if len(zeros) > 2:  # min() of the two most sharded stages' totals, as a comparison
+                second, last = total(tp, pp, dp, zeros[-2]), total(tp, pp, dp, zeros[-1])
+                gate = last if last < second else second
             found = None
             for z in zeros:
-                threshold = max(total(tp, pp, dp, z), gate)
+                threshold = total(tp, pp, dp, z)
+                threshold = gate if gate > threshold else threshold  # max(total, gate)
                 par = layout(tp, pp, dp, z)
                 pars.append(par)
-                lowest.append(max(-threshold, lowest[-1]) if lowest else -threshold)
+                lowest.append(-threshold if not lowest or -threshold > lowest[-1] else lowest[-1])
                 if found is None and threshold <= capacity:
                     found = par
             if found is not None:

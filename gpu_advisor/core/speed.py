@@ -559,18 +559,24 @@ def _inference(
     # Prefill: one user's prompt; the stages of a pipeline run one after another.
     prefill_compute = job.prefill_flops / tp / job.prefill_peak
     prefill_memory = weights / tp / bw
-    prefill_gpu = max(prefill_compute, prefill_memory) + prefill_comm
-    prefill = (prefill_gpu + host if job.host_serial else max(prefill_gpu, host)) + job.step_overhead_s
+    # max() of two numbers as comparisons (the same value, the first on a tie): see _training
+    prefill_gpu = (prefill_memory if prefill_memory > prefill_compute else prefill_compute) + prefill_comm
+    prefill = (
+        prefill_gpu + host if job.host_serial else (host if host > prefill_gpu else prefill_gpu)
+    ) + job.step_overhead_s
     # Decode: every step reads the weights (MoE: the experts the batch touches) and every cached K/V.
     avg_context = job.avg_context
     kv_part = c * avg_context * job.kv_token_bytes
     decode_bytes = _decode_bytes(job, c) if job.moe else weights + kv_part
-    per_gpu_bytes = (decode_bytes - kv_part) / tp + kv_part / min(tp, job.kv_heads)
+    kv_heads = job.kv_heads
+    per_gpu_bytes = (decode_bytes - kv_part) / tp + kv_part / (kv_heads if kv_heads < tp else tp)
     decode_memory = per_gpu_bytes / bw
     attn_flops = job.four_layers * c * avg_context * job.heads * job.d_head
     decode_compute = (job.two_p_active * c + attn_flops) / tp / job.prefill_peak
-    gpu_step = max(decode_memory, decode_compute) + decode_comm
-    decode = (gpu_step + host if job.host_serial else max(gpu_step, host)) + job.step_overhead_s
+    gpu_step = (decode_compute if decode_compute > decode_memory else decode_memory) + decode_comm
+    decode = (
+        gpu_step + host if job.host_serial else (host if host > gpu_step else gpu_step)
+    ) + job.step_overhead_s
     per_user = 1.0 / decode
     if not detail:
         return SpeedSummary(
