@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -149,24 +149,33 @@ class _TrainingJob(NamedTuple):
 
 
 def _training_job(req: PlanRequest, peaks: DevicePeaks, basis: MemoryBasis) -> _TrainingJob:
-    model = req.model
-    a = req.assumptions
     eff = _efficiency(req, peaks)
-    f_model = training_flops_per_token(req)
-    tokens_mb = req.batch_size * req.seq_len
     return _TrainingJob(
-        req=req,
+        **_training_constants(req, basis),
         peaks=peaks,
         eff=eff,
+        peak_mfu=peaks.flops_per_s * eff.mfu,
+        bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
+    )
+
+
+@same_args_as_recent_call
+def _training_constants(req: PlanRequest, basis: MemoryBasis) -> dict[str, Any]:
+    """The fields of a _TrainingJob that come from the request alone: worked out once for every GPU
+    of a plan (the recommender asks with the same request and basis objects)."""
+    model = req.model
+    a = req.assumptions
+    f_model = training_flops_per_token(req)
+    tokens_mb = req.batch_size * req.seq_len
+    return dict(
+        req=req,
         basis=basis,
         f_model=f_model,
         f_hw=hardware_flops_per_token(req),
         m=req.grad_accumulation_steps,
         tokens_mb=tokens_mb,
         compute_flops=tokens_mb * f_model,
-        peak_mfu=peaks.flops_per_s * eff.mfu,
         weights_x3=3 * basis.weights,
-        bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
         layer_params=model.layer_params(),
         activation_bytes=basis.profile.activation_bytes,
         act=tokens_mb * model.hidden_size * basis.profile.activation_bytes,
@@ -473,25 +482,35 @@ class _InferenceJob(NamedTuple):
 
 
 def _inference_job(req: PlanRequest, peaks: DevicePeaks) -> _InferenceJob:
-    model = req.model
     eff = _efficiency(req, peaks)
+    return _InferenceJob(
+        **_inference_constants(req),
+        peaks=peaks,
+        eff=eff,
+        bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
+        host=req.model.n_layers * eff.host_overhead_per_layer_s,  # every stage's layers, one after another
+        prefill_peak=peaks.flops_per_s * eff.peak_multiplier * eff.prefill,
+        host_serial=peaks.host_serial,
+        step_overhead_s=eff.step_overhead_s,
+    )
+
+
+@same_args_as_recent_call
+def _inference_constants(req: PlanRequest) -> dict[str, Any]:
+    """The fields of an _InferenceJob that come from the request alone (see _training_constants)."""
+    model = req.model
     profile = request_profile(req)
     p_active = model.active_params()
     n = req.prompt_tokens
-    return _InferenceJob(
+    return dict(
         req=req,
-        peaks=peaks,
-        eff=eff,
         profile=profile,
         p_active=p_active,
-        bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
         act_b=profile.activation_bytes,
-        host=model.n_layers * eff.host_overhead_per_layer_s,  # every stage's layers, one after another
         weights=profile.weight_bytes_total(model.total_params(), model.embedding_params()),
         prefill_flops=2 * p_active * n + 2 * model.n_layers * n * n * model.n_heads * model.d_head,
         avg_context=req.prompt_tokens + req.output_tokens / 2,
         kv_token_bytes=kv_bytes_per_token(model, profile.kv_bytes),
-        prefill_peak=peaks.flops_per_s * eff.peak_multiplier * eff.prefill,
         hidden_act=model.hidden_size * profile.activation_bytes,
         two_layers=2 * model.n_layers,
         four_layers=4 * model.n_layers,
@@ -500,8 +519,6 @@ def _inference_job(req: PlanRequest, peaks: DevicePeaks) -> _InferenceJob:
         d_head=model.d_head,
         kv_heads=model.kv_heads,
         moe=model.is_moe,
-        host_serial=peaks.host_serial,
-        step_overhead_s=eff.step_overhead_s,
     )
 
 
