@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 from .catalog import GpuSpec
@@ -265,7 +265,7 @@ class LayoutSearch:
             orders = self._threshold_cache[key] = tuple(
                 _Thresholds(basis, tp, pps) for tp, pps in _layout_order(self.space, count, node) if pps
             )
-        return tuple(order.pick(capacity) for order in orders)
+        return tuple([order.pick(capacity) for order in orders])  # a list first: no generator to resume
 
     def fits_at(self, count: int, node: int, capacity: int) -> bool:
         """Whether some layout of `count` GPUs fits in memory. The most sharded layouts need the least
@@ -341,7 +341,7 @@ def score(req: PlanRequest, cand: Candidate) -> tuple:
 
 
 def best(req: PlanRequest, found: list[Candidate]) -> Candidate | None:
-    return max(found, key=lambda c: score(req, c)) if found else None
+    return max(found, key=partial(score, req)) if found else None  # partial: no Python frame per key
 
 
 def meets(req: PlanRequest, speed: Speed) -> bool:
