@@ -11,7 +11,6 @@ simpler layout. A fixed tp or pp from the request restricts the candidates.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from functools import lru_cache, partial
 from typing import NamedTuple
 
@@ -150,26 +149,22 @@ class _Thresholds:
     total of the two most sharded ZeRO stages of its pipeline depth: below that the depth is skipped).
     Worked out one pipeline depth at a time, as far as the cards asked about need."""
 
-    __slots__ = ("_basis", "_last", "_lowest", "_next", "_pars", "_pps", "_tp")
+    __slots__ = ("_basis", "_entries", "_last", "_next", "_pps", "_tp")
 
     def __init__(
         self, basis: MemoryBasis, tp: int, pps: tuple[tuple[int, int, tuple[int, ...]], ...]
     ) -> None:
         self._basis, self._tp, self._pps = basis, tp, pps
-        # The layouts worked out so far, in the order tried, and for each the lowest threshold up to
-        # it, negated: the first layout a card fits is where that running minimum first reaches the
-        # card's size, found by bisection (a plan asks each order about many card sizes).
-        self._pars: list[Parallelism] = []
-        self._lowest: list[float] = []
+        self._entries: list[tuple[float, Parallelism]] = []
         self._next = 0
         pp, dp, zeros = pps[-1]
         self._last = layout(tp, pp, dp, zeros[-1])  # the layout reported when none fits: the last tried
 
     def pick(self, capacity: int) -> tuple[Parallelism, bool]:
-        lowest = self._lowest
-        if lowest and lowest[-1] >= -capacity:
-            return self._pars[bisect_left(lowest, -capacity)], True
-        pars = self._pars
+        entries = self._entries
+        for threshold, par in entries:
+            if threshold <= capacity:
+                return par, True
         total = self._basis.total_of
         tp = self._tp
         while self._next < len(self._pps):
@@ -182,12 +177,10 @@ class _Thresholds:
             found = None
             for z in zeros:
                 threshold = total(tp, pp, dp, z)
-                threshold = gate if gate > threshold else threshold  # max(total, gate)
-                par = layout(tp, pp, dp, z)
-                pars.append(par)
-                lowest.append(-threshold if not lowest or -threshold > lowest[-1] else lowest[-1])
-                if found is None and threshold <= capacity:
-                    found = par
+                entry = (gate if gate > threshold else threshold, layout(tp, pp, dp, z))  # max(total, gate)
+                entries.append(entry)
+                if found is None and entry[0] <= capacity:
+                    found = entry[1]
             if found is not None:
                 return found, True
         return self._last, False
