@@ -162,7 +162,8 @@ def _training_job(req: PlanRequest, peaks: DevicePeaks, basis: MemoryBasis) -> _
 @same_args_as_recent_call
 def _training_constants(req: PlanRequest, basis: MemoryBasis) -> dict[str, Any]:
     """The fields of a _TrainingJob that come from the request alone: worked out once for every GPU
-    of a plan (the recommender asks with the same request and basis objects)."""
+    of a plan (the recommender asks with the same request and basis objects). The dict is shared
+    by every call that hits the memo: read it, never change it."""
     model = req.model
     a = req.assumptions
     f_model = training_flops_per_token(req)
