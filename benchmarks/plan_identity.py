@@ -250,7 +250,12 @@ def write(path: Path, random_count: int) -> None:
                 )
             out.write(text)
             digest.update(text.encode())
-    print(f"{len(requests)} requests written to {path}; sha256 of the answers {digest.hexdigest()[:16]}")
+    import gpu_advisor
+
+    print(
+        f"{len(requests)} requests planned by {Path(gpu_advisor.__file__).parent}, written to {path}; "
+        f"sha256 of the answers {digest.hexdigest()[:16]}"
+    )
 
 
 def compare(before: Path, after: Path) -> int:

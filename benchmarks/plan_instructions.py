@@ -38,7 +38,8 @@ def _instructions(name: str, repeats: int) -> int:
     code = _CHILD.format(bench=str(Path(__file__).resolve().parent), name=name, repeats=repeats)
     env = os.environ | {"PYTHONHASHSEED": "0"}
     done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-c", code],
+        # -P: no current directory on sys.path, so gpu_advisor comes from PYTHONPATH (the tree measured)
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, "-P", "-c", code],
         env=env,
         capture_output=True,
         text=True,
@@ -53,7 +54,10 @@ def _instructions(name: str, repeats: int) -> int:
 def main(words: list[str]) -> int:
     from plan_speed import REQUESTS
 
+    import gpu_advisor
+
     names = [n for n in REQUESTS if not words or any(w in n for w in words)]
+    print(f"gpu_advisor from {Path(gpu_advisor.__file__).parent}")
     print(f"{'request':<50} {'instructions per plan':>22}")
     for name in names:
         per_plan = (_instructions(name, REPEATS) - _instructions(name, 0)) // REPEATS
