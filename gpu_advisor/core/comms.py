@@ -137,7 +137,9 @@ def _link(fabric: Fabric, group: Group) -> tuple[float, float, str | int]:
         return fabric.intra_busbw, fabric.intra_latency_s, "intra"
     if fabric.inter_is_total:
         return fabric.inter_busbw_per_nic, fabric.inter_latency_s, "inter"
-    nics = max(1, min(group.per_node, fabric.nics_per_node))
+    # max(1, min(members per node, NICs per node)) as comparisons: this runs for every layout compared
+    nics = group.per_node if group.per_node < fabric.nics_per_node else fabric.nics_per_node
+    nics = nics if nics > 1 else 1
     return fabric.inter_busbw_per_nic * nics, fabric.inter_latency_s, nics
 
 
@@ -147,7 +149,8 @@ def all_reduce_s(fabric: Fabric, group: Group, nbytes: float) -> float:
         return 0.0
     busbw, latency, _ = _link(fabric, group)
     n = group.size
-    return 2 * (n - 1) / n * nbytes / busbw + max(1, math.ceil(math.log2(n))) * latency
+    steps = math.ceil(math.log2(n))  # n >= 2 here, so at least one step
+    return 2 * (n - 1) / n * nbytes / busbw + steps * latency
 
 
 def all_gather_s(fabric: Fabric, group: Group, nbytes: float) -> float:

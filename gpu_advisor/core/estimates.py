@@ -6,8 +6,7 @@ them and never call the estimators themselves. Pure data with trivial derived va
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -116,10 +115,11 @@ class InferenceSpeed(BaseModel):
 Speed = TrainingSpeed | InferenceSpeed
 
 
-@dataclass(frozen=True, slots=True)
-class SpeedSummary:
+class SpeedSummary(NamedTuple):
     """The few numbers that rank layouts: what the speed functions return when asked for no detail
-    (the recommender compares thousands of layouts and words only the one it keeps)."""
+    (the recommender compares thousands of layouts and words only the one it keeps). A NamedTuple:
+    as immutable as a frozen dataclass and built in about half the time (a frozen dataclass sets each
+    field through object.__setattr__), and a plan builds one per layout it compares."""
 
     kind: Literal["training", "inference"]
     tokens_per_s: float

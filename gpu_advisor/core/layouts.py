@@ -11,8 +11,8 @@ simpler layout. A fixed tp or pp from the request restricts the candidates.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
+from typing import NamedTuple
 
 from .catalog import GpuSpec
 from .estimates import InferenceSpeed, MemoryEstimate, SpeedSummary, TrainingSpeed, time_to_first_token_s
@@ -28,22 +28,47 @@ Speed = TrainingSpeed | InferenceSpeed | SpeedSummary
 SAME_SPEED = 0.01
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(NamedTuple):
     """One layout on one GPU with its speed (a summary while layouts are compared; None for a layout
-    that does not fit, until someone asks), and whether it fits in memory."""
+    that does not fit, until someone asks), and whether it fits in memory. A NamedTuple, as
+    SpeedSummary: immutable and cheap to build, one per layout compared."""
 
     layout: Parallelism
     speed: Speed | None
     fits: bool
 
 
-def tp_options(req: PlanRequest, count: int, node_gpus: int) -> list[int]:
+class LayoutSpace(NamedTuple):
+    """What of a request decides which layouts exist (the fields tp_options, pp_options and
+    zero_options read): requests alike in these have the same layouts for every GPU count and node
+    size, so the layouts are worked out once for all their plans (`_layout_order`, `_most_sharded`)."""
+
+    tensor_parallel: int | None
+    pipeline_parallel: int | None
+    zero_stage: int | None
+    inference: bool
+    n_heads: int
+    n_layers: int
+
+    @classmethod
+    def of(cls, req: PlanRequest) -> LayoutSpace:
+        return cls(
+            req.tensor_parallel,
+            req.pipeline_parallel,
+            req.zero_stage,
+            req.task is Task.INFERENCE,
+            req.model.n_heads,
+            req.model.n_layers,
+        )
+
+
+def tp_options(req: PlanRequest | LayoutSpace, count: int, node_gpus: int) -> list[int]:
     """Tensor-parallel degrees: the request's, else powers of two that stay inside a node and divide
     the count and the attention heads."""
-    if req.tensor_parallel is not None:
-        return [req.tensor_parallel] if count % req.tensor_parallel == 0 else []
-    return list(_tp_powers(count, node_gpus, req.model.n_heads))
+    space = req if isinstance(req, LayoutSpace) else LayoutSpace.of(req)
+    if space.tensor_parallel is not None:
+        return [space.tensor_parallel] if count % space.tensor_parallel == 0 else []
+    return list(_tp_powers(count, node_gpus, space.n_heads))
 
 
 @lru_cache(maxsize=1024)
@@ -63,23 +88,59 @@ def layout(tp: int, pp: int, dp: int, zero: int) -> Parallelism:
     return Parallelism(tensor=tp, pipeline=pp, data=dp, zero_stage=zero)
 
 
-def pp_options(req: PlanRequest, count: int, tp: int, node_gpus: int) -> list[int]:
+def pp_options(req: PlanRequest | LayoutSpace, count: int, tp: int, node_gpus: int) -> list[int]:
     """Pipeline depths: the request's, else powers of two once tensor parallelism fills a node (or
     when all GPUs are one replica), up to one layer per stage."""
-    if req.pipeline_parallel is not None:
-        return [req.pipeline_parallel] if count % (tp * req.pipeline_parallel) == 0 else []
+    space = req if isinstance(req, LayoutSpace) else LayoutSpace.of(req)
+    if space.pipeline_parallel is not None:
+        return [space.pipeline_parallel] if count % (tp * space.pipeline_parallel) == 0 else []
     if not (tp >= node_gpus or count == tp):
         return [1]
-    limit = min(count // tp, req.model.n_layers)
+    limit = min(count // tp, space.n_layers)
     return [p for p in (2**i for i in range(limit.bit_length())) if p <= limit and count % (tp * p) == 0]
 
 
-def zero_options(req: PlanRequest, dp: int) -> list[int]:
-    if req.task is Task.INFERENCE:
+def zero_options(req: PlanRequest | LayoutSpace, dp: int) -> list[int]:
+    space = req if isinstance(req, LayoutSpace) else LayoutSpace.of(req)
+    if space.inference:
         return [0]
-    if req.zero_stage is not None:
-        return [req.zero_stage]
+    if space.zero_stage is not None:
+        return [space.zero_stage]
     return [0, 1, 2, 3] if dp > 1 else [0]
+
+
+Order = tuple[tuple[int, tuple[tuple[int, int, tuple[int, ...]], ...]], ...]
+
+
+@lru_cache(maxsize=4096)
+def _layout_order(space: LayoutSpace, count: int, node: int) -> Order:
+    """For each tensor-parallel degree, its (pipeline, data, ZeRO stages) in the order tried."""
+    return tuple(
+        (
+            tp,
+            tuple(
+                (pp, count // (tp * pp), tuple(zero_options(space, count // (tp * pp))))
+                for pp in pp_options(space, count, tp, node)
+            ),
+        )
+        for tp in tp_options(space, count, node)
+    )
+
+
+@lru_cache(maxsize=4096)
+def _most_sharded(space: LayoutSpace, count: int, node: int) -> tuple[tuple[int, int, int, int], ...]:
+    """The widest tensor parallelism with the shallowest and the deepest pipeline, at the highest
+    ZeRO stage: the layouts of `count` GPUs that need the least memory per GPU."""
+    layouts = []
+    tps = tp_options(space, count, node)
+    if tps:
+        tp = max(tps)
+        pps = pp_options(space, count, tp, node) or [1]
+        for pp in {min(pps), max(pps)}:
+            dp = count // (tp * pp)
+            zero = max(zero_options(space, dp))
+            layouts.append((tp, pp, dp, zero if dp > 1 else 0))
+    return tuple(layouts)
 
 
 class _Thresholds:
@@ -109,14 +170,14 @@ class _Thresholds:
         while self._next < len(self._pps):
             pp, dp, zeros = self._pps[self._next]
             self._next += 1
-            gate = (
-                min(total(tp, pp, dp, zeros[-2]), total(tp, pp, dp, zeros[-1]))
-                if len(zeros) > 2
-                else -math.inf
-            )
+            gate = -math.inf
+            if len(zeros) > 2:  # min() of the two most sharded stages' totals, as a comparison
+                second, last = total(tp, pp, dp, zeros[-2]), total(tp, pp, dp, zeros[-1])
+                gate = last if last < second else second
             found = None
             for z in zeros:
-                entry = (max(total(tp, pp, dp, z), gate), layout(tp, pp, dp, z))
+                threshold = total(tp, pp, dp, z)
+                entry = (gate if gate > threshold else threshold, layout(tp, pp, dp, z))  # max(total, gate)
                 entries.append(entry)
                 if found is None and entry[0] <= capacity:
                     found = entry[1]
@@ -128,43 +189,21 @@ class _Thresholds:
 class LayoutSearch:
     """One request's search over layouts, shared by every GPU of a plan.
 
-    Which layouts to try depends on the GPU count and the node size; which of them fit, on the card's
-    memory too. Many catalogue GPUs share a node size and a memory size, so both are kept by those
-    keys (plain integers), and the layouts' totals by the memory basis.
+    Which layouts to try depends on the GPU count and the node size (and the request's LayoutSpace:
+    kept for every plan); which of them fit, on the card's memory too. Many catalogue GPUs share a
+    node size and a memory size, so both are kept by those keys (plain integers), and the layouts'
+    totals by the memory basis.
     """
 
     def __init__(self, req: PlanRequest) -> None:
         self.req = req
         self.basis = memory_basis(req, Device.CUDA)
-        self._orders: dict[
-            tuple[int, int], tuple[tuple[int, tuple[tuple[int, int, tuple[int, ...]], ...]], ...]
-        ] = {}
+        self.space = LayoutSpace.of(req)
         self._picks: dict[tuple[int, int, int], tuple[tuple[Parallelism, bool], ...]] = {}
         self._threshold_cache: dict[tuple[int, int], tuple[_Thresholds, ...]] = {}
         self._least: dict[tuple[int, int], float] = {}
         self._memory: dict[tuple[int, int, int, int, int | None], MemoryEstimate] = {}
-        self._sharded: dict[tuple[int, int], tuple[tuple[int, int, int, int], ...]] = {}
         self._smallest: dict[tuple[int, int, int], int] = {}
-
-    def _order(
-        self, count: int, node: int
-    ) -> tuple[tuple[int, tuple[tuple[int, int, tuple[int, ...]], ...]], ...]:
-        """For each tensor-parallel degree, its (pipeline, data, ZeRO stages) in the order tried."""
-        key = (count, node)
-        order = self._orders.get(key)
-        if order is None:
-            req = self.req
-            order = self._orders[key] = tuple(
-                (
-                    tp,
-                    tuple(
-                        (pp, count // (tp * pp), tuple(zero_options(req, count // (tp * pp))))
-                        for pp in pp_options(req, count, tp, node)
-                    ),
-                )
-                for tp in tp_options(req, count, node)
-            )
-        return order
 
     def picks(self, count: int, node: int, capacity: int) -> tuple[tuple[Parallelism, bool], ...]:
         """For each tensor-parallel degree, the least-sharded layout of `count` GPUs that fits a card
@@ -183,7 +222,7 @@ class LayoutSearch:
         """picks for an engine that leaves part of the card unused: totals depend on the card."""
         total = self.basis.total_of
         out = []
-        for tp, pps in self._order(count, node):
+        for tp, pps in _layout_order(self.space, count, node):
             attempt = None
             found = False
             for pp, dp, zeros in pps:
@@ -217,16 +256,16 @@ class LayoutSearch:
         if orders is None:
             basis = self.basis
             orders = self._threshold_cache[key] = tuple(
-                _Thresholds(basis, tp, pps) for tp, pps in self._order(count, node) if pps
+                _Thresholds(basis, tp, pps) for tp, pps in _layout_order(self.space, count, node) if pps
             )
-        return tuple(order.pick(capacity) for order in orders)
+        return tuple([order.pick(capacity) for order in orders])  # a list first: no generator to resume
 
     def fits_at(self, count: int, node: int, capacity: int) -> bool:
         """Whether some layout of `count` GPUs fits in memory. The most sharded layouts need the least
         memory per GPU: the widest tensor parallelism, the deepest pipeline, the highest ZeRO stage."""
         total = self.basis.total_of
         if self.basis.reserves:
-            for tp, pp, dp, zero in self._most_sharded(count, node):
+            for tp, pp, dp, zero in _most_sharded(self.space, count, node):
                 if total(tp, pp, dp, zero, capacity) <= capacity:
                     return True
             return False
@@ -234,28 +273,9 @@ class LayoutSearch:
         least = self._least.get(key)
         if least is None:
             least = self._least[key] = min(
-                (total(*layout) for layout in self._most_sharded(count, node)), default=math.inf
+                (total(*layout) for layout in _most_sharded(self.space, count, node)), default=math.inf
             )
         return least <= capacity
-
-    def _most_sharded(self, count: int, node: int) -> tuple[tuple[int, int, int, int], ...]:
-        """The widest tensor parallelism with the shallowest and the deepest pipeline, at the highest
-        ZeRO stage: the layouts of `count` GPUs that need the least memory per GPU."""
-        key = (count, node)
-        known = self._sharded.get(key)
-        if known is None:
-            req = self.req
-            layouts = []
-            tps = tp_options(req, count, node)
-            if tps:
-                tp = max(tps)
-                pps = pp_options(req, count, tp, node) or [1]
-                for pp in {min(pps), max(pps)}:
-                    dp = count // (tp * pp)
-                    zero = max(zero_options(req, dp))
-                    layouts.append((tp, pp, dp, zero if dp > 1 else 0))
-            known = self._sharded[key] = tuple(layouts)
-        return known
 
     def smallest_fitting_count(self, node: int, capacity: int, step: int, max_gpus: int) -> int:
         """Binary search over powers of two (times a fixed tp x pp): per-GPU memory never grows with
@@ -314,7 +334,7 @@ def score(req: PlanRequest, cand: Candidate) -> tuple:
 
 
 def best(req: PlanRequest, found: list[Candidate]) -> Candidate | None:
-    return max(found, key=lambda c: score(req, c)) if found else None
+    return max(found, key=partial(score, req)) if found else None  # partial: no Python frame per key
 
 
 def meets(req: PlanRequest, speed: Speed) -> bool:

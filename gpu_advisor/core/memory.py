@@ -262,7 +262,9 @@ class MemoryBasis:
         memory_fraction = self.memory_fraction
         overhead += (1 - memory_fraction) * capacity
         free = capacity * memory_fraction - fragmenting - overhead
-        return round(held + (overhead + max(0.0, (1 - self.kv_free_fraction) * free)))
+        kept_out = (1 - self.kv_free_fraction) * free
+        # max(0.0, kept_out) as a comparison (the same value; this runs for every layout and card)
+        return round(held + (overhead + (kept_out if kept_out > 0.0 else 0.0)))
 
     def fits(self, par: Parallelism, capacity: int) -> bool:
         return self.total_of(par.tensor, par.pipeline, par.data, par.zero_stage, capacity) <= capacity
@@ -279,7 +281,8 @@ class MemoryBasis:
         # Activations: sequence parallelism with tensor parallelism divides every one by t.
         activations = self.activations / tp
         if self.inference:
-            kv_shards = min(tp, self.kv_heads) * pp
+            kv_heads = self.kv_heads
+            kv_shards = (kv_heads if kv_heads < tp else tp) * pp  # min(tp, KV heads)
             users_per_replica = -(-self.users // dp)
             kv = users_per_replica * self.kv_bytes_per_sequence / kv_shards
             return weights, 0.0, 0.0, activations, kv, "inference"

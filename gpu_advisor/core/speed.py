@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from functools import lru_cache
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -118,10 +119,10 @@ def _groups_of(tensor: int, data: int, node: int) -> tuple[Group, Group, bool]:
     return tp_group, dp_group, tensor * data >= node
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _TrainingJob:
+class _TrainingJob(NamedTuple):
     """What a training step's time takes from the request and the device, resolved once: the search
-    times many layouts of one request on one GPU."""
+    times many layouts of one request on one GPU. A NamedTuple: immutable, and built in a fraction of
+    a frozen dataclass's time (one per GPU of a plan)."""
 
     req: PlanRequest
     peaks: DevicePeaks
@@ -148,24 +149,34 @@ class _TrainingJob:
 
 
 def _training_job(req: PlanRequest, peaks: DevicePeaks, basis: MemoryBasis) -> _TrainingJob:
-    model = req.model
-    a = req.assumptions
     eff = _efficiency(req, peaks)
-    f_model = training_flops_per_token(req)
-    tokens_mb = req.batch_size * req.seq_len
     return _TrainingJob(
-        req=req,
+        **_training_constants(req, basis),
         peaks=peaks,
         eff=eff,
+        peak_mfu=peaks.flops_per_s * eff.mfu,
+        bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
+    )
+
+
+@same_args_as_recent_call
+def _training_constants(req: PlanRequest, basis: MemoryBasis) -> dict[str, Any]:
+    """The fields of a _TrainingJob that come from the request alone: worked out once for every GPU
+    of a plan (the recommender asks with the same request and basis objects). The dict is shared
+    by every call that hits the memo: read it, never change it."""
+    model = req.model
+    a = req.assumptions
+    f_model = training_flops_per_token(req)
+    tokens_mb = req.batch_size * req.seq_len
+    return dict(
+        req=req,
         basis=basis,
         f_model=f_model,
         f_hw=hardware_flops_per_token(req),
         m=req.grad_accumulation_steps,
         tokens_mb=tokens_mb,
         compute_flops=tokens_mb * f_model,
-        peak_mfu=peaks.flops_per_s * eff.mfu,
         weights_x3=3 * basis.weights,
-        bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
         layer_params=model.layer_params(),
         activation_bytes=basis.profile.activation_bytes,
         act=tokens_mb * model.hidden_size * basis.profile.activation_bytes,
@@ -234,7 +245,12 @@ def _training(job: _TrainingJob, par: Parallelism, detail: bool) -> TrainingSpee
         gather = all_gather_s(fabric, dp_group, layer_bytes)
         scatter = all_gather_s(fabric, dp_group, layer_params * basis.grad_bytes / tensor)
         fwd_layer, bwd_layer = compute / 3 / layers, 2 * compute / 3 / layers
-        zero3 = layers * (max(fwd_layer, gather) + max(bwd_layer, gather + scatter))
+        both = gather + scatter
+        # max() of two floats as comparisons: the same value (the first on a tie), without a builtin
+        # call per term, and this runs for every layout a plan compares.
+        zero3 = layers * (
+            (gather if gather > fwd_layer else fwd_layer) + (both if both > bwd_layer else bwd_layer)
+        )
         zero3_extra = zero3 - compute
         if detail:
             terms.append(
@@ -264,9 +280,10 @@ def _training(job: _TrainingJob, par: Parallelism, detail: bool) -> TrainingSpee
                     f"{link_name(fabric, tp_group)}",
                 )
             )
-    gpu_mb = max(compute + zero3_extra, weights_read) + tp_time
+    busy = compute + zero3_extra
+    gpu_mb = (weights_read if weights_read > busy else busy) + tp_time
     host = layers * eff.host_overhead_per_layer_s
-    micro = gpu_mb + host if peaks.host_serial else max(gpu_mb, host)
+    micro = gpu_mb + host if peaks.host_serial else (host if host > gpu_mb else gpu_mb)
     if micro > gpu_mb and detail:
         terms.append(
             SpeedTerm(
@@ -276,7 +293,7 @@ def _training(job: _TrainingJob, par: Parallelism, detail: bool) -> TrainingSpee
                 f"layer exceeds the GPU's work [{eff.overhead_source}]",
             )
         )
-    if weights_read > compute + zero3_extra and detail:
+    if weights_read > busy and detail:
         terms.append(
             SpeedTerm(
                 name="memory traffic",
@@ -319,7 +336,7 @@ def _training(job: _TrainingJob, par: Parallelism, detail: bool) -> TrainingSpee
         grad_bytes = job.trainable_grad_bytes / shards
         dp_time = all_reduce_s(fabric, dp_group, grad_bytes)
         hidden = job.overlap_x2 * micro / 3
-        dp_exposed = max(0.0, dp_time - hidden)
+        dp_exposed = dp_time - hidden if dp_time - hidden > 0.0 else 0.0
         if detail:
             overlap = job.req.assumptions.dp_comm_overlap
             terms.append(
@@ -437,8 +454,7 @@ def decode_bytes_per_step(req: PlanRequest, concurrency: int) -> float:
     return weights + concurrency * avg_context * kv_bytes_per_token(model, profile.kv_bytes)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class _InferenceJob:
+class _InferenceJob(NamedTuple):
     """What serving's times take from the request and the device, resolved once (see _TrainingJob)."""
 
     req: PlanRequest
@@ -467,25 +483,35 @@ class _InferenceJob:
 
 
 def _inference_job(req: PlanRequest, peaks: DevicePeaks) -> _InferenceJob:
-    model = req.model
     eff = _efficiency(req, peaks)
+    return _InferenceJob(
+        **_inference_constants(req),
+        peaks=peaks,
+        eff=eff,
+        bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
+        host=req.model.n_layers * eff.host_overhead_per_layer_s,  # every stage's layers, one after another
+        prefill_peak=peaks.flops_per_s * eff.peak_multiplier * eff.prefill,
+        host_serial=peaks.host_serial,
+        step_overhead_s=eff.step_overhead_s,
+    )
+
+
+@same_args_as_recent_call
+def _inference_constants(req: PlanRequest) -> dict[str, Any]:
+    """The fields of an _InferenceJob that come from the request alone (see _training_constants)."""
+    model = req.model
     profile = request_profile(req)
     p_active = model.active_params()
     n = req.prompt_tokens
-    return _InferenceJob(
+    return dict(
         req=req,
-        peaks=peaks,
-        eff=eff,
         profile=profile,
         p_active=p_active,
-        bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
         act_b=profile.activation_bytes,
-        host=model.n_layers * eff.host_overhead_per_layer_s,  # every stage's layers, one after another
         weights=profile.weight_bytes_total(model.total_params(), model.embedding_params()),
         prefill_flops=2 * p_active * n + 2 * model.n_layers * n * n * model.n_heads * model.d_head,
         avg_context=req.prompt_tokens + req.output_tokens / 2,
         kv_token_bytes=kv_bytes_per_token(model, profile.kv_bytes),
-        prefill_peak=peaks.flops_per_s * eff.peak_multiplier * eff.prefill,
         hidden_act=model.hidden_size * profile.activation_bytes,
         two_layers=2 * model.n_layers,
         four_layers=4 * model.n_layers,
@@ -494,8 +520,6 @@ def _inference_job(req: PlanRequest, peaks: DevicePeaks) -> _InferenceJob:
         d_head=model.d_head,
         kv_heads=model.kv_heads,
         moe=model.is_moe,
-        host_serial=peaks.host_serial,
-        step_overhead_s=eff.step_overhead_s,
     )
 
 
@@ -553,18 +577,24 @@ def _inference(
     # Prefill: one user's prompt; the stages of a pipeline run one after another.
     prefill_compute = job.prefill_flops / tp / job.prefill_peak
     prefill_memory = weights / tp / bw
-    prefill_gpu = max(prefill_compute, prefill_memory) + prefill_comm
-    prefill = (prefill_gpu + host if job.host_serial else max(prefill_gpu, host)) + job.step_overhead_s
+    # max() of two numbers as comparisons (the same value, the first on a tie): see _training
+    prefill_gpu = (prefill_memory if prefill_memory > prefill_compute else prefill_compute) + prefill_comm
+    prefill = (
+        prefill_gpu + host if job.host_serial else (host if host > prefill_gpu else prefill_gpu)
+    ) + job.step_overhead_s
     # Decode: every step reads the weights (MoE: the experts the batch touches) and every cached K/V.
     avg_context = job.avg_context
     kv_part = c * avg_context * job.kv_token_bytes
     decode_bytes = _decode_bytes(job, c) if job.moe else weights + kv_part
-    per_gpu_bytes = (decode_bytes - kv_part) / tp + kv_part / min(tp, job.kv_heads)
+    kv_heads = job.kv_heads
+    per_gpu_bytes = (decode_bytes - kv_part) / tp + kv_part / (kv_heads if kv_heads < tp else tp)
     decode_memory = per_gpu_bytes / bw
     attn_flops = job.four_layers * c * avg_context * job.heads * job.d_head
     decode_compute = (job.two_p_active * c + attn_flops) / tp / job.prefill_peak
-    gpu_step = max(decode_memory, decode_compute) + decode_comm
-    decode = (gpu_step + host if job.host_serial else max(gpu_step, host)) + job.step_overhead_s
+    gpu_step = (decode_compute if decode_compute > decode_memory else decode_memory) + decode_comm
+    decode = (
+        gpu_step + host if job.host_serial else (host if host > gpu_step else gpu_step)
+    ) + job.step_overhead_s
     per_user = 1.0 / decode
     if not detail:
         return SpeedSummary(

@@ -56,10 +56,18 @@ def byte_unit(n_bytes: float) -> tuple[str, int]:
 
 def format_bytes(n_bytes: float | None, unit: str | None = None) -> str:
     """A memory size in binary units: '15.0 GiB', '144.2 MiB', '80 GiB'. `unit` forces one ('GiB')."""
-    if _missing(n_bytes):
+    # _missing and byte_unit, inline: a plan words a few hundred sizes
+    if n_bytes is None or (isinstance(n_bytes, float) and not math.isfinite(n_bytes)):
         return NA
-    assert n_bytes is not None
-    name, scale = (unit, _BYTE_UNITS[unit]) if unit else byte_unit(n_bytes)
+    if unit:
+        name, scale = unit, _BYTE_UNITS[unit]
+    else:
+        size = abs(n_bytes)
+        name, scale = "B", 1
+        for binary_name, binary_scale in _BINARY_UNITS:
+            if size >= binary_scale:
+                name, scale = binary_name, binary_scale
+                break
     value = n_bytes / scale
     if name == "B":
         return f"{value:,.0f} B"
@@ -169,9 +177,8 @@ def format_error_pct(error_pct: float | None) -> str:
 # ---- time and money -------------------------------------------------------------------------------------
 def format_duration(seconds: float | None) -> str:
     """A duration as a person reads it: 850 ms, 12.3 s, 4.2 min, 4.2 h, 3.1 days."""
-    if _missing(seconds):
+    if seconds is None or (isinstance(seconds, float) and not math.isfinite(seconds)):  # _missing
         return NA
-    assert seconds is not None
     if seconds < 1e-3:
         return f"{seconds * 1e6:.0f} µs"
     if seconds < 1:
@@ -203,9 +210,8 @@ def format_months(months: float | None, unit: str = "months") -> str:
 
 def format_usd(amount: float | None, missing: str = NA) -> str:
     """Money in USD, no cents from $100 up: '$0.74', '$3,781'. `missing` for an unknown price."""
-    if _missing(amount):
+    if amount is None or (isinstance(amount, float) and not math.isfinite(amount)):  # _missing
         return missing
-    assert amount is not None
     return f"${amount:,.2f}" if abs(amount) < 100 else f"${amount:,.0f}"
 
 
