@@ -7,9 +7,10 @@ import sys
 import threading
 
 import numpy as np
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtWidgets import QApplication, QWidget
 
+from gpu_advisor.ui.monitor.controls import RunControls
 from gpu_advisor.ui.monitor.live_plots import LivePlots, round_top
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries
 from gpu_advisor.ui.workers import JobRunner
@@ -99,3 +100,49 @@ def test_a_busy_cursor_while_the_engine_loads_and_the_normal_one_after(window, q
     release.set()
     qtbot.waitUntil(lambda: monitor.prepared, timeout=5000)
     assert QApplication.overrideCursor() is None
+
+
+class _Events(QObject):
+    """Counts the events of some types each watched widget receives."""
+
+    def __init__(self, types) -> None:
+        super().__init__()
+        self.types = set(types)
+        self.seen: list[tuple[QEvent.Type, QObject]] = []
+
+    def eventFilter(self, watched, event) -> bool:  # Qt override
+        if event.type() in self.types:
+            self.seen.append((event.type(), watched))
+        return False
+
+
+def test_moving_the_progress_bar_paints_nothing_before_the_event_loop_runs(qtbot):
+    # QProgressBar.setValue repaints at once, and a synchronous repaint paints every dirty widget
+    # of the window (the live plots: a whole frame inside one signal handler).
+    controls = RunControls()
+    qtbot.addWidget(controls)
+    paints = _Events({QEvent.Type.Paint})
+    controls.progress.installEventFilter(paints)
+    controls.show()
+    qtbot.waitUntil(lambda: bool(paints.seen), timeout=2000)  # on screen, painted once
+    paints.seen.clear()
+    controls.progress.setValue(500)
+    controls.progress.setRange(0, 2000)
+    assert paints.seen == [] and controls.progress.value() == 500
+    qtbot.waitUntil(lambda: bool(paints.seen), timeout=2000)  # painted with the next paint
+
+
+def test_the_run_status_text_changes_without_laying_the_window_out_again(qtbot):
+    controls = RunControls()
+    qtbot.addWidget(controls)
+    controls.show()
+    qtbot.waitExposed(controls)
+    QApplication.processEvents()
+    layouts = _Events({QEvent.Type.LayoutRequest})
+    for widget in (controls, *controls.findChildren(QWidget)):
+        widget.installEventFilter(layouts)
+    height = controls.time_left.height()
+    controls.time_left.setText("train: step 40 — about 1 minute 20 s left, a long line of status text")
+    QApplication.processEvents()
+    assert [w for _, w in layouts.seen if w is controls or w.layout() is not None] == []
+    assert controls.time_left.height() == height > 0 and controls.time_left.isVisible()
