@@ -146,3 +146,25 @@ def test_the_run_status_text_changes_without_laying_the_window_out_again(qtbot):
     QApplication.processEvents()
     assert [w for _, w in layouts.seen if w is controls or w.layout() is not None] == []
     assert controls.time_left.height() == height > 0 and controls.time_left.isVisible()
+
+
+def test_a_new_step_redraws_the_throughput_plot_alone(qtbot):
+    telemetry, throughput = RingSeries(1000, len(TELEMETRY_CHANNELS)), RingSeries(100, 1)
+    plots = LivePlots(telemetry, throughput, window_s=120.0)
+    qtbot.addWidget(plots)
+    throughput.restart(("train", "tokens_per_s"))
+    telemetry.append(0.5, (50.0, 1.0, np.nan, 40.0, 2000.0))
+    throughput.append(0.6, (1000.0,))
+    plots.refresh()
+    changed: list[str] = []
+    for key, curve in plots.curves.items():
+        curve.sigPlotChanged.connect(lambda _item, key=key: changed.append(key))
+    throughput.append(0.7, (1100.0,))  # a step, no new sample
+    plots.refresh()
+    assert changed == ["throughput"]
+    telemetry.append(1.0, (60.0, 1.0, np.nan, 41.0, 2100.0))  # a sample, no new step
+    changed.clear()
+    plots.refresh()
+    assert "throughput" not in changed and "utilisation_pct" in changed
+    _x, y = plots.curves["utilisation_pct"].getData()
+    assert list(y) == [50.0, 60.0]
