@@ -10,6 +10,7 @@ import numpy as np
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
+from gpu_advisor.ui.main_window import MainWindow
 from gpu_advisor.ui.monitor.controls import RunControls
 from gpu_advisor.ui.monitor.live_plots import LivePlots, round_top
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries
@@ -168,3 +169,28 @@ def test_a_new_step_redraws_the_throughput_plot_alone(qtbot):
     assert "throughput" not in changed and "utilisation_pct" in changed
     _x, y = plots.curves["utilisation_pct"].getData()
     assert list(y) == [50.0, 60.0]
+
+
+def test_a_benchmark_starts_once_the_window_has_drawn_the_run_s_first_frame(qtbot, dialogs):
+    # Start lays out and paints the plots anew: a benchmark taking the CPU and the GIL meanwhile
+    # doubled that frame under load.
+    painted_before_run: list[bool] = []
+    paints = _Events({QEvent.Type.Paint})
+
+    class Backend(FakeBackend):
+        def run(self, request, context, on_sample, on_step=None):
+            painted_before_run.append(any(w is viewport for _, w in paints.seen for viewport in views))
+            return super().run(request, context, on_sample, on_step)
+
+    window = MainWindow(backend=Backend(steps=3))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    monitor = window.monitor
+    window.tabs.setCurrentWidget(monitor)
+    views = [plot.viewport() for plot in monitor.plots.plots.values()]
+    for viewport in views:
+        viewport.installEventFilter(paints)
+    with qtbot.waitSignal(monitor.runner.run_finished, timeout=5000):
+        monitor.start()
+    assert painted_before_run == [True]
