@@ -196,8 +196,12 @@ def _where(stack: tuple[str, ...], depth: int = 3) -> str:
 
 
 def describe(gaps: list[Gap], top: int = 25) -> str:
-    """A table of the longest gaps, each with its split and its most frequent stacks."""
-    lines = []
+    """The gaps' totals, then the longest gaps, each with its split and its most frequent stacks."""
+    lines = [
+        f"  totals over {len(gaps)} gaps: {sum(g.gap_ms for g in gaps):.0f} ms, GUI cpu "
+        f"{sum(g.gui_cpu_ms for g in gaps):.0f}, core wait {sum(g.gui_core_wait_ms for g in gaps):.0f}, "
+        f"blocked {sum(g.gui_blocked_ms for g in gaps):.0f} ms"
+    ]
     for g in sorted(gaps, key=lambda g: -g.gap_ms)[:top]:
         lines.append(
             f"  {g.gap_ms:6.1f} ms at {g.start_s:6.2f} s [{g.label}]: GUI cpu {g.gui_cpu_ms:.1f}, "
