@@ -194,3 +194,27 @@ def test_a_benchmark_starts_once_the_window_has_drawn_the_run_s_first_frame(qtbo
     with qtbot.waitSignal(monitor.runner.run_finished, timeout=5000):
         monitor.start()
     assert painted_before_run == [True]
+
+
+def test_starting_and_a_long_result_detail_leave_the_plots_their_size(window, qtbot):
+    # A plot laid out anew draws its axes again: a card taking a third line mid-run cost a whole
+    # frame (every plot under the row), and so did the progress bar appearing at the first start.
+    window.resize(1280, 800)
+    monitor = window.monitor
+    window.tabs.setCurrentWidget(monitor)
+    qtbot.waitUntil(monitor.controls.isVisible, timeout=5000)
+    QApplication.processEvents()
+    controls = monitor.controls.height()  # no progress bar shown before the first run
+    monitor.start()
+    qtbot.waitUntil(lambda: monitor.plots.isVisible() and monitor.cards_row.isVisible(), timeout=5000)
+    QApplication.processEvents()
+    assert monitor.progress.isVisible() and monitor.controls.height() == controls
+    size = monitor.plots.size()
+    monitor.cards_row.prediction_card.set(
+        "memory +5%",
+        "152.2 MiB predicted, 144.2 MiB measured; step time -23% (CPU: not meaningful for a GPU plan)",
+    )
+    QApplication.processEvents()
+    assert monitor.plots.size() == size
+    with qtbot.waitSignal(monitor.runner.run_finished, timeout=5000):
+        monitor.stop()

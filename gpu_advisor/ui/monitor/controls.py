@@ -115,6 +115,11 @@ class RunControls(QWidget):
         self.progress = ProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
+        # Hidden before the first run, its room kept: showing it then changes no layout (the status
+        # row would grow and every plot below be laid out and drawn again).
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.progress.setSizePolicy(policy)
         self.time_left = QLabel("")
         self.time_left.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row = QHBoxLayout()
