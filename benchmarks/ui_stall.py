@@ -93,6 +93,13 @@ def one_run(
     window.close()
     if monitor.report is None:
         raise RuntimeError(f"the run failed: {window.errors.history}")
+    # A workload that did not run (the memory cap on a machine short of free RAM, an error) makes a
+    # run shorter and quieter: say so, so that runs are compared like with like.
+    odd = [
+        f"{r.workload} {r.status}" for r in monitor.report.results if r.status not in ("ok", "unsupported")
+    ]
+    if odd:
+        print(f"  not run in full: {', '.join(odd)}", flush=True)
     gaps = _gaps(ticks)
     p99 = gaps[min(len(gaps) - 1, int(0.99 * len(gaps)))]
     return (opening[-1] if opening else 0.0), gaps[-1], p99, len(ticks), run_s
