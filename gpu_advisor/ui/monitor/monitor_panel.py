@@ -58,11 +58,13 @@ RUNNING_TEXT = "Running…"
 # The benchmark thread (and the PyTorch threads it starts) runs at a lower CPU priority than the
 # window, so a run that keeps every core busy does not make the window stutter (benchmarks/ui_stall.py).
 WORKER_NICE_INCREMENT = 5
-# The GIL changes hands within 0.5 ms (Python's default: 5 ms) while a benchmark runs, so that a
+# The GIL changes hands within 0.1 ms (Python's default: 5 ms) while a benchmark runs, so that a
 # repaint of the plots, which takes the GIL for every Python call Qt makes into pyqtgraph, is not
 # held up by a workload running Python in a loop (decode steps, the data loader). It costs the
 # workload nothing while the window is idle: the GIL only changes hands when the GUI asks for it.
-WORKER_SWITCH_INTERVAL_S = 0.0005
+# Against 0.5 ms, the data-loader workload's gaps over 15 ms held the GUI blocked on the GIL for a
+# median of 51 ms a run instead of 128 (4 runs each, benchmarks/ui_stall.py --attribute 15).
+WORKER_SWITCH_INTERVAL_S = 0.0001
 RING_CAPACITY = 36_000  # one hour at 10 samples/s
 # PyTorch loads on the worker thread this long after the Monitor is first shown: after its first paint,
 # and once, before the user can have chosen a workload and pressed Start (BenchBackend.prepare).
