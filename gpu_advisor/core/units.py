@@ -159,14 +159,14 @@ def format_count(n: float | None) -> str:
 
 
 def format_pct(fraction: float | None, *, signed: bool = False, digits: int = 0) -> str:
-    """A fraction as a percentage: 0.42 -> '42%'; signed: '+5%', '-12%', never '-0%'."""
+    """A fraction as a percentage: 0.42 -> '42%', 299 -> '29,900%'; signed: '+5%', '-12%', never '-0%'."""
     if _missing(fraction):
         return NA
     assert fraction is not None
     value = round(fraction * 100, digits)
     if value == 0:
         value = 0.0  # no '-0%'
-    return f"{value:+.{digits}f}%" if signed and value != 0 else f"{value:.{digits}f}%"
+    return f"{value:+,.{digits}f}%" if signed and value != 0 else f"{value:,.{digits}f}%"
 
 
 def format_error_pct(error_pct: float | None) -> str:

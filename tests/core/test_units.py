@@ -28,6 +28,13 @@ def test_a_tiny_negative_change_reads_zero_without_a_sign():
     assert format_error_pct(-91.3) == "-91%" and format_error_pct(5.2) == "+5%"
 
 
+def test_a_large_change_reads_with_thousands_separators():
+    # Compare's "vs baseline" column: a CPU run against a GPU run is a change of hundreds of times.
+    assert format_pct(299.0, signed=True) == "+29,900%"
+    assert format_pct(-0.5, signed=True) == "-50%"
+    assert format_pct(12.345, digits=1) == "1,234.5%"
+
+
 def test_memory_is_binary_and_rates_are_decimal():
     peak = 151_200_000  # bytes: reads 144.2 MiB everywhere, never "151.2 MB"
     assert format_bytes(peak) == "144.2 MiB"
