@@ -1,4 +1,5 @@
-"""Work that waits until a window is first painted, then runs one step per turn of the event loop.
+"""Work that waits until a widget is painted: after a window's first frame, steps run one per turn of
+the event loop (AfterFirstPaint); after any next frame, one call (AfterNextPaint).
 
 The window opens on what it shows first; what it does not show yet (the recommendation page and its
 charts, the hardware probe, the first plan) is built right after, in steps small enough that the
@@ -60,6 +61,26 @@ def _read_names(module: object, names: list[str]) -> None:
         getattr(module, name)
 
 
+class AfterNextPaint(QObject):
+    """Calls `then()` once, on the event loop's pass after `widget` is next painted.
+
+    A frame is one pass (every changed widget of the window is painted in it), so that pass comes
+    after the whole frame: the first frame of the window, or of a benchmark run (the Monitor).
+    """
+
+    def __init__(self, widget: QWidget, then: Callable[[], object]) -> None:
+        super().__init__(widget)
+        self._widget, self._then = widget, then
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if watched is self._widget and event.type() == QEvent.Type.Paint:
+            self._widget.removeEventFilter(self)
+            QTimer.singleShot(0, self._then)  # no context object: this one is deleted before it fires
+            self.deleteLater()
+        return False
+
+
 class AfterFirstPaint(QObject):
     """Runs `steps` one per event-loop turn, from the first paint of `widget` on.
 
@@ -72,7 +93,8 @@ class AfterFirstPaint(QObject):
         self._widget = widget
         self._steps: deque[Callable[[], object]] = deque(steps)
         self._started = False
-        widget.installEventFilter(self)
+        AfterNextPaint(widget, self._begin)
+        widget.installEventFilter(self)  # its Show: the fallback should no paint come
 
     @property
     def pending(self) -> int:
@@ -80,26 +102,31 @@ class AfterFirstPaint(QObject):
         return len(self._steps)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
-        if watched is self._widget:
-            if event.type() == QEvent.Type.Paint:
-                self.start()
-            elif event.type() == QEvent.Type.Show and not self._started:
-                QTimer.singleShot(PAINT_FALLBACK_MS, self, self.start)
+        if watched is self._widget and event.type() == QEvent.Type.Show and not self._started:
+            QTimer.singleShot(PAINT_FALLBACK_MS, self, self.start)
         return False
 
     def start(self) -> None:
         """Begin now (idempotent): the first step runs on the next turn of the event loop."""
-        if self._started:
-            return
-        self._started = True
-        self._widget.removeEventFilter(self)
-        QTimer.singleShot(0, self, self._run_next)
+        if self._begun():
+            QTimer.singleShot(0, self, self._run_next)
 
     def cancel(self) -> None:
         """Drop the steps not run yet (the window is closing)."""
+        self._begun()
+        self._steps.clear()
+
+    def _begin(self) -> None:  # the pass after the first paint
+        if self._begun():
+            self._run_next()
+
+    def _begun(self) -> bool:
+        """Mark the steps started; False if they already were (started, or cancelled)."""
+        if self._started:
+            return False
         self._started = True
         self._widget.removeEventFilter(self)
-        self._steps.clear()
+        return True
 
     def _run_next(self) -> None:
         if not self._steps:

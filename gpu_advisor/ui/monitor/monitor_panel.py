@@ -13,7 +13,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -47,6 +47,7 @@ from gpu_advisor.ui.monitor.run_area import RunArea
 from gpu_advisor.ui.monitor.run_status import Countdown
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries, telemetry_values
 from gpu_advisor.ui.settings import AppSettings
+from gpu_advisor.ui.startup import AfterNextPaint
 from gpu_advisor.ui.table_export import with_suffix
 from gpu_advisor.ui.workers import JobRunner
 from gpu_advisor.wording.checklist import checklist, stopped_text
@@ -72,23 +73,6 @@ PREPARE_DELAY_MS = 300
 RESULTS_FILTER = "Benchmark results (*.json);;All files (*)"
 # The longest a benchmark waits for the window to draw the run's first frame before it starts.
 FIRST_FRAME_WAIT_S = 0.5
-
-
-class _AfterPaint(QObject):
-    """Calls `then()` on the event loop's next pass after `widget` is next painted (a frame is one
-    pass: every changed widget of the window is painted in it)."""
-
-    def __init__(self, widget: QWidget, then: Callable[[], object]) -> None:
-        super().__init__(widget)
-        self._widget, self._then = widget, then
-        widget.installEventFilter(self)
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
-        if event.type() == QEvent.Type.Paint:
-            self._widget.removeEventFilter(self)
-            QTimer.singleShot(0, self._then)
-            self.deleteLater()
-        return False
 
 
 class MonitorPanel(QWidget):
@@ -347,7 +331,7 @@ class MonitorPanel(QWidget):
         # The window paints every changed widget in one pass: once the progress bar (always changed
         # here) is painted, the next pass of the event loop comes after the whole frame.
         self.progress.update()
-        _AfterPaint(self.progress, first_frame.set)
+        AfterNextPaint(self.progress, first_frame.set)
 
     def stop(self) -> None:
         """Ask the run to stop; it ends within one step."""
