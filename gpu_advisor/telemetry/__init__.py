@@ -1,7 +1,8 @@
-"""Telemetry: NVIDIA GPUs through NVML, the host through psutil, a background sampler, summaries
-and diagnosis rules. No Qt, no torch: the GUI polls the sampler from its own timer.
+"""Telemetry: NVIDIA GPUs through NVML, AMD GPUs through AMD SMI, the host through psutil, a background
+sampler, summaries and diagnosis rules. No Qt, no torch: the GUI polls the sampler from its own timer.
 """
 
+from gpu_advisor.telemetry.amd import AmdSmiSource
 from gpu_advisor.telemetry.clock_reasons import decode_clock_event_reasons
 from gpu_advisor.telemetry.diagnosis import (
     COMPUTE_BOUND,
@@ -17,6 +18,7 @@ from gpu_advisor.telemetry.diagnosis import (
     diagnose,
     primary,
 )
+from gpu_advisor.telemetry.gpu_source import AutoGpuSource, GpuSource
 from gpu_advisor.telemetry.host import HostSource
 from gpu_advisor.telemetry.machine import describe_machine, hardware_summary
 from gpu_advisor.telemetry.nvml import GpuInfo, NvmlSource
@@ -49,8 +51,11 @@ __all__ = [
     "POWER_REASONS",
     "THERMAL_REASONS",
     "THROTTLED",
+    "AmdSmiSource",
+    "AutoGpuSource",
     "GpuInfo",
     "GpuSample",
+    "GpuSource",
     "GpuSummary",
     "HostSample",
     "HostSource",

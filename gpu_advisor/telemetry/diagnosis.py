@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeVar
 
-from gpu_advisor.core.units import format_celsius, format_duration, format_pct, format_si
-from gpu_advisor.telemetry.stats import TelemetrySummary
+from gpu_advisor.core.units import format_bytes_of, format_celsius, format_duration, format_pct, format_si
+from gpu_advisor.telemetry.stats import GpuSummary, TelemetrySummary
 
 Severity = Literal["ok", "info", "warning", "critical"]
 SEVERITY_RANK: dict[str, int] = {"ok": 0, "info": 1, "warning": 2, "critical": 3}
@@ -25,16 +25,24 @@ COMPUTE_BOUND = "compute_bound"
 LATENCY_BOUND = "latency_bound"
 NO_CLEAR_BOTTLENECK = "no_clear_bottleneck"
 INSUFFICIENT_EVIDENCE = "insufficient_evidence"
+GPU_LOST = "gpu_lost"
+MEMORY_NEARLY_FULL = "memory_nearly_full"
+IDLE_GPU = "idle_gpu"
+# Findings about one device beside the run's bottleneck: they never stand in for it.
+_SIDE_FINDINGS = frozenset({THROTTLED, HOST_CPU_SATURATED, GPU_LOST, MEMORY_NEARLY_FULL, IDLE_GPU})
 
 # Among verdicts of equal severity, the one listed first is the more useful thing to fix first:
 # a starved or throttled GPU makes every other number misleading.
 _RELEVANCE_ORDER = (
+    GPU_LOST,
     INPUT_BOUND,
     THROTTLED,
+    MEMORY_NEARLY_FULL,
     HOST_CPU_SATURATED,
     MEMORY_BOUND,
     LATENCY_BOUND,
     COMPUTE_BOUND,
+    IDLE_GPU,
     NO_CLEAR_BOTTLENECK,
     INSUFFICIENT_EVIDENCE,
 )
@@ -63,6 +71,14 @@ LOW_FLOPS_FRACTION = 0.30
 THROTTLE_SAMPLE_FRACTION = 0.10
 # A host CPU busy 90 % of the time on average leaves no headroom for the data loader and launches.
 HOST_CPU_SATURATED_PCT = 90.0
+
+# A GPU that never reached 5 % utilisation ran no sustained kernels: an idle data-centre GPU reads 0 %,
+# one that drives a desktop a few percent (compositing), any training or inference loop far more.
+IDLE_GPU_MAX_UTIL_PCT = 5.0
+# Memory at 95 % of the device leaves a few GiB on an 80 GB card: less than one more activation or
+# KV-cache block of a large model, and the caching allocator's free blocks are fragmented besides
+# (PyTorch "CUDA semantics: memory management").
+MEMORY_NEARLY_FULL_FRACTION = 0.95
 
 # Tolerance for fractions computed from decimal inputs (0.1 / 1.0 must count as 10 %).
 _EPS = 1e-9
@@ -116,10 +132,20 @@ def _fraction(achieved: float | None, peak: float | None) -> float | None:
     return achieved / peak
 
 
+def _is_idle(gpu: GpuSummary) -> bool:
+    return gpu.gpu_util_pct is not None and gpu.gpu_util_pct.max + _EPS < IDLE_GPU_MAX_UTIL_PCT
+
+
+def _working_gpus(telemetry: TelemetrySummary) -> tuple[GpuSummary, ...]:
+    """The GPUs that did the work: an idle neighbour must not make the busy ones look idle."""
+    working = tuple(g for g in telemetry.gpus if not _is_idle(g))
+    return working or telemetry.gpus
+
+
 def _mean_gpu_util_pct(telemetry: TelemetrySummary | None) -> float | None:
     if telemetry is None:
         return None
-    means = [g.gpu_util_pct.mean for g in telemetry.gpus if g.gpu_util_pct is not None]
+    means = [g.gpu_util_pct.mean for g in _working_gpus(telemetry) if g.gpu_util_pct is not None]
     return sum(means) / len(means) if means else None
 
 
@@ -210,6 +236,95 @@ def _throttled(e: RunEvidence) -> list[Verdict]:
                     ),
                 )
             )
+    return verdicts
+
+
+def _gpu_lost(e: RunEvidence) -> list[Verdict]:
+    verdicts: list[Verdict] = []
+    for gpu in e.telemetry.gpus if e.telemetry else ():
+        if gpu.error_count == 0:
+            continue
+        label = f"GPU {gpu.index} ({gpu.name})"
+        readings = e.telemetry.sample_count if e.telemetry else 0
+        verdicts.append(
+            Verdict(
+                kind=GPU_LOST,
+                severity="critical",
+                title=f"{label} stopped answering during the run: its later figures are missing",
+                evidence={
+                    "nvml_index": float(gpu.index),
+                    "failed_readings": float(gpu.error_count),
+                    "summary": f"{gpu.error_count} of {readings} readings failed on {label}: "
+                    f"{gpu.error or 'no reason given'}",
+                },
+                fix=(
+                    "Check the device with `nvidia-smi` (or `amd-smi`) and the kernel log (`dmesg`; NVIDIA's "
+                    "Xid 79 means the GPU fell off the bus): it needs a reset or a reboot. Repeated losses "
+                    "point at power delivery, cooling or the slot."
+                ),
+            )
+        )
+    return verdicts
+
+
+def _memory_nearly_full(e: RunEvidence) -> list[Verdict]:
+    verdicts: list[Verdict] = []
+    for gpu in e.telemetry.gpus if e.telemetry else ():
+        total, used = gpu.memory_total_bytes, gpu.memory_used_bytes
+        if not total or used is None or used.max < MEMORY_NEARLY_FULL_FRACTION * total:
+            continue
+        label = f"GPU {gpu.index} ({gpu.name})"
+        fraction = used.max / total
+        verdicts.append(
+            Verdict(
+                kind=MEMORY_NEARLY_FULL,
+                severity="warning",
+                title=f"Memory nearly full: {label} has almost no room left",
+                evidence={
+                    "nvml_index": float(gpu.index),
+                    "memory_used_max_bytes": float(used.max),
+                    "memory_total_bytes": float(total),
+                    "summary": f"peak {format_bytes_of(used.max, total)} ({format_pct(fraction)}) on {label}",
+                },
+                fix=(
+                    "A larger batch, a longer sequence or a memory spike will not fit: lower the batch and "
+                    "accumulate gradients, turn on activation checkpointing, or shard the model across more "
+                    "GPUs; plan with this peak, not the average."
+                ),
+            )
+        )
+    return verdicts
+
+
+def _idle_gpus(e: RunEvidence) -> list[Verdict]:
+    gpus = e.telemetry.gpus if e.telemetry else ()
+    working = [g for g in gpus if not _is_idle(g)]
+    if len(gpus) < 2 or not working:
+        return []
+    busy = ", ".join(f"GPU {g.index}" for g in working)
+    verdicts = []
+    for gpu in gpus:
+        if not _is_idle(gpu):
+            continue
+        label = f"GPU {gpu.index} ({gpu.name})"
+        assert gpu.gpu_util_pct is not None  # _is_idle needs a reading
+        verdicts.append(
+            Verdict(
+                kind=IDLE_GPU,
+                severity="info",
+                title=f"{label} stayed idle while {busy} worked",
+                evidence={
+                    "nvml_index": float(gpu.index),
+                    "gpu_util_max_pct": gpu.gpu_util_pct.max,
+                    "summary": f"{label} never above {format_pct(gpu.gpu_util_pct.max / 100)} busy",
+                },
+                fix=(
+                    "If the job was meant to use this GPU, start one process per GPU (torchrun "
+                    "--nproc_per_node) and check CUDA_VISIBLE_DEVICES; if not, it is spare: the job needs "
+                    "fewer GPUs than this machine has."
+                ),
+            )
+        )
     return verdicts
 
 
@@ -371,7 +486,10 @@ def diagnose(evidence: RunEvidence) -> list[Verdict]:
     input_bound = _input_bound(evidence)
     if input_bound is not None:
         verdicts.append(input_bound)
+    verdicts.extend(_gpu_lost(evidence))
     verdicts.extend(_throttled(evidence))
+    verdicts.extend(_memory_nearly_full(evidence))
+    verdicts.extend(_idle_gpus(evidence))
     host = _host_cpu_saturated(evidence)
     if host is not None:
         verdicts.append(host)
@@ -386,7 +504,7 @@ def diagnose(evidence: RunEvidence) -> list[Verdict]:
         latency = _latency_bound(evidence, flops_fraction)
         if latency is not None:
             verdicts.append(latency)
-    if not any(v.kind != THROTTLED and v.kind != HOST_CPU_SATURATED for v in verdicts):
+    if not any(v.kind not in _SIDE_FINDINGS for v in verdicts):
         verdicts.append(_fallback(evidence, flops_fraction))
     return sorted(verdicts, key=_priority, reverse=True)
 

@@ -1,4 +1,4 @@
-"""What machine is this? CPU, cores, RAM, OS, Python and NVIDIA GPUs, as plain JSON-friendly data.
+"""What machine is this? CPU, cores, RAM, OS, Python and GPUs (NVIDIA or AMD), as plain JSON-friendly data.
 
 The torch version is added by the bench layer (this package never imports torch).
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 import psutil
 
-from gpu_advisor.telemetry.nvml import NvmlSource
+from gpu_advisor.telemetry.gpu_source import AutoGpuSource, GpuSource
 
 CPU_MODE_PREFIX = "No NVIDIA GPU: CPU mode"
 
@@ -33,14 +33,15 @@ def cpu_model(cpuinfo_path: Path = Path("/proc/cpuinfo")) -> str | None:
     return platform.processor() or platform.machine() or None
 
 
-def describe_machine(nvml: NvmlSource | None = None) -> dict[str, Any]:
+def describe_machine(nvml: GpuSource | None = None) -> dict[str, Any]:
     """Describe this machine for a benchmark result.
 
-    ``nvml``: an NvmlSource to ask about GPUs (opened if it is not yet). None: a temporary one is
-    opened and closed here. Keys: ``cpu_model``, ``physical_cores``, ``logical_cores``,
-    ``ram_total_bytes``, ``os``, ``python_version``, ``gpus`` (list of dicts with ``index``, ``name``,
-    ``uuid``, ``memory_total_bytes``, ``power_limit_w``, ``driver_version``, ``nvml_version``,
-    ``cuda_driver_version``, ``mig_mode``) and ``gpu_status`` (a sentence for the user).
+    ``nvml``: a GPU source to ask about GPUs (opened if it is not yet; NvmlSource, AmdSmiSource or
+    AutoGpuSource). None: an AutoGpuSource is opened and closed here. Keys: ``cpu_model``,
+    ``physical_cores``, ``logical_cores``, ``ram_total_bytes``, ``os``, ``python_version``, ``gpus``
+    (list of dicts with ``index``, ``name``, ``uuid``, ``memory_total_bytes``, ``power_limit_w``,
+    ``driver_version``, ``nvml_version``, ``cuda_driver_version``, ``mig_mode``, ``error``,
+    ``pci_bus_id``, ``backend``) and ``gpu_status`` (a sentence for the user).
     """
     machine: dict[str, Any] = {
         "cpu_model": cpu_model(),
@@ -53,16 +54,17 @@ def describe_machine(nvml: NvmlSource | None = None) -> dict[str, Any]:
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError):  # no /etc/os-release: keep "Linux <kernel>"
             machine["os"] = platform.freedesktop_os_release().get("PRETTY_NAME") or machine["os"]
-    source = nvml if nvml is not None else NvmlSource()
+    source = nvml if nvml is not None else AutoGpuSource()
     try:
         available = source.open()
         gpus = [info.to_dict() for info in source.devices()] if available else []
         if not available:
             status = f"{CPU_MODE_PREFIX} ({source.unavailable_reason})"
         elif not gpus:
-            status = f"{CPU_MODE_PREFIX} (the NVIDIA driver reports no GPU)"
+            status = f"{CPU_MODE_PREFIX} (the {source.vendor} driver reports no GPU)"
         else:
-            status = f"{len(gpus)} NVIDIA GPU{'s' if len(gpus) != 1 else ''} found through NVML"
+            plural = "s" if len(gpus) != 1 else ""
+            status = f"{len(gpus)} {source.vendor} GPU{plural} found through {source.label}"
     finally:
         if nvml is None:
             source.close()

@@ -4,6 +4,12 @@ Every NVML call goes through one guarded helper, :meth:`NvmlSource._call`: an un
 forbidden metric becomes ``None``; a lost GPU turns into a sample with ``error`` set, and that
 device is not queried again; nothing NVML raises ever leaves this class. Units are converted
 here once: NVML's milliwatts become watts, its PCIe KB/s become bytes/s.
+
+Which NVML symbols nvidia-ml-py 13 calls (checked against its source, and exercised through the real
+bindings by tests/telemetry/test_nvml_mock.py): nvmlInitWithFlags, nvmlDeviceGetCount_v2,
+nvmlDeviceGetHandleByIndex_v2, nvmlDeviceGetMemoryInfo_v2 (struct version nvmlMemory_v2),
+nvmlDeviceGetTemperatureV (nvmlTemperature_v1), nvmlDeviceGetComputeRunningProcesses_v3 and the GPM
+calls with version 1 structs.
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ _MILLIWATTS_PER_WATT = 1000.0
 
 # Errors after which a device is treated as gone: asking again only burns time, or hangs.
 _FATAL_ERROR_CODES = ("NVML_ERROR_GPU_IS_LOST", "NVML_ERROR_UNKNOWN", "NVML_ERROR_RESET_REQUIRED")
+
+# _call_one's answer where the driver (or pynvml) has no such function: an older driver.
+_FUNCTION_MISSING = object()
 
 # Why nvmlInit() failed, in words a user can act on. Keyed by pynvml error-code constant name.
 _INIT_FAILURE_REASONS = {
@@ -50,6 +59,8 @@ class GpuInfo:
     cuda_driver_version: str | None  # e.g. "12.4": the newest CUDA the driver supports
     mig_mode: bool | None  # None where MIG does not exist or cannot be read
     error: str | None = None  # set when the device could not be opened
+    pci_bus_id: str | None = None  # "00000000:18:00.0": the order CUDA_DEVICE_ORDER=PCI_BUS_ID counts in
+    backend: str = "nvml"  # which library reads this GPU: "nvml" (NVIDIA) or "amdsmi" (AMD)
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-friendly dict."""
@@ -95,6 +106,10 @@ class NvmlSource:
     Call :meth:`open` first; it returns False, with :attr:`unavailable_reason` set, where there is
     no usable driver. Methods are safe to call from several threads.
     """
+
+    backend = "nvml"
+    label = "NVML"  # the library's name, for sentences such as "found through NVML"
+    vendor = "NVIDIA"
 
     def __init__(self, nvml_module: ModuleType | Any | None = None, *, read_pcie: bool = True) -> None:
         self._nvml: Any = nvml_module
@@ -214,25 +229,47 @@ class NvmlSource:
 
         Raises _DeviceLost (internal) on errors that mean the device is gone.
         """
-        nvml = self._nvml
         for name in (names,) if isinstance(names, str) else names:
-            if name in self._missing_functions:
-                continue
-            function = getattr(nvml, name, None)
-            if function is None:
-                self._missing_functions.add(name)
-                continue
-            try:
-                return function(*args)
-            except nvml.NVMLError as err:
-                code = getattr(err, "value", None)
-                if code == getattr(nvml, "NVML_ERROR_FUNCTION_NOT_FOUND", None):
-                    self._missing_functions.add(name)  # older driver: try the next name
-                    continue
-                if code in self._fatal_codes():
-                    raise _DeviceLost(f"GPU lost: {self._error_text(err)}") from err
-                return None  # not supported, no permission, not ready, ...: this metric is n/a
+            value, code = self._call_one(name, *args)
+            if code is not _FUNCTION_MISSING:
+                return value  # None when not supported, no permission, not ready: this metric is n/a
+            self._missing_functions.add(name)  # older driver: try the next name
         return None
+
+    def _call_one(self, name: str, *args: Any) -> tuple[Any, object]:
+        """(value, None), or (None, the NVML error code), or (None, _FUNCTION_MISSING) where the
+        driver or pynvml lacks the function. Raises _DeviceLost on errors that mean the device is gone."""
+        nvml = self._nvml
+        function = None if name in self._missing_functions else getattr(nvml, name, None)
+        if function is None:
+            return None, _FUNCTION_MISSING
+        try:
+            return function(*args), None
+        except nvml.NVMLError as err:
+            code = getattr(err, "value", None)
+            if code == getattr(nvml, "NVML_ERROR_FUNCTION_NOT_FOUND", _FUNCTION_MISSING):
+                return None, _FUNCTION_MISSING
+            if code in self._fatal_codes():
+                raise _DeviceLost(f"GPU lost: {self._error_text(err)}") from err
+            return None, code
+
+    def _memory(self, handle: Any) -> tuple[int, int] | None:
+        """(used, total) bytes. NVML's v2 query first: its "used" is what was allocated, the figure
+        `nvidia-smi -q` lists as Used beside Reserved; v1's "used" also counts the memory the driver
+        reserves for itself (nvml.h, nvmlMemory_t and nvmlMemory_v2_t). Drivers without v2 get v1."""
+        nvml = self._nvml
+        version = getattr(nvml, "nvmlMemory_v2", None)
+        if version is not None and "memory_v2" not in self._missing_functions:
+            memory, code = self._call_one("nvmlDeviceGetMemoryInfo", handle, version)
+            if memory is not None:
+                return int(memory.used), int(memory.total)
+            if code is not _FUNCTION_MISSING and code != getattr(
+                nvml, "NVML_ERROR_ARGUMENT_VERSION_MISMATCH", _FUNCTION_MISSING
+            ):
+                return None
+            self._missing_functions.add("memory_v2")
+        memory = self._call("nvmlDeviceGetMemoryInfo", handle)
+        return None if memory is None else (int(memory.used), int(memory.total))
 
     def _fatal_codes(self) -> set[int]:
         return {getattr(self._nvml, name) for name in _FATAL_ERROR_CODES if hasattr(self._nvml, name)}
@@ -277,9 +314,10 @@ class NvmlSource:
                 raise _DeviceLost("NVML: cannot open this GPU (no permission or not found)")
             name = _text(self._call("nvmlDeviceGetName", handle)) or f"GPU {index}"
             uuid = _text(self._call("nvmlDeviceGetUUID", handle))
-            memory = self._call("nvmlDeviceGetMemoryInfo", handle)
+            memory = self._memory(handle)
             limit_mw = self._call("nvmlDeviceGetEnforcedPowerLimit", handle)
             mig = self._call("nvmlDeviceGetMigMode", handle)
+            pci = self._call("nvmlDeviceGetPciInfo", handle)
         except _DeviceLost as lost:
             info = GpuInfo(
                 index, f"GPU {index}", None, None, None, **versions, mig_mode=None, error=str(lost)
@@ -292,10 +330,11 @@ class NvmlSource:
             index=index,
             name=name,
             uuid=uuid,
-            memory_total_bytes=None if memory is None else int(memory.total),
+            memory_total_bytes=None if memory is None else memory[1],
             power_limit_w=None if limit_mw is None else limit_mw / _MILLIWATTS_PER_WATT,
             **versions,
             mig_mode=mig_enabled,
+            pci_bus_id=None if pci is None else _text(getattr(pci, "busId", None)),
         )
         return _Device(info=info, handle=handle)
 
@@ -309,7 +348,7 @@ class NvmlSource:
         nvml, handle, info = self._nvml, device.handle, device.info
         # In MIG mode whole-GPU utilisation is not defined; NVML answers NotSupported. Skip the call.
         util = None if info.mig_mode else self._call("nvmlDeviceGetUtilizationRates", handle)
-        memory = self._call("nvmlDeviceGetMemoryInfo", handle)
+        memory = self._memory(handle)
         power_mw = self._call("nvmlDeviceGetPowerUsage", handle)
         limit_mw = self._call("nvmlDeviceGetEnforcedPowerLimit", handle)
         temperature_c = self._call(
@@ -331,8 +370,8 @@ class NvmlSource:
             uuid=info.uuid,
             gpu_util_pct=None if util is None else float(util.gpu),
             mem_util_pct=None if util is None else float(util.memory),
-            memory_used_bytes=None if memory is None else int(memory.used),
-            memory_total_bytes=None if memory is None else int(memory.total),
+            memory_used_bytes=None if memory is None else memory[0],
+            memory_total_bytes=None if memory is None else memory[1],
             power_w=None if power_mw is None else power_mw / _MILLIWATTS_PER_WATT,
             power_limit_w=None if limit_mw is None else limit_mw / _MILLIWATTS_PER_WATT,
             temperature_c=None if temperature_c is None else float(temperature_c),

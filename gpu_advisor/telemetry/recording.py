@@ -8,8 +8,8 @@
             samples = rec.stop()                             # never empty
     rec.machine                                              # describe_machine()'s dict
 
-No torch, no Qt. An NvmlSource passed in (tests build one on a fake NVML) is opened but left open for
-its owner; one made here is closed on exit.
+No torch, no Qt. A GPU source passed in (tests build one on a fake NVML) is opened but left open for
+its owner; one made here (telemetry.gpu_source.AutoGpuSource: NVML, else AMD SMI) is closed on exit.
 """
 
 from __future__ import annotations
@@ -17,28 +17,28 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gpu_advisor.telemetry.gpu_source import AutoGpuSource, GpuSource
 from gpu_advisor.telemetry.host import HostSource
 from gpu_advisor.telemetry.machine import describe_machine
-from gpu_advisor.telemetry.nvml import NvmlSource
 from gpu_advisor.telemetry.sampler import Sampler
 from gpu_advisor.telemetry.samples import Sample
 
 
 class Recording:
-    """NVML opened once, the machine described once, a Sampler with the watched process's memory."""
+    """The GPU library opened once, the machine described once, a Sampler with the watched process's memory."""
 
     def __init__(
         self,
         interval_s: float,
         *,
-        nvml: NvmlSource | None = None,
+        nvml: GpuSource | None = None,
         on_sample: Callable[[Sample], None] | None = None,
     ) -> None:
         self.interval_s = interval_s
         self._own_nvml = nvml is None
-        self._nvml = nvml if nvml is not None else NvmlSource()
+        self._nvml: GpuSource = nvml if nvml is not None else AutoGpuSource()
         self._on_sample = on_sample
-        self._gpus: NvmlSource | None = None  # the opened source, None when NVML is unavailable
+        self._gpus: GpuSource | None = None  # the opened source, None when no GPU library is available
         self._sampler: Sampler | None = None
         self.machine: dict[str, Any] = {}
 
@@ -55,7 +55,7 @@ class Recording:
             self._nvml.close()
 
     def start(self, watch_pid: int | None) -> None:
-        """Start sampling the host, the process tree of `watch_pid` and every GPU NVML sees."""
+        """Start sampling the host, the process tree of `watch_pid` and every GPU the library sees."""
         self._sampler = Sampler(
             interval_s=self.interval_s,
             nvml=self._gpus,

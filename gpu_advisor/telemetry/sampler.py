@@ -17,8 +17,8 @@ import time
 from collections import deque
 from collections.abc import Callable
 
+from gpu_advisor.telemetry.gpu_source import GpuSource
 from gpu_advisor.telemetry.host import HostSource
-from gpu_advisor.telemetry.nvml import NvmlSource
 from gpu_advisor.telemetry.samples import Sample
 
 _log = logging.getLogger(__name__)
@@ -45,9 +45,10 @@ def next_deadline(previous_deadline_s: float, now_s: float, interval_s: float) -
 
 
 class Sampler:
-    """Samples the host (always) and NVIDIA GPUs (if ``nvml`` is given) on a daemon thread.
+    """Samples the host (always) and GPUs (if ``nvml`` is given) on a daemon thread.
 
-    ``nvml``: an *opened* NvmlSource, or None to sample no GPU. The caller owns it and closes it.
+    ``nvml``: an *opened* GPU source (NvmlSource, AmdSmiSource, AutoGpuSource), or None to sample no
+    GPU. The caller owns it and closes it.
     ``host``: a HostSource; None creates a default one (no watched process).
     ``on_sample``: called on the sampler thread with each new Sample. Keep it short; an exception
     in it is recorded (:attr:`callback_error_count`, :attr:`last_callback_error`) and sampling
@@ -59,7 +60,7 @@ class Sampler:
         self,
         interval_s: float = DEFAULT_INTERVAL_S,
         capacity: int = DEFAULT_CAPACITY,
-        nvml: NvmlSource | None = None,
+        nvml: GpuSource | None = None,
         host: HostSource | None = None,
         on_sample: Callable[[Sample], None] | None = None,
         *,

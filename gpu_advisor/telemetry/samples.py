@@ -16,9 +16,14 @@ from typing import Any
 # Thermal: the GPU slows down because it is too hot. "hw_slowdown" is the hardware's own slowdown
 # signal, raised for over-temperature or an external power brake; NVIDIA documents it with the
 # thermal reasons, so it counts as thermal here.
-THERMAL_REASONS: frozenset[str] = frozenset({"sw_thermal", "hw_thermal", "hw_slowdown"})
-# Power: the GPU holds its clocks down to stay under the board's power limit.
-POWER_REASONS: frozenset[str] = frozenset({"sw_power_cap", "hw_power_brake"})
+# AMD SMI names its causes by what is too hot (telemetry.amd): the socket, the HBM stacks, a voltage
+# regulator, or the hardware's processor-hot signal.
+THERMAL_REASONS: frozenset[str] = frozenset(
+    {"sw_thermal", "hw_thermal", "hw_slowdown", "socket_thermal", "hbm_thermal", "vr_thermal", "prochot"}
+)
+# Power: the GPU holds its clocks down to stay under the board's power limit (AMD: package power
+# tracking, "ppt").
+POWER_REASONS: frozenset[str] = frozenset({"sw_power_cap", "hw_power_brake", "ppt_power"})
 
 
 def _opt_int(value: Any) -> int | None:
@@ -35,7 +40,7 @@ def _opt_str(value: Any) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class GpuSample:
-    """One reading of one NVIDIA GPU. ``error`` is set (and all metrics are None) if the GPU is lost."""
+    """One reading of one GPU (NVML or AMD SMI). ``error`` is set (all metrics None) if the GPU is lost."""
 
     index: int
     name: str

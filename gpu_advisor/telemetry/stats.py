@@ -102,6 +102,8 @@ class GpuSummary:
     thermal_throttle_fraction: float | None
     power_throttle_fraction: float | None
     error_count: int  # readings with an error (GPU lost)
+    memory_total_bytes: int | None = None  # the device's memory, from its last reading that had it
+    error: str | None = None  # the first reading error, e.g. "GPU lost: GPU is lost"
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-friendly dict."""
@@ -117,6 +119,10 @@ class GpuSummary:
             raw = data.get(f.name)
             if f.name == "error_count":
                 values[f.name] = int(raw or 0)
+            elif f.name == "memory_total_bytes":
+                values[f.name] = None if raw is None else int(raw)
+            elif f.name == "error":
+                values[f.name] = None if raw is None else str(raw)
             elif f.name.endswith("fraction"):
                 values[f.name] = None if raw is None else float(raw)
             else:
@@ -193,6 +199,11 @@ def summarize(samples: Sequence[Sample]) -> TelemetrySummary:
                 thermal_throttle_fraction=_throttle_fraction(readings, THERMAL_REASONS),
                 power_throttle_fraction=_throttle_fraction(readings, POWER_REASONS),
                 error_count=sum(1 for g in readings if g.error is not None),
+                memory_total_bytes=next(
+                    (g.memory_total_bytes for g in reversed(readings) if g.memory_total_bytes is not None),
+                    None,
+                ),
+                error=next((g.error for g in readings if g.error is not None), None),
             )
         )
     return TelemetrySummary(

@@ -60,7 +60,7 @@ class FakeNvml:
         driver_version: str = "550.54.15",
         nvml_version: str = "12.550.54.15",
         cuda_driver_version: int = 12040,
-        old_driver: bool = False,  # no nvmlDeviceGetCurrentClocksEventReasons / TemperatureV
+        old_driver: bool = False,  # no ClocksEventReasons, TemperatureV, MemoryInfo_v2
     ) -> None:
         self.gpus = gpus if gpus is not None else [FakeGpu()]
         self.init_error = init_error
@@ -139,9 +139,11 @@ class FakeNvml:
     def nvmlDeviceGetUUID(self, handle: FakeGpu) -> str:
         return self._device("nvmlDeviceGetUUID", handle).uuid
 
-    def nvmlDeviceGetMemoryInfo(self, handle: FakeGpu) -> pynvml.c_nvmlMemory_t:
+    def nvmlDeviceGetMemoryInfo(self, handle: FakeGpu, version: int | None = None) -> Any:
         gpu = self._device("nvmlDeviceGetMemoryInfo", handle)
-        memory = pynvml.c_nvmlMemory_t()
+        if version is not None and self.old_driver:
+            raise pynvml.NVMLError_FunctionNotFound()  # no nvmlDeviceGetMemoryInfo_v2
+        memory = pynvml.c_nvmlMemory_t() if version is None else pynvml.c_nvmlMemory_v2_t()
         memory.total = gpu.memory_total_bytes
         memory.used = gpu.memory_used_bytes
         memory.free = gpu.memory_total_bytes - gpu.memory_used_bytes
