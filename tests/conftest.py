@@ -8,7 +8,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest
 
 # Session fixtures from elsewhere in the tree, shared by several test folders.
-pytest_plugins = ["tests.bench.distributed.fixtures"]
+pytest_plugins = ["tests.bench.distributed.fixtures", "tests.nvml_mock.fixtures"]
 
 
 @pytest.fixture(autouse=True)

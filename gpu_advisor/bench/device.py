@@ -54,7 +54,9 @@ def resolve_device(spec: str) -> tuple[Any, DeviceInfo, Any]:
         )
     if not torch.cuda.is_available():
         why = (
-            "this PyTorch has no CUDA support" if torch.version.cuda is None else "no CUDA device is visible"
+            "this PyTorch has no CUDA support"
+            if torch.version.cuda is None and getattr(torch.version, "hip", None) is None
+            else "no CUDA device is visible"
         )
         raise BenchError(f"device: {spec} is not available ({why}); use --device cpu")
     index = int(spec.partition(":")[2] or 0)

@@ -1,10 +1,11 @@
-"""Exercise every GPU-only path once, on the first machine with an NVIDIA GPU, and say what worked.
+"""Exercise every GPU-only path once, on the first machine with a GPU, and say what worked.
 
-    report = run_doctor()            # NoGpu (one line) on a machine without an NVIDIA GPU
+    report = run_doctor()            # NoGpu (one line) on a machine without a GPU
     write_doctor_report(report, path)
 
-The paths no CPU machine reaches: NVML (power, temperature, clocks, throttle reasons, GPM counters,
-MIG mode), CUDA events around timed regions, torch.cuda.max_memory_allocated, pinned host-to-device
+The paths no CPU machine reaches: the GPU library (NVML on NVIDIA, AMD SMI on AMD: power, temperature,
+clocks, throttle reasons, NVIDIA's GPM counters and MIG mode), CUDA events around timed regions (HIP's
+on a ROCm build of torch), torch.cuda.max_memory_allocated, pinned host-to-device
 transfers, and the benchmark's figures against the catalogue and the planner: matmul TFLOP/s against
 the catalogue peak, memory bandwidth, decode tokens/s, predicted against measured peak memory. The
 benchmark part is the real `run_benchmark` on CUDA with short budgets (2 s per variant, meant to
@@ -27,7 +28,7 @@ from gpu_advisor.bench.options import BenchOptions
 from gpu_advisor.bench.results import BenchReport, WorkloadResult
 from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.files import write_json_atomic
-from gpu_advisor.telemetry import NvmlSource
+from gpu_advisor.telemetry import AutoGpuSource, GpuSource
 
 DOCTOR_SCHEMA = "gpu-advisor/doctor@1"
 # Timed seconds per benchmark variant: enough for a median on a GPU, short enough for the whole
@@ -38,7 +39,7 @@ CheckStatus = Literal["ok", "failed", "skipped"]
 
 
 class NoGpu(UserInputError):
-    """This machine has no NVIDIA GPU that NVML and CUDA both see: nothing to check."""
+    """This machine has no GPU that its GPU library and torch both see: nothing to check."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,7 @@ class DoctorReport:
     gpu: str
     duration_s: float
     checks: tuple[Check, ...]
+    library: str = "NVML"  # the GPU library that was read: "NVML" or "AMD SMI"
 
     @property
     def failed(self) -> tuple[Check, ...]:
@@ -69,6 +71,7 @@ class DoctorReport:
             "created": self.created,
             "app_version": self.app_version,
             "gpu": self.gpu,
+            "library": self.library,
             "duration_s": self.duration_s,
             "checks": [asdict(c) for c in self.checks],
         }
@@ -80,8 +83,11 @@ def write_doctor_report(report: DoctorReport, path: str | Path) -> None:
 
 
 def _cuda_available() -> bool:
-    import torch
-
+    """Whether torch can drive a GPU here (ROCm builds answer through torch.cuda too)."""
+    try:
+        import torch
+    except ImportError:  # the benchmarks need torch; NoGpu's message says how to install it
+        return False
     return bool(torch.cuda.is_available())
 
 
@@ -91,28 +97,37 @@ def _run_bench(options: BenchOptions) -> BenchReport:
     return run_benchmark(options)
 
 
+# What to do when the GPU library sees a GPU that torch cannot use, per library.
+_TORCH_FIX = {
+    "nvml": "a CPU build of torch, or CUDA_VISIBLE_DEVICES hides it): reinstall with ./install.sh on this machine",
+    "amdsmi": (
+        "a CPU or CUDA build of torch, or HIP_VISIBLE_DEVICES hides it): install PyTorch's ROCm build "
+        "(README, AMD GPUs)"
+    ),
+}
+
+
 def run_doctor(
-    nvml: NvmlSource | None = None,
+    nvml: GpuSource | None = None,
     cuda_available: Callable[[], bool] = _cuda_available,
     bench: Callable[[BenchOptions], BenchReport] = _run_bench,
 ) -> DoctorReport:
     """Check every GPU-only path on GPU 0. NoGpu, before anything runs, where there is none.
 
-    `nvml`, `cuda_available` and `bench` are the hardware boundary (tests pass a fake NVML and a
-    recorded benchmark)."""
+    `nvml` (the GPU library: NVML, else AMD SMI when None), `cuda_available` and `bench` are the
+    hardware boundary (tests pass a fake NVML or AMD SMI and a recorded benchmark)."""
     started = time.monotonic()
-    nvml = nvml or NvmlSource()
+    nvml = nvml or AutoGpuSource()
     if not nvml.open():
-        raise NoGpu(f"no NVIDIA GPU to check here ({nvml.unavailable_reason or 'NVML unavailable'})")
+        raise NoGpu(f"no GPU to check here ({nvml.unavailable_reason or 'no GPU library'})")
+    library = nvml.label
     try:
         devices = nvml.devices()
         if not devices:
-            raise NoGpu("no NVIDIA GPU to check here (NVML sees none)")
+            raise NoGpu(f"no GPU to check here ({library} sees none)")
         if not cuda_available():
-            raise NoGpu(
-                f"NVML sees {devices[0].name} but torch cannot use CUDA (a CPU build of torch, or "
-                "CUDA_VISIBLE_DEVICES hides it): reinstall with ./install.sh on this machine"
-            )
+            fix = _TORCH_FIX.get(nvml.backend, _TORCH_FIX["nvml"])
+            raise NoGpu(f"{library} sees {devices[0].name} but torch cannot use it ({fix}")
         checks = list(nvml_checks(nvml))
     finally:
         nvml.close()
@@ -128,27 +143,40 @@ def run_doctor(
         gpu=devices[0].name,
         duration_s=time.monotonic() - started,
         checks=tuple(checks),
+        library=library,
     )
 
 
-def nvml_checks(nvml: NvmlSource) -> list[Check]:
-    """What NVML reports for GPU 0: each metric read, or why not."""
+def nvml_checks(nvml: GpuSource) -> list[Check]:
+    """What the GPU library (NVML or AMD SMI) reports for GPU 0: each metric read, or why not."""
     info = nvml.devices()[0]
+    library = nvml.label
     sample = nvml.read(0)
     if sample.error:
-        return [Check("NVML reading", "failed", sample.error)]
+        return [Check(f"{library} reading", "failed", sample.error)]
     checks = [
-        _metric("NVML power", sample.power_w, "power_w"),
-        _metric("NVML temperature", sample.temperature_c, "temperature_c"),
-        _metric("NVML SM clock", sample.sm_clock_mhz, "sm_clock_mhz"),
-        _metric("NVML memory used", sample.memory_used_bytes, "memory_used_bytes"),
+        _metric(f"{library} power", sample.power_w, "power_w", library),
+        _metric(f"{library} temperature", sample.temperature_c, "temperature_c", library),
+        _metric(f"{library} SM clock", sample.sm_clock_mhz, "sm_clock_mhz", library),
+        _metric(f"{library} memory used", sample.memory_used_bytes, "memory_used_bytes", library),
     ]
     reasons = sample.clock_event_reasons
-    checks.append(
-        Check("throttle reasons", "ok", ", ".join(reasons) or "none active", {"reasons": ", ".join(reasons)})
-        if reasons is not None
-        else Check("throttle reasons", "failed", "NVML gave no clock event reasons")
-    )
+    if reasons is not None:
+        checks.append(
+            Check(
+                "throttle reasons", "ok", ", ".join(reasons) or "none active", {"reasons": ", ".join(reasons)}
+            )
+        )
+    elif nvml.backend == "amdsmi":
+        checks.append(
+            Check("throttle reasons", "skipped", "AMD SMI reports throttling causes on MI300 and newer only")
+        )
+    else:
+        checks.append(Check("throttle reasons", "failed", f"{library} gave no clock event reasons"))
+    if nvml.backend == "amdsmi":
+        checks.append(Check("GPM metrics", "skipped", "GPM counters are NVIDIA's (Hopper and newer)"))
+        checks.append(Check("MIG mode", "skipped", "MIG is NVIDIA's; AMD GPUs partition differently"))
+        return checks
     gpm = (sample.gpm_sm_activity_pct, sample.gpm_dram_activity_pct, sample.gpm_tensor_activity_pct)
     # GPM needs a Hopper or newer GPU; the first reading has no interval yet, so read twice.
     if all(v is None for v in gpm) and not info.mig_mode:
@@ -171,9 +199,9 @@ def nvml_checks(nvml: NvmlSource) -> list[Check]:
     return checks
 
 
-def _metric(name: str, value: float | None, key: str) -> Check:
+def _metric(name: str, value: float | None, key: str, library: str) -> Check:
     if value is None:
-        return Check(name, "failed", "NVML gave no value")
+        return Check(name, "failed", f"{library} gave no value")
     return Check(name, "ok", "read", {key: value})
 
 

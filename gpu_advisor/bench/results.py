@@ -213,6 +213,7 @@ class Machine(BaseModel):
     gpu_status: str | None = None
     torch_version: str | None = None
     torch_cuda_version: str | None = None
+    torch_hip_version: str | None = None  # ROCm builds of torch, whose torch.cuda drives AMD GPUs
     torch_threads: int | None = None
 
 

@@ -70,6 +70,7 @@ def _machine(described: dict[str, Any]) -> Machine:
         | {
             "torch_version": torch.__version__,
             "torch_cuda_version": torch.version.cuda,
+            "torch_hip_version": getattr(torch.version, "hip", None),  # ROCm builds: torch.cuda on AMD
             "torch_threads": torch.get_num_threads(),
         }
     )

@@ -1,8 +1,10 @@
 """`gpu-advisor doctor`: what this machine offers, and with `--gpu` a check of every GPU-only path.
 
-    gpu-advisor doctor                             # the machine, the torch build, whether CUDA works
-    gpu-advisor doctor --gpu [--json FILE]         # NVML, CUDA events, pinned transfers, peak memory,
-                                                   # matmul/bandwidth/decode against the catalogue
+    gpu-advisor doctor                             # the machine, each GPU, the torch build, whether
+                                                   # torch can use the GPU
+    gpu-advisor doctor --gpu [--json FILE]         # NVML or AMD SMI, CUDA events, pinned transfers,
+                                                   # peak memory, matmul/bandwidth/decode against the
+                                                   # catalogue
 
 Exit codes of `--gpu`: 0 when every path worked, 1 when one failed, 2 (one line) where there is no GPU
 to check or FILE cannot be written (checked before minutes of work, not after).
@@ -11,6 +13,7 @@ to check or FILE cannot be written (checked before minutes of work, not after).
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 DEFAULT_REPORT = "gpu-doctor.json"
 
@@ -24,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--gpu",
         action="store_true",
-        help="exercise NVML, CUDA timing, pinned transfers and peak memory on GPU 0 and write a report",
+        help="exercise NVML or AMD SMI, CUDA timing, pinned transfers and peak memory on GPU 0 and write a report",
     )
     p.add_argument(
         "--json",
@@ -50,25 +53,73 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 1 if report.failed else 0
 
 
+def gpu_lines(gpus: list[dict[str, Any]]) -> list[str]:
+    """One line per GPU as its library numbers them: name, memory, power limit, UUID, PCI address."""
+    from gpu_advisor.core.units import format_bytes, format_watts
+    from gpu_advisor.telemetry.gpu_source import library_label
+
+    if not gpus:
+        return []
+    first = gpus[0]
+    versions = [f"driver {first['driver_version']}"] if first.get("driver_version") else []
+    if first.get("cuda_driver_version"):
+        versions.append(f"CUDA {first['cuda_driver_version']}")
+    library = library_label(first.get("backend"))
+    lines = [f"gpus (through {library}{', ' if versions else ''}{', '.join(versions)}):"]
+    for gpu in gpus:
+        parts = [str(gpu.get("name") or "unknown GPU")]
+        if gpu.get("memory_total_bytes"):
+            parts.append(format_bytes(gpu["memory_total_bytes"]))
+        if gpu.get("power_limit_w"):
+            parts.append(f"limit {format_watts(gpu['power_limit_w'])}")
+        if gpu.get("mig_mode"):
+            parts.append("MIG enabled")
+        if gpu.get("uuid"):
+            parts.append(str(gpu["uuid"]))
+        if gpu.get("pci_bus_id"):
+            parts.append(f"PCI {gpu['pci_bus_id']}")
+        if gpu.get("error"):
+            parts.append(f"error: {gpu['error']}")
+        lines.append(f"  GPU {gpu.get('index')}: {', '.join(parts)}")
+    return lines
+
+
 def _describe() -> int:
     """The machine in a few lines, and what `--gpu` would do with it."""
     from gpu_advisor.telemetry import describe_machine, hardware_summary
+    from gpu_advisor.telemetry.machine import CPU_MODE_PREFIX
 
     machine = describe_machine()
+    gpus = machine.get("gpus") or []
     print(f"machine: {hardware_summary(machine)}")
+    for line in gpu_lines(gpus):
+        print(line)
     print(f"python: {machine.get('python_version')}, {machine.get('os')}")
     try:
         import torch
     except ImportError:
         print("torch: not installed (benchmarks cannot run; ./install.sh installs it)")
     else:
-        build = f"CUDA {torch.version.cuda}" if torch.version.cuda else "CPU-only build"
-        usable = "CUDA usable" if torch.cuda.is_available() else "CUDA not usable"
-        print(f"torch: {torch.__version__} ({build}, {usable})")
-    if machine.get("gpus"):
+        hip = getattr(torch.version, "hip", None)
+        build = (
+            f"CUDA {torch.version.cuda}" if torch.version.cuda else f"ROCm {hip}" if hip else "CPU-only build"
+        )
+        usable = "GPU usable" if torch.cuda.is_available() else "no GPU usable"
+        print(f"torch: {torch.__version__} ({build}, {usable} through torch.cuda)")
+    if gpus:
         print(
             "next: `gpu-advisor doctor --gpu` checks every GPU-only path on GPU 0 (budgeted for under four minutes)"
         )
     else:
-        print("gpu: none that NVML sees here; `doctor --gpu` needs an NVIDIA GPU and its driver")
+        status = str(machine.get("gpu_status") or "")
+        reason = (
+            status.removeprefix(f"{CPU_MODE_PREFIX} (").removesuffix(")")
+            if status.startswith(CPU_MODE_PREFIX)
+            else status
+        )
+        print(f"gpu: none found: {reason}")
+        print(
+            "next: `doctor --gpu` needs an NVIDIA GPU with its driver, or an AMD GPU with ROCm and the amdsmi "
+            "package (README, AMD GPUs)"
+        )
     return 0

@@ -17,6 +17,7 @@ down now. Its causes are named here as AMD names them (samples.THERMAL_REASONS, 
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import threading
 from dataclasses import dataclass
@@ -90,9 +91,11 @@ def _describe(err: BaseException) -> str:
     return " ".join(str(err).split())
 
 
+@functools.cache
 def import_amdsmi() -> tuple[ModuleType | None, str | None]:
-    """(the amdsmi module, None) or (None, why not). The package prints to stdout and raises KeyError
-    when libamd_smi.so is missing; both are kept from the user."""
+    """(the amdsmi module, None) or (None, why not), found once per process (ROCm does not appear
+    mid-run). The package prints to stdout and raises KeyError when libamd_smi.so is missing; both
+    are kept from the user."""
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             import amdsmi

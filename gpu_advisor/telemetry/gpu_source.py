@@ -45,6 +45,15 @@ class GpuSource(Protocol):
     def processes(self, index: int) -> list[tuple[int, int | None, float | None]]: ...
 
 
+_LIBRARY_LABELS = {"nvml": "NVML", "amdsmi": "AMD SMI"}
+
+
+def library_label(backend: str | None) -> str:
+    """ "NVML" for "nvml", "AMD SMI" for "amdsmi" (GpuInfo.backend); NVML for records without one
+    (results files written before AMD SMI was read)."""
+    return _LIBRARY_LABELS.get(backend or "nvml", str(backend))
+
+
 def default_sources() -> list[GpuSource]:
     """NVML first (the common case, and the cheaper library to load), then AMD SMI."""
     from gpu_advisor.telemetry.amd import AmdSmiSource

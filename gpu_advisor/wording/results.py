@@ -367,6 +367,13 @@ def attached_line(
     )
 
 
+def _torch_build(cuda: str | None, hip: str | None) -> str:
+    """ "CUDA 12.4", "ROCm 6.2.41133" (a ROCm build drives AMD GPUs through torch.cuda), "CUDA none"."""
+    if hip and not cuda:
+        return f"ROCm {hip}"
+    return f"CUDA {cuda or 'none'}"
+
+
 def run_lines(report: BenchReport) -> list[str]:
     """The heading lines of `gpu-advisor bench`'s summary: where it ran, on what, for how long."""
     m, d = report.machine, report.device
@@ -375,7 +382,8 @@ def run_lines(report: BenchReport) -> list[str]:
         f"machine: {m.cpu_model or 'unknown CPU'} ({cores}), RAM {format_bytes(m.ram_total_bytes)}, {m.os or ''}".rstrip(
             ", "
         ),
-        f"torch {m.torch_version} (CUDA {m.torch_cuda_version or 'none'}), {d.torch_threads} threads; "
+        f"torch {m.torch_version} ({_torch_build(m.torch_cuda_version, m.torch_hip_version)}), "
+        f"{d.torch_threads} threads; "
         f"{m.gpu_status or ''}".rstrip("; "),
     ]
     if d.catalogue_id:

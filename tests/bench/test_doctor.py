@@ -71,12 +71,12 @@ def test_no_gpu_is_one_line_before_anything_runs():
             nvml=NvmlSource(FakeNvml(init_error=pynvml.NVMLError_LibraryNotFound)),
             bench=lambda options: ran.append(options),
         )
-    assert str(info.value) == "no NVIDIA GPU to check here (NVIDIA driver not found (NVML library missing))"
+    assert str(info.value) == "no GPU to check here (NVIDIA driver not found (NVML library missing))"
     assert ran == []
 
 
 def test_a_gpu_torch_cannot_use_is_named_with_the_fix():
-    with pytest.raises(NoGpu, match="NVML sees NVIDIA H100 80GB HBM3 but torch cannot use CUDA"):
+    with pytest.raises(NoGpu, match=r"NVML sees NVIDIA H100 80GB HBM3 but torch cannot use it \(a CPU build"):
         run_doctor(nvml=NvmlSource(FakeNvml([FakeGpu()])), cuda_available=lambda: False)
 
 
@@ -89,7 +89,7 @@ def test_the_command_on_a_machine_without_a_gpu_exits_non_zero_with_one_line(tmp
         text=True,
     )
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.startswith("gpu-advisor doctor: error: no NVIDIA GPU to check here")
+    assert done.stderr.startswith("gpu-advisor doctor: error: no GPU to check here")
     assert done.stderr.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
 
@@ -143,5 +143,45 @@ def test_plain_doctor_says_what_this_machine_offers_and_what_dash_dash_gpu_needs
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("machine: ")
     torch_line = next(line for line in lines if line.startswith("torch: "))
-    assert ("CUDA usable" in torch_line) or ("CUDA not usable" in torch_line)
+    assert torch_line.endswith(("GPU usable through torch.cuda)", "no GPU usable through torch.cuda)"))
     assert "doctor --gpu" in lines[-1]
+
+
+# ---- AMD GPUs ----------------------------------------------------------------------------------------
+
+
+def _amd_machine(gpu=None):
+    from gpu_advisor.telemetry import AmdSmiSource, AutoGpuSource
+    from tests.telemetry.fake_amdsmi import FakeAmdGpu, FakeAmdSmi
+
+    return AutoGpuSource(
+        [
+            NvmlSource(FakeNvml(init_error=pynvml.NVMLError_LibraryNotFound)),
+            AmdSmiSource(FakeAmdSmi([gpu or FakeAmdGpu()])),
+        ]
+    )
+
+
+def test_on_an_amd_machine_the_report_reads_amd_smi_and_skips_what_only_nvidia_has():
+    from tests.telemetry.fake_amdsmi import FakeAmdGpu
+
+    report = run_doctor(
+        nvml=_amd_machine(FakeAmdGpu(violations={"active_ppt_pwr": True})),
+        cuda_available=lambda: True,
+        bench=recorded_cuda_run,
+    )
+    rows = {c.name: c for c in report.checks}
+    assert report.gpu == "AMD Instinct MI300X" and report.library == "AMD SMI"
+    assert rows["AMD SMI power"].status == "ok" and rows["AMD SMI power"].figures == {"power_w": 702.0}
+    assert rows["AMD SMI temperature"].figures == {"temperature_c": 78.0}
+    assert rows["throttle reasons"].detail == "ppt_power"
+    assert rows["GPM metrics"].status == rows["MIG mode"].status == "skipped"
+    assert report.to_json_dict()["library"] == "AMD SMI"
+    assert not report.failed
+
+
+def test_an_amd_gpu_with_a_torch_that_cannot_use_it_points_at_the_rocm_build():
+    with pytest.raises(NoGpu) as info:
+        run_doctor(nvml=_amd_machine(), cuda_available=lambda: False, bench=lambda options: None)
+    assert str(info.value).startswith("AMD SMI sees AMD Instinct MI300X but torch cannot use it")
+    assert "install PyTorch's ROCm build (README, AMD GPUs)" in str(info.value)

@@ -190,15 +190,19 @@ static nvmlReturn_t hand_out(mock_device *d, nvmlDevice_t *out, const char *func
     return r;
 }
 
-API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device) {
+static nvmlReturn_t handle_by_index(unsigned int index, nvmlDevice_t *device, const char *function) {
     if (!initialised()) return NVML_ERROR_UNINITIALIZED;
     REQUIRE(device);
     if (index >= g_scenario->device_count) return NVML_ERROR_INVALID_ARGUMENT;
-    return hand_out(g_scenario->devices[index], device, __func__);
+    return hand_out(g_scenario->devices[index], device, function);
+}
+
+API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device) {
+    return handle_by_index(index, device, __func__);
 }
 
 API nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device) {
-    return nvmlDeviceGetHandleByIndex_v2(index, device);
+    return handle_by_index(index, device, __func__);
 }
 
 API nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device) {
@@ -243,8 +247,7 @@ API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int
     return copy_string(device.handle->uuid, uuid, length);
 }
 
-API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci) {
-    CHECK(device);
+static nvmlReturn_t pci_info(nvmlDevice_t device, nvmlPciInfo_t *pci) {
     REQUIRE(pci);
     const mock_device *gpu = gpu_of(device.handle);
     memset(pci, 0, sizeof *pci);
@@ -257,7 +260,15 @@ API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci
     return NVML_SUCCESS;
 }
 
-API nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_t *pci) { return nvmlDeviceGetPciInfo_v3(device, pci); }
+API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci) {
+    CHECK(device);
+    return pci_info(device, pci);
+}
+
+API nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_t *pci) {
+    CHECK(device);
+    return pci_info(device, pci);
+}
 
 /* ---- memory ----------------------------------------------------------------------------------- */
 
@@ -361,8 +372,7 @@ API nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, unsigned int type, 
     return NVML_ERROR_INVALID_ARGUMENT;
 }
 
-API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons) {
-    CHECK(device);
+static nvmlReturn_t clock_reasons(nvmlDevice_t device, unsigned long long *reasons) {
     REQUIRE(reasons);
     const mock_number *n;
     nvmlReturn_t r = reading(gpu_of(device.handle), F_THROTTLE_REASONS, &n);
@@ -370,8 +380,15 @@ API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, uns
     return r;
 }
 
+API nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons) {
+    CHECK(device);
+    return clock_reasons(device, reasons);
+}
+
+/* The name before NVML 12 (deprecated in 13): the same mask. */
 API nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *reasons) {
-    return nvmlDeviceGetCurrentClocksEventReasons(device, reasons);
+    CHECK(device);
+    return clock_reasons(device, reasons);
 }
 
 API nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, unsigned int counter, unsigned int *kb_per_s) {
@@ -406,17 +423,21 @@ API nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, unsigned int c
 
 #define USED_MEMORY(p) ((p)->used_memory_known ? (p)->used_memory_bytes : NVML_VALUE_NOT_AVAILABLE_ULL)
 
+#define FILL_PROCESS_INFO                                      \
+    {                                                          \
+        infos[i_].pid = p_->pid;                               \
+        infos[i_].usedGpuMemory = USED_MEMORY(p_);             \
+        infos[i_].gpuInstanceId = NVML_INSTANCE_ID_NONE;       \
+        infos[i_].computeInstanceId = NVML_INSTANCE_ID_NONE;   \
+    }
+
 API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count, nvmlProcessInfo_t *infos) {
-    FILL_PROCESSES(device, count, infos, {
-        infos[i_].pid = p_->pid;
-        infos[i_].usedGpuMemory = USED_MEMORY(p_);
-        infos[i_].gpuInstanceId = NVML_INSTANCE_ID_NONE;
-        infos[i_].computeInstanceId = NVML_INSTANCE_ID_NONE;
-    });
+    FILL_PROCESSES(device, count, infos, FILL_PROCESS_INFO);
 }
 
+/* _v2 takes the same struct as _v3 (nvml.h: nvmlProcessInfo_v2_t). */
 API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *count, nvmlProcessInfo_t *infos) {
-    return nvmlDeviceGetComputeRunningProcesses_v3(device, count, infos);
+    FILL_PROCESSES(device, count, infos, FILL_PROCESS_INFO);
 }
 
 API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *count, nvmlProcessInfo_v1_t *infos) {

@@ -77,7 +77,7 @@ class FakeNvml:
     def __getattr__(self, name: str) -> Any:
         # Only data is borrowed from the real module; any NVML *function* not defined here is absent,
         # as it would be in an old pynvml.
-        if name.startswith(("NVML", "nvmlClocks", "c_nvml")):
+        if name.startswith(("NVML", "nvmlClocks", "c_nvml")) or name == "nvmlMemory_v2":
             return getattr(pynvml, name)
         raise AttributeError(name)
 

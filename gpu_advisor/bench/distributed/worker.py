@@ -181,12 +181,16 @@ class _NodeTelemetry:
     """The node's GPUs and host, sampled by its local rank 0 for the whole run."""
 
     def __init__(self, env: RankEnv, interval_s: float) -> None:
-        from gpu_advisor.telemetry import HostSource, NvmlSource, Sampler, describe_machine
+        from gpu_advisor.telemetry import AutoGpuSource, HostSource, Sampler, describe_machine
 
-        self.nvml = NvmlSource()
+        self.nvml = AutoGpuSource()
         ok = self.nvml.open()
         self.machine = describe_machine(self.nvml)
-        self.machine.update(torch_version=torch.__version__, torch_cuda_version=torch.version.cuda)
+        self.machine.update(
+            torch_version=torch.__version__,
+            torch_cuda_version=torch.version.cuda,
+            torch_hip_version=getattr(torch.version, "hip", None),
+        )
         # The launcher's process tree holds every rank of this node.
         self.sampler = Sampler(
             interval_s, nvml=self.nvml if ok else None, host=HostSource(watch_pid=os.getppid())

@@ -123,9 +123,9 @@ class BenchBackend:
 
     def __init__(self, toy: bool = False, nvml: Any = None) -> None:
         self.toy = toy
-        self.nvml = nvml  # a telemetry.NvmlSource for watched commands (None: the machine's own)
+        self.nvml = nvml  # a telemetry GPU source for watched commands (None: the machine's own)
         self._machine: dict[str, Any] | None = None
-        self._nvml: Any = None  # NvmlSource for the process list, opened when first asked
+        self._nvml: Any = None  # the GPU source for the process list, opened when first asked
         self._cpu_temp_readable: bool | None = None  # found by prepare(); None: not yet known
 
     # ---- the machine -----------------------------------------------------------------------------
@@ -144,7 +144,7 @@ class BenchBackend:
         return hardware_summary(self.machine())
 
     def devices(self) -> list[DeviceChoice]:
-        """Detected NVIDIA GPUs (NVML's numbering, with CUDA's where it differs), then the CPU."""
+        """Detected GPUs (the GPU library's numbering, with CUDA's where it differs), then the CPU."""
         from gpu_advisor.telemetry.identity import cuda_index_of
 
         gpus = self.machine().get("gpus") or []
@@ -152,22 +152,29 @@ class BenchBackend:
         for g in gpus:
             nvml_index = int(g["index"])
             cuda_index = cuda_index_of(nvml_index, gpus)
-            label = f"GPU {nvml_index}: {g.get('name') or 'NVIDIA GPU'}"
+            label = f"GPU {nvml_index}: {g.get('name') or 'GPU'}"
             if cuda_index is not None and cuda_index != nvml_index:
                 label += f" (cuda:{cuda_index})"
             choices.append(DeviceChoice(f"gpu:{nvml_index}", label, nvml_index, g.get("uuid"), cuda_index))
         cpu = self.machine().get("cpu_model") or "CPU"
         return [*choices, DeviceChoice(CPU_DEVICE_KEY, f"CPU: {cpu}")]
 
+    def gpu_library(self) -> str:
+        """The library that reads this machine's GPUs, for sentences: "NVML" or "AMD SMI"."""
+        from gpu_advisor.telemetry.gpu_source import library_label
+
+        gpus = self.machine().get("gpus") or []
+        return library_label(gpus[0].get("backend") if gpus else None)
+
     def gpu_processes(self, nvml_index: int) -> list[Any]:
-        """The compute processes on one GPU (telemetry.processes rows), through an NVML session
-        opened on first use and kept; empty when NVML cannot say."""
+        """The compute processes on one GPU (telemetry.processes rows), through a GPU library session
+        (NVML, else AMD SMI) opened on first use and kept; empty when the library cannot say."""
         from gpu_advisor.telemetry.processes import gpu_rows
 
         if self._nvml is None:
-            from gpu_advisor.telemetry.nvml import NvmlSource
+            from gpu_advisor.telemetry.gpu_source import AutoGpuSource
 
-            self._nvml = NvmlSource()
+            self._nvml = AutoGpuSource()
             self._nvml.open()
         return gpu_rows(self._nvml.processes(nvml_index))
 
@@ -262,7 +269,7 @@ class BenchBackend:
         from gpu_advisor.bench.distributed.errors import DistributedRunFailed
         from gpu_advisor.bench.distributed.launcher import run_local
         from gpu_advisor.bench.distributed.options import DistributedOptions
-        from gpu_advisor.telemetry import HostSource, NvmlSource, Sampler
+        from gpu_advisor.telemetry import AutoGpuSource, HostSource, Sampler
 
         interval_s = max(0.1, request.interval_s if not self.toy else 0.1)
         options = DistributedOptions(
@@ -270,7 +277,7 @@ class BenchBackend:
             mode="toy" if self.toy else "quick" if request.quick else "full",
             interval_s=interval_s,
         )
-        nvml = NvmlSource()
+        nvml = AutoGpuSource()
         sampler = Sampler(
             interval_s, nvml=nvml if nvml.open() else None, host=HostSource(), on_sample=on_sample
         )

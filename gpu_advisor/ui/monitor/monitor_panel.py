@@ -235,13 +235,13 @@ class MonitorPanel(QWidget):
         if device is None:
             return
         if device.nvml_index is None:
-            gpu_note = "" if self.backend.has_gpu() else " — no NVIDIA GPU was found"
+            gpu_note = "" if self.backend.has_gpu() else " — no GPU was found"
             self.mode_banner.setText(
                 f"<b>{CPU_MODE_TEXT}</b>{gpu_note}: workloads run on the CPU and the plots show host telemetry "
                 "(CPU load, process memory, CPU clock). Figures describe this CPU, not a GPU."
             )
         else:
-            self.mode_banner.setText(f"Watching {device.label} through NVML.")
+            self.mode_banner.setText(f"Watching {device.label} through {self.backend.gpu_library()}.")
         self.plots.set_mode(gpu=device.nvml_index is not None)
         index = device.nvml_index
         self.processes.set_source(
