@@ -182,14 +182,20 @@ def monitor_window(screenshot: str | None = None) -> dict[str, Any]:
     Processes tab for GPU 0 (Qt offscreen)."""
     from PySide6.QtWidgets import QApplication
 
-    from gpu_advisor.ui.main_window import MainWindow
+    from gpu_advisor.ui.main_window import VIEW_MONITOR, MainWindow
     from gpu_advisor.ui.monitor.backend import BenchBackend
 
     app = QApplication.instance() or QApplication([])
     window = MainWindow(backend=BenchBackend(toy=True))
     window.resize(1280, 800)
+    window.show()
+    window.tabs.setCurrentIndex(VIEW_MONITOR)
+    deadline = time.monotonic() + 60
+    while window.hardware_label.text().startswith("Detecting") and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.02)
     panel = window.monitor
-    out: dict[str, Any] = {"devices": [], "banners": [], "status": window.statusBar().currentMessage()}
+    out: dict[str, Any] = {"devices": [], "banners": [], "hardware": window.hardware_label.text()}
     for i in range(panel.device_combo.count()):
         out["devices"].append(panel.device_combo.itemText(i))
         panel.device_combo.setCurrentIndex(i)
@@ -203,8 +209,7 @@ def monitor_window(screenshot: str | None = None) -> dict[str, Any]:
         [table.item(r, c).text() if table.item(r, c) else "" for c in range(table.columnCount())]
         for r in range(table.rowCount())
     ]
-    if screenshot:
-        window.show()
+    if screenshot:  # for a person to look at
         app.processEvents()
         window.grab().save(screenshot)
     window.close()
