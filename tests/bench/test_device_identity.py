@@ -9,7 +9,15 @@ from gpu_advisor.bench.context import Outcome
 from gpu_advisor.bench.device import identify
 from gpu_advisor.bench.results import DeviceInfo, WorkloadResult
 from gpu_advisor.bench.runner import diagnose_outcome
-from gpu_advisor.telemetry import COMPUTE_BOUND, LATENCY_BOUND, THROTTLED, RunEvidence, diagnose, summarize
+from gpu_advisor.telemetry import (
+    COMPUTE_BOUND,
+    IDLE_GPU,
+    LATENCY_BOUND,
+    THROTTLED,
+    RunEvidence,
+    diagnose,
+    summarize,
+)
 from gpu_advisor.telemetry.samples import GpuSample, HostSample, Sample
 
 START = 1_700_000_000.0
@@ -60,11 +68,13 @@ def test_seven_idle_neighbours_do_not_make_a_busy_gpu_look_latency_bound():
     assert COMPUTE_BOUND in alone
     assert in_a_full_box == alone  # the same evidence for GPU 0 gives the same diagnosis
     assert LATENCY_BOUND not in in_a_full_box
-    # what the machine-wide summary said: the mean over eight GPUs is 12% busy
+    # the machine-wide summary (monitor's: it cannot know the command's GPUs) names the seven idle
+    # GPUs instead of averaging them in: the mean over eight GPUs would be 12% busy
     machine_wide = diagnose(
         RunEvidence(step_time_s=0.2, input_wait_s=0.0, telemetry=summarize(_box(8, {0: 97.0})))
     )
-    assert LATENCY_BOUND in {v.kind for v in machine_wide}
+    assert LATENCY_BOUND not in {v.kind for v in machine_wide}
+    assert sorted(v.evidence["nvml_index"] for v in machine_wide if v.kind == IDLE_GPU) == list(range(1, 8))
 
 
 def test_a_power_capped_neighbour_does_not_mark_the_run_throttled():

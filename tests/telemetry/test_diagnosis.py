@@ -6,11 +6,14 @@ import pytest
 
 from gpu_advisor.telemetry import (
     COMPUTE_BOUND,
+    GPU_LOST,
     HOST_CPU_SATURATED,
+    IDLE_GPU,
     INPUT_BOUND,
     INSUFFICIENT_EVIDENCE,
     LATENCY_BOUND,
     MEMORY_BOUND,
+    MEMORY_NEARLY_FULL,
     NO_CLEAR_BOTTLENECK,
     THROTTLED,
     RunEvidence,
@@ -250,3 +253,67 @@ def test_verdicts_are_frozen_hashable_and_serialisable() -> None:
     assert hash(verdict) == hash(verdict)
     data = verdict.to_dict()
     assert data["kind"] == INPUT_BOUND and data["evidence"]["input_wait_s"] == 0.5
+
+
+# ---- per-device findings: a lost GPU, nearly full memory, an idle GPU -------------------------------
+
+
+def _gpus(*readings: dict) -> list:
+    """Four samples of several GPUs; each dict holds one GPU's GpuSample fields."""
+    from gpu_advisor.telemetry import GpuSample, HostSample, Sample
+
+    return [
+        Sample(
+            t_s=0.5 * i,
+            wall_time=1_700_000_000.0 + 0.5 * i,
+            host=HostSample(cpu_pct=20.0),
+            gpus=tuple(GpuSample(index=n, name="NVIDIA H100 80GB HBM3", **r) for n, r in enumerate(readings)),
+        )
+        for i in range(4)
+    ]
+
+
+def _diagnose(samples: list) -> list[Verdict]:
+    return diagnose(RunEvidence(step_time_s=0.2, input_wait_s=0.0, telemetry=summarize(samples)))
+
+
+def test_a_lone_idle_gpu_is_low_utilisation_not_an_idle_neighbour() -> None:
+    verdicts = _diagnose(_gpus({"gpu_util_pct": 0.0}))
+    assert IDLE_GPU not in kinds(verdicts) and LATENCY_BOUND in kinds(verdicts)
+
+
+def test_an_idle_second_gpu_is_named_and_left_out_of_the_utilisation_verdict() -> None:
+    verdicts = _diagnose(_gpus({"gpu_util_pct": 97.0}, {"gpu_util_pct": 4.0}))
+    idle = only(verdicts, IDLE_GPU)
+    assert idle.severity == "info" and idle.evidence["nvml_index"] == 1.0
+    assert LATENCY_BOUND not in kinds(verdicts)  # GPU 0 is busy; the mean with GPU 1 would be 50%
+    # 5% busy at its peak is work, not idleness
+    assert IDLE_GPU not in kinds(_diagnose(_gpus({"gpu_util_pct": 97.0}, {"gpu_util_pct": 5.0})))
+
+
+def test_memory_from_95_percent_of_the_device_is_nearly_full() -> None:
+    total = 80 * 1024**3
+    at_95 = _diagnose(_gpus({"memory_used_bytes": int(0.95 * total), "memory_total_bytes": total}))
+    assert only(at_95, MEMORY_NEARLY_FULL).evidence["memory_total_bytes"] == float(total)
+    below = _diagnose(_gpus({"memory_used_bytes": int(0.94 * total), "memory_total_bytes": total}))
+    assert MEMORY_NEARLY_FULL not in kinds(below)
+    # no total known: nothing to compare with
+    assert MEMORY_NEARLY_FULL not in kinds(_diagnose(_gpus({"memory_used_bytes": total})))
+
+
+def test_a_gpu_that_stopped_answering_is_critical_and_the_bottleneck_is_still_given() -> None:
+    from dataclasses import replace
+
+    from gpu_advisor.telemetry import GpuSample
+
+    samples = _gpus({"gpu_util_pct": 97.0}, {"gpu_util_pct": 97.0})
+    lost_reading = GpuSample(index=1, name="NVIDIA H100 80GB HBM3", error="GPU lost: GPU is lost")
+    samples[-1] = replace(samples[-1], gpus=(samples[-1].gpus[0], lost_reading))
+    verdicts = _diagnose(samples)
+    lost = only(verdicts, GPU_LOST)
+    assert lost.severity == "critical" and primary(verdicts) is lost
+    assert (
+        lost.evidence["summary"]
+        == "1 of 4 readings failed on GPU 1 (NVIDIA H100 80GB HBM3): GPU lost: GPU is lost"
+    )
+    assert any(k not in (GPU_LOST, IDLE_GPU, MEMORY_NEARLY_FULL) for k in kinds(verdicts))
