@@ -23,7 +23,7 @@ from .result import GpuSources, Option, Plan, Recommendation
 from .serving import with_concurrency
 from .speed import DevicePeaks, LayoutSpeeds, hardware_flops_per_token, training_flops_per_token
 from .tiers import tier_choices
-from .trace import compare_with_formulas, comparison_warnings, traced_formulas
+from .trace_compare import compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
 from .verdict import verdict
 

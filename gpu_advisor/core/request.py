@@ -21,7 +21,7 @@ from .precision import (
     Task,
     Tier,
 )
-from .trace import TraceMismatch, TraceResult, check_trace_matches
+from .trace import TraceMismatch, TraceResult
 from .units import HOURS_PER_MONTH
 
 
@@ -408,3 +408,30 @@ def describe_validation_error(exc: Exception) -> tuple[str, str]:
     text = str(exc)
     field, sep, rest = text.partition(": ")
     return (field, rest) if sep and " " not in field.strip() else ("request", text)
+
+
+def check_trace_matches(req: PlanRequest) -> None:
+    """Raise TraceMismatch naming the first input where the request and its trace differ."""
+    trace = req.trace
+    if trace is None:
+        return
+    pairs: list[tuple[str, Any, Any]] = [
+        ("task", trace.task, req.task),
+        ("precision", trace.precision, req.precision),
+    ]
+    if req.task.is_training:
+        pairs += [
+            ("seq_len", trace.seq_len, req.seq_len),
+            ("batch_size", trace.batch_size, req.batch_size),
+            ("grad_checkpointing", trace.grad_checkpointing, req.grad_checkpointing),
+            ("optimizer", trace.optimizer, req.optimizer.value),
+        ]
+    else:
+        pairs += [
+            ("users", trace.users, req.users),
+            ("prompt_tokens", trace.prompt_tokens, req.prompt_tokens),
+            ("output_tokens", trace.output_tokens, req.output_tokens),
+        ]
+    for field, traced, asked in pairs:
+        if traced != asked:
+            raise TraceMismatch(f"trace: made for {field} {traced}, the request has {asked}; trace again")

@@ -15,7 +15,7 @@ from .hosts import HostSpec
 from .layout import Parallelism
 from .precision import Tier
 from .request import PlanRequest
-from .trace import TraceComparison
+from .trace_compare import TraceComparison
 
 PLAN_SCHEMA = "gpu-advisor/plan@1"
 TRAINING_SPEED_KEYS = (

@@ -15,7 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpu_advisor.bench.distributed.section import DistributedSection
-from gpu_advisor.bench.results import BenchReport, ResultsFileError, load_report
+from gpu_advisor.bench.loading import load_report
+from gpu_advisor.bench.results import BenchReport, ResultsFileError
 from gpu_advisor.core.calibration import Calibration, FabricCalibration, LinkMeasurement
 
 

@@ -39,8 +39,9 @@ from gpu_advisor.bench.distributed.errors import DistributedRunFailed
 from gpu_advisor.bench.distributed.events import RUN_DIR_ENV, EventReader, read_failures
 from gpu_advisor.bench.distributed.failures import parse_torchrun_root_cause, rendezvous_failure
 from gpu_advisor.bench.distributed.options import DistributedOptions
+from gpu_advisor.bench.loading import load_report
 from gpu_advisor.bench.options import ProgressEvent
-from gpu_advisor.bench.results import BenchReport, load_report
+from gpu_advisor.bench.results import BenchReport
 
 LOG_FILE = "torchrun.log"
 RESULTS_FILE = "results.json"

@@ -296,7 +296,7 @@ class BenchBackend:
     @staticmethod
     def load_results(path: str | Path) -> Any:
         """A validated results file; raises FileFormatError naming the file and the field."""
-        from gpu_advisor.bench.results import load_report
+        from gpu_advisor.bench.loading import load_report
 
         return load_report(path)
 
