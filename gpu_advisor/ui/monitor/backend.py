@@ -209,9 +209,11 @@ class BenchBackend:
         """The live plots' channels (series.TELEMETRY_CHANNELS) a run on `choice` will have no reading
         for, as far as known before it starts: on the CPU, power (psutil has none) and the
         temperature where no sensor answered prepare(). On a GPU, none: NVML's answers tell."""
+        from gpu_advisor.telemetry.channels import unmeasured_on
+
         if choice.nvml_index is not None:
             return set()
-        return {"power_w"} | ({"temperature_c"} if self._cpu_temp_readable is False else set())
+        return unmeasured_on("cpu") | ({"temperature_c"} if self._cpu_temp_readable is False else set())
 
     def run(
         self,
