@@ -35,6 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
 
 from gpu_advisor.bench.distributed.section import DistributedSection
+from gpu_advisor.core.errors import field_message
 from gpu_advisor.core.files import FileFormatError, write_bytes_atomic
 from gpu_advisor.telemetry.samples import Sample
 
@@ -274,10 +275,5 @@ def save_report(report: BenchReport, path: str | Path) -> None:
 
 
 def describe_error(exc: ValidationError) -> str:
-    """The first validation problem as 'field.path: message'."""
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-    msg = str(err["msg"]).removeprefix("Value error, ")
-    if err["type"] == "missing":
-        msg = "missing"
-    return f"{loc}: {msg}"
+    """The first validation problem as 'field.path: message' (core.errors.field_message)."""
+    return field_message(exc)

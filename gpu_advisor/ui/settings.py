@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from gpu_advisor.core.errors import field_message
 from gpu_advisor.core.files import FileFormatError, read_json, write_json_atomic
 from gpu_advisor.core.paths import config_dir
 from gpu_advisor.core.request import Purchase
@@ -76,9 +77,10 @@ def load_settings(path: Path | None = None) -> tuple[AppSettings, str | None]:
     except FileFormatError as exc:
         return AppSettings(), f"Preferences were reset to the defaults: {exc}"
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "settings"
-        return AppSettings(), f"Preferences were reset to the defaults: {path}: {field}: {err['msg']}"
+        return (
+            AppSettings(),
+            f"Preferences were reset to the defaults: {path}: {field_message(exc, 'settings')}",
+        )
 
 
 def save_settings(settings: AppSettings, path: Path | None = None) -> None:
