@@ -152,6 +152,8 @@ class MonitorPanel(QWidget):
         self.command_runner = self.command.runner
         bottom = QHBoxLayout()
         self.diagnosis = QLabel("Diagnosis appears when a workload finishes.")
+        # always rich text: its texts are escaped HTML (an auto-format label showed "&#x27;" literally)
+        self.diagnosis.setTextFormat(Qt.TextFormat.RichText)
         self.diagnosis.setWordWrap(True)
         self.diagnosis.setToolTip(tip("diagnosis"))
         # Two lines' room, so that a verdict that wraps does not shrink the plots mid-run (see Card).
@@ -393,6 +395,8 @@ class MonitorPanel(QWidget):
         if command is not None:
             ended = self.command.ended(command.report)
             self.time_left.setText(f"{ended} after {format_duration(self.session.elapsed_s)}")
+            # a watched command has no known length: a full bar would read as a success
+            self.progress.setVisible(command.report.exit_code == 0 and command.report.interrupted is None)
         else:
             self.time_left.setText(self.session.status_text())
 
