@@ -543,7 +543,6 @@ class _InferenceJob(NamedTuple):
     achieved_flops_per_s: float  # peak x the prefill efficiency
     host_s: float  # host time per forward pass: every stage's layers, one after another
     weights_bytes: float
-    prefill_flops: float  # one prompt: 2 P n + 2 L n^2 a d
     avg_context: float  # prompt + half the output
     kv_bytes_per_token: int
     token_activation_bytes: int  # h x activation bytes
@@ -576,13 +575,11 @@ def _inference_constants(req: PlanRequest) -> dict[str, Any]:
     model = req.model
     profile = request_profile(req)
     active = model.active_params()
-    n = req.prompt_tokens
     return dict(
         req=req,
         profile=profile,
         active_params=active,
         weights_bytes=profile.weight_bytes_total(model.total_params(), model.embedding_params()),
-        prefill_flops=2 * active * n + 2 * model.n_layers * n * n * model.n_heads * model.d_head,
         avg_context=req.prompt_tokens + req.output_tokens / 2,
         kv_bytes_per_token=kv_bytes_per_token(model, profile.kv_bytes),
         token_activation_bytes=model.hidden_size * profile.activation_bytes,
@@ -594,20 +591,45 @@ def _inference_constants(req: PlanRequest) -> dict[str, Any]:
     )
 
 
+class _OperatorTime(NamedTuple):
+    """One group of a layer's operators on its roofline: its FLOPs at the compute rate and its bytes
+    at the bandwidth, per GPU; the larger of the two is its time."""
+
+    compute_s: float
+    memory_s: float
+
+    @property
+    def seconds(self) -> float:
+        return max(self.compute_s, self.memory_s)
+
+
 class _ServingStep(NamedTuple):
-    """The terms of prefill (one prompt) and of one decode step of `concurrency` users, in seconds."""
+    """The terms of prefill (one prompt) and of one decode step of `concurrency` users, in seconds.
+
+    Each operator group sits on its own roofline and the groups add up: the weight GEMMs (QKV, output
+    projection, MLP or experts, LM head) and attention over the KV cache. A batch whose GEMMs are
+    compute-bound still reads its KV cache at the bandwidth, after them, so the step is not the larger
+    of the whole step's compute and memory (which would let one hide the other)."""
 
     concurrency: int
-    prefill_compute_s: float
-    prefill_memory_s: float
+    prefill_linear: _OperatorTime
+    prefill_attention: _OperatorTime
     prefill_comm_s: float
     prefill_s: float
     decode_bytes_per_gpu: float
-    decode_memory_s: float
-    decode_compute_s: float
+    decode_linear: _OperatorTime
+    decode_attention: _OperatorTime
     decode_comm_s: float
-    decode_gpu_s: float  # max(memory, compute) + communication
+    decode_gpu_s: float  # linear + attention + communication
     decode_s: float
+
+    @property
+    def decode_memory_s(self) -> float:
+        return self.decode_linear.memory_s + self.decode_attention.memory_s
+
+    @property
+    def decode_compute_s(self) -> float:
+        return self.decode_linear.compute_s + self.decode_attention.compute_s
 
 
 def _serving_comm_s(job: _InferenceJob, par: Parallelism, tokens: float) -> float:
@@ -632,37 +654,65 @@ def _decode_kv_bytes(job: _InferenceJob, concurrency: int) -> float:
     return concurrency * job.avg_context * job.kv_bytes_per_token
 
 
-def _decode_bytes_per_gpu(job: _InferenceJob, par: Parallelism, concurrency: int) -> float:
-    """One GPU's share of a decode step's reads: the weights split over tp, the KV cache over at most
-    as many GPUs as there are KV heads (beyond that the heads are copied)."""
-    kv = _decode_kv_bytes(job, concurrency)
+def _decode_weight_bytes_per_gpu(job: _InferenceJob, par: Parallelism, concurrency: int) -> float:
+    """One GPU's share of the weights a decode step reads: split over tp (MoE: the experts touched)."""
     weights = _touched_weight_bytes(job.req, job.profile, concurrency) if job.is_moe else job.weights_bytes
-    read = weights + kv
-    return (read - kv) / par.tensor + kv / min(job.kv_heads, par.tensor)
+    return weights / par.tensor
 
 
-def _decode_flops(job: _InferenceJob, concurrency: int) -> float:
-    """2 P per token for the weights, plus attention over the average context: 4 L c ctx a d."""
-    attention = 4 * job.n_layers * concurrency * job.avg_context * job.n_heads * job.d_head
-    return 2 * job.active_params * concurrency + attention
+def _decode_kv_bytes_per_gpu(job: _InferenceJob, par: Parallelism, concurrency: int) -> float:
+    """One GPU's share of the KV cache a decode step reads: split over at most as many GPUs as there
+    are KV heads (beyond that the heads are copied)."""
+    return _decode_kv_bytes(job, concurrency) / min(job.kv_heads, par.tensor)
+
+
+def _decode_linear(job: _InferenceJob, par: Parallelism, concurrency: int) -> _OperatorTime:
+    """The weight GEMMs of a decode step: 2 P FLOPs per token, every touched weight read once."""
+    flops = 2 * job.active_params * concurrency
+    return _OperatorTime(
+        flops / par.tensor / job.achieved_flops_per_s,
+        _decode_weight_bytes_per_gpu(job, par, concurrency) / job.achieved_bytes_per_s,
+    )
+
+
+def _decode_attention(job: _InferenceJob, par: Parallelism, concurrency: int) -> _OperatorTime:
+    """Attention of a decode step over the average context: 4 L c ctx a d FLOPs, the KV cache read."""
+    flops = 4 * job.n_layers * concurrency * job.avg_context * job.n_heads * job.d_head
+    return _OperatorTime(
+        flops / par.tensor / job.achieved_flops_per_s,
+        _decode_kv_bytes_per_gpu(job, par, concurrency) / job.achieved_bytes_per_s,
+    )
+
+
+def _prefill_linear(job: _InferenceJob, par: Parallelism) -> _OperatorTime:
+    """The weight GEMMs of one prompt's prefill: 2 P n FLOPs, the weights read once."""
+    return _OperatorTime(
+        2 * job.active_params * job.req.prompt_tokens / par.tensor / job.achieved_flops_per_s,
+        job.weights_bytes / par.tensor / job.achieved_bytes_per_s,
+    )
+
+
+def _prefill_attention(job: _InferenceJob, par: Parallelism) -> _OperatorTime:
+    """Attention over the prompt: 2 L n^2 a d FLOPs (causal, fused: no score matrix written out)."""
+    n = job.req.prompt_tokens
+    flops = 2 * job.n_layers * n * n * job.n_heads * job.d_head
+    return _OperatorTime(flops / par.tensor / job.achieved_flops_per_s, 0.0)
 
 
 def _serving_step(job: _InferenceJob, par: Parallelism, concurrency: int | None) -> _ServingStep:
-    """Prefill of one prompt (a pipeline's stages one after another) and one decode step."""
+    """Prefill of one prompt (a pipeline's stages one after another) and one decode step, each the
+    sum of its operator groups' rooflines plus communication, host time and the engine's step cost."""
     c = concurrency if concurrency is not None else -(-job.req.users // par.data)
-    tp = par.tensor
+    prefill_linear, prefill_attention = _prefill_linear(job, par), _prefill_attention(job, par)
     prefill_comm = _serving_comm_s(job, par, job.req.prompt_tokens)
-    prefill_compute = job.prefill_flops / tp / job.achieved_flops_per_s
-    prefill_memory = job.weights_bytes / tp / job.achieved_bytes_per_s
-    prefill = _forward_s(job, max(prefill_compute, prefill_memory) + prefill_comm)
+    prefill = _forward_s(job, prefill_linear.seconds + prefill_attention.seconds + prefill_comm)
+    decode_linear, decode_attention = _decode_linear(job, par, c), _decode_attention(job, par, c)
     decode_comm = _serving_comm_s(job, par, c)
-    per_gpu_bytes = _decode_bytes_per_gpu(job, par, c)
-    decode_memory = per_gpu_bytes / job.achieved_bytes_per_s
-    decode_compute = _decode_flops(job, c) / tp / job.achieved_flops_per_s
-    decode_gpu = max(decode_memory, decode_compute) + decode_comm
+    decode_gpu = decode_linear.seconds + decode_attention.seconds + decode_comm
+    per_gpu_bytes = _decode_weight_bytes_per_gpu(job, par, c) + _decode_kv_bytes_per_gpu(job, par, c)
     return _ServingStep(
-        c, prefill_compute, prefill_memory, prefill_comm, prefill, per_gpu_bytes, decode_memory,
-        decode_compute, decode_comm, decode_gpu, _forward_s(job, decode_gpu),
+        c, prefill_linear, prefill_attention, prefill_comm, prefill, per_gpu_bytes, decode_linear,
+        decode_attention, decode_comm, decode_gpu, _forward_s(job, decode_gpu),
     )  # fmt: skip
 
 
@@ -681,18 +731,22 @@ def _inference_summary(job: _InferenceJob, par: Parallelism) -> SpeedSummary:
 def _decode_terms(job: _InferenceJob, par: Parallelism, step: _ServingStep) -> list[SpeedTerm]:
     """The terms of one decode step worded with their formulas."""
     eff, fabric, tp = job.eff, job.peaks.fabric, par.tensor
+    linear, attention = step.decode_linear, step.decode_attention
+    rates = f"(peak x {eff.prefill:.2f}), bandwidth x {eff.bandwidth:.2f}"
     terms = [
         SpeedTerm(
-            name="weights and KV read",
-            seconds=step.decode_memory_s,
-            formula=f"{format_bytes(step.decode_bytes_per_gpu)} per GPU / (bandwidth x {eff.bandwidth:.2f}) "
-            f"[{eff.bandwidth_source}]",
+            name="weight GEMMs",
+            seconds=linear.seconds,
+            formula=f"max(2 P x {step.concurrency} users FLOPs, weights read) / tp {tp} at {rates}: "
+            f"{_bound_word(linear)} [{eff.bandwidth_source}]",
+            exposed=linear.compute_s > linear.memory_s,
         ),
         SpeedTerm(
-            name="decode compute",
-            seconds=step.decode_compute_s,
-            formula=f"(2 P x {step.concurrency} users + attention) / tp {tp} / (peak x {eff.prefill:.2f})",
-            exposed=step.decode_compute_s > step.decode_memory_s,
+            name="attention over the KV cache",
+            seconds=attention.seconds,
+            formula=f"max(4 L c ctx a d FLOPs, {step.concurrency} x {job.avg_context:g} tokens x "
+            f"{format_bytes(job.kv_bytes_per_token)} of KV) per GPU at {rates}: {_bound_word(attention)}",
+            exposed=attention.compute_s > attention.memory_s,
         ),
     ]
     if step.decode_comm_s:
@@ -727,6 +781,10 @@ def _decode_terms(job: _InferenceJob, par: Parallelism, step: _ServingStep) -> l
     return terms
 
 
+def _bound_word(op: _OperatorTime) -> str:
+    return "compute-bound" if op.compute_s > op.memory_s else "memory-bound"
+
+
 def _decode_host_extra_s(job: _InferenceJob, step: _ServingStep) -> float:
     """The host time of a decode step beyond the GPU's work (positive only where the host sets it)."""
     return step.decode_s - job.eff.step_overhead_s - step.decode_gpu_s
@@ -747,14 +805,16 @@ def _inference_speed(job: _InferenceJob, par: Parallelism, concurrency: int | No
     eff, tp = job.eff, par.tensor
     per_user = 1.0 / step.decode_s
     prefill_formula = (
-        f"max(2 P x {job.req.prompt_tokens} + 2 L n^2 a d FLOPs / tp {tp} / (peak x {eff.prefill:.2f}), "
-        "weights / bandwidth)"
+        f"max(2 P x {job.req.prompt_tokens} FLOPs, weights read) / tp {tp} + 2 L n^2 a d attention FLOPs / "
+        f"tp {tp}, at (peak x {eff.prefill:.2f}) and bandwidth x {eff.bandwidth:.2f}"
         + (f" + TP all-reduces {format_duration(step.prefill_comm_s)}" if step.prefill_comm_s else "")
         + f" + step overhead [{eff.prefill_source}]"
     )
     formula = (
-        f"decode = max(bytes read {format_bytes(step.decode_bytes_per_gpu)} / (bandwidth x {eff.bandwidth:.2f}), "
-        f"2 P x {step.concurrency} users / (peak x {eff.prefill:.2f}))"
+        f"decode = weight GEMMs {format_duration(step.decode_linear.seconds)} "
+        f"({_bound_word(step.decode_linear)}) + attention over the KV cache "
+        f"{format_duration(step.decode_attention.seconds)} ({_bound_word(step.decode_attention)}), "
+        f"{format_bytes(step.decode_bytes_per_gpu)} read per GPU"
         + (f" + TP {format_duration(step.decode_comm_s)}" if step.decode_comm_s else "")
         + f" + overhead {format_duration(step.decode_s - step.decode_gpu_s)} = {format_duration(step.decode_s)}"
     )
