@@ -4,11 +4,11 @@ Every function takes one GPU's peaks with its efficiencies and links (DevicePeak
 layout, and returns seconds with the bound that set them and every term of the step with its formula.
 - Training: compute at the architecture's MFU on model FLOPs; the weights' memory traffic; tensor-
   parallel all-reduces; ZeRO-3 gathers (per layer, the longer of compute and gathering); the data-
-  parallel gradient reduction, hidden behind backward where it can be; the pipeline bubble from the
-  actual micro-batch count; host (launch) overhead, which overlaps the GPU's work.
-- Inference: prefill at the engine's prefill efficiency; decode reads the weights and the KV cache at
-  the engine's bandwidth efficiency for the weight format; tensor-parallel all-reduces; a fixed
-  per-step overhead.
+  parallel gradient reduction, hidden behind backward where it can be; the pipeline bubble of the
+  schedule (interleaved or plain 1F1B); host (launch) overhead, which overlaps the GPU's work.
+- Serving: each operator group on its own roofline, the groups summed: the weight GEMMs (FLOPs at
+  the engine's compute efficiency, the weights at its bandwidth efficiency for the weight format) and
+  attention over the prompt or the KV cache; tensor-parallel all-reduces; a fixed per-step overhead.
 """
 
 from __future__ import annotations
@@ -114,8 +114,9 @@ def _groups_of(tensor: int, data: int, node_gpus: int) -> tuple[Group, Group, bo
     return tp_group, dp_group, tensor * data >= node_gpus
 
 
-def _node_gpus(fabric: Fabric | None, par: Parallelism) -> int:
-    return fabric.node_gpus if fabric is not None else max(par.gpus, 1)
+def _layout_groups(fabric: Fabric | None, par: Parallelism) -> tuple[Group, Group, bool]:
+    """_groups_of for a layout on a fabric (none: one node holds every GPU)."""
+    return _groups_of(par.tensor, par.data, fabric.node_gpus if fabric is not None else max(par.gpus, 1))
 
 
 # Training ---------------------------------------------------------------------------------------------
@@ -144,6 +145,7 @@ class _TrainingJob(NamedTuple):
     tp_collectives_per_layer: int
     n_layers: int
     layers_per_virtual_stage: int
+    interleaved_pipeline: bool  # interleaved 1F1B (virtual stages), else plain 1F1B
     dp_comm_overlap: float
     grad_and_state_bytes_per_param: float
     trainable_grad_bytes: float
@@ -185,6 +187,7 @@ def _training_constants(req: PlanRequest, basis: MemoryBasis) -> dict[str, Any]:
         tp_collectives_per_layer=6 if req.grad_checkpointing else 4,
         n_layers=model.n_layers,
         layers_per_virtual_stage=a.pipeline_layers_per_virtual_stage,
+        interleaved_pipeline=a.pipeline_interleaved,
         dp_comm_overlap=a.dp_comm_overlap,
         grad_and_state_bytes_per_param=basis.grad_bytes + basis.opt_bytes,
         trainable_grad_bytes=basis.trainable * basis.grad_bytes,
@@ -267,11 +270,16 @@ def _with_host_s(gpu_s: float, host_s: float, host_serial: bool) -> float:
 
 
 def _virtual_stages(job: _TrainingJob, layers: float) -> int:
+    """Model chunks per GPU: `layers_per_virtual_stage` layers each under the interleaved schedule,
+    one (the whole stage) under plain 1F1B."""
+    if not job.interleaved_pipeline:
+        return 1
     return max(1, math.ceil(layers / job.layers_per_virtual_stage))
 
 
 def _pipeline_bubble_s(pipeline: int, virtual_stages: int, micro_batch_s: float) -> float:
-    """Interleaved 1F1B with v virtual stages per GPU: the bubble is (pp - 1) / v micro-batch times."""
+    """1F1B with v model chunks per GPU (Narayanan et al. 2021): the warm-up and drain leave the
+    pipeline idle (pp - 1) / v micro-batch times; plain 1F1B is v = 1."""
     return (pipeline - 1) / virtual_stages * micro_batch_s if pipeline > 1 else 0.0
 
 
@@ -292,7 +300,7 @@ def _dp_reduction_s(job: _TrainingJob, par: Parallelism, dp_group: Group) -> flo
     """Data parallelism: the gradients (all-reduce, or reduce-scatter + all-gather for ZeRO-1/2: the
     same volume) once per step. ZeRO-3 reduce-scatters per layer instead (see _zero3_gathers)."""
     fabric = job.peaks.fabric
-    if fabric is None or not _reduces_gradients_per_step(par, fabric):
+    if par.data <= 1 or par.zero_stage >= 3 or fabric is None:
         return 0.0
     return all_reduce_s(fabric, dp_group, job.trainable_grad_bytes / (par.tensor * par.pipeline))
 
@@ -318,19 +326,22 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
     tensor, pipeline, data = par.tensor, par.pipeline, par.data
     shards = tensor * pipeline
     layers = job.n_layers / pipeline
-    tp_group, dp_group, pp_cross = _groups_of(tensor, data, _node_gpus(job.peaks.fabric, par))
+    tp_group, dp_group, pp_cross = _layout_groups(job.peaks.fabric, par)
     compute = _compute_s(job, shards)
     weights_read = _weights_read_s(job, shards)
-    zero3 = _zero3_gathers(job, par, dp_group, layers, compute)
-    tp_time = _tp_all_reduces_s(job, par, tp_group, layers)
+    # Each parallel term only where its degree is above one (most layouts a search compares have few).
+    zero3 = _zero3_gathers(job, par, dp_group, layers, compute) if par.zero_stage >= 3 else None
+    tp_time = _tp_all_reduces_s(job, par, tp_group, layers) if tensor > 1 else 0.0
     busy = compute + (zero3.extra_s if zero3 is not None else 0.0)
     gpu_micro = max(busy, weights_read) + tp_time
     host = layers * job.eff.host_overhead_per_layer_s
     micro = _with_host_s(gpu_micro, host, job.peaks.host_serial)
-    v = _virtual_stages(job, layers) if pipeline > 1 else 1
-    bubble = _pipeline_bubble_s(pipeline, v, micro)
-    sends = _pipeline_sends_s(job, par, v, pp_cross)
-    dp_time = _dp_reduction_s(job, par, dp_group)
+    v, bubble, sends = 1, 0.0, 0.0
+    if pipeline > 1:
+        v = _virtual_stages(job, layers)
+        bubble = _pipeline_bubble_s(pipeline, v, micro)
+        sends = _pipeline_sends_s(job, par, v, pp_cross)
+    dp_time = _dp_reduction_s(job, par, dp_group) if data > 1 else 0.0
     dp_exposed = _dp_exposed_s(job, dp_time, micro) if dp_time else 0.0
     optimizer = _optimizer_s(job, par)
     step = job.micro_batches * micro + (bubble + sends + dp_exposed + optimizer)
@@ -357,7 +368,7 @@ def _training_terms(job: _TrainingJob, par: Parallelism, step: _TrainingStep) ->
     """Every term of the step worded with its formula, in the order the step adds them."""
     req, eff, fabric = job.req, job.eff, job.peaks.fabric
     m, layers, shards = job.micro_batches, step.layers, par.tensor * par.pipeline
-    tp_group, dp_group, pp_cross = _groups_of(par.tensor, par.data, _node_gpus(fabric, par))
+    tp_group, dp_group, pp_cross = _layout_groups(fabric, par)
     flops_per_param = job.model_flops_per_token / req.model.active_params()
     terms = [
         SpeedTerm(
@@ -412,11 +423,12 @@ def _training_terms(job: _TrainingJob, par: Parallelism, step: _TrainingStep) ->
     if par.pipeline > 1:
         v = step.virtual_stages
         idle = step.bubble_s / (m * step.micro_batch_s + step.bubble_s)
+        schedule = "interleaved 1F1B" if job.interleaved_pipeline else "1F1B"
         terms.append(
             SpeedTerm(
                 name="pipeline bubble",
                 seconds=step.bubble_s,
-                formula=f"(pp {par.pipeline} - 1) / (v {v} virtual stages) x one micro-batch "
+                formula=f"{schedule}: (pp {par.pipeline} - 1) / (v {v} virtual stages) x one micro-batch "
                 f"{format_duration(step.micro_batch_s)}; {m} micro-batches: {format_pct(idle)} idle",
             )
         )
@@ -543,6 +555,9 @@ class _InferenceJob(NamedTuple):
     achieved_flops_per_s: float  # peak x the prefill efficiency
     host_s: float  # host time per forward pass: every stage's layers, one after another
     weights_bytes: float
+    prefill_linear_flops: float  # one prompt: 2 P n
+    prefill_attention_flops: float  # one prompt: 2 L n^2 a d
+    attention_flops_per_cached_token: int  # one decode token attending to one cached token: 4 L a d
     avg_context: float  # prompt + half the output
     kv_bytes_per_token: int
     token_activation_bytes: int  # h x activation bytes
@@ -580,6 +595,9 @@ def _inference_constants(req: PlanRequest) -> dict[str, Any]:
         profile=profile,
         active_params=active,
         weights_bytes=profile.weight_bytes_total(model.total_params(), model.embedding_params()),
+        prefill_linear_flops=2 * active * req.prompt_tokens,
+        prefill_attention_flops=2 * model.n_layers * req.prompt_tokens**2 * model.n_heads * model.d_head,
+        attention_flops_per_cached_token=4 * model.n_layers * model.n_heads * model.d_head,
         avg_context=req.prompt_tokens + req.output_tokens / 2,
         kv_bytes_per_token=kv_bytes_per_token(model, profile.kv_bytes),
         token_activation_bytes=model.hidden_size * profile.activation_bytes,
@@ -597,10 +615,11 @@ class _OperatorTime(NamedTuple):
 
     compute_s: float
     memory_s: float
+    seconds: float
 
-    @property
-    def seconds(self) -> float:
-        return max(self.compute_s, self.memory_s)
+
+def _roofline(compute_s: float, memory_s: float) -> _OperatorTime:
+    return _OperatorTime(compute_s, memory_s, max(compute_s, memory_s))
 
 
 class _ServingStep(NamedTuple):
@@ -635,7 +654,7 @@ class _ServingStep(NamedTuple):
 def _serving_comm_s(job: _InferenceJob, par: Parallelism, tokens: float) -> float:
     """Two all-reduces per layer of tokens x h (Megatron TP), and the sends between stages."""
     fabric = job.peaks.fabric
-    if fabric is None:
+    if fabric is None or par.tensor * par.pipeline == 1:
         return 0.0
     tp_group, _, pp_cross = _groups_of(par.tensor, par.data, fabric.node_gpus)
     comm = 2 * job.n_layers * all_reduce_s(fabric, tp_group, tokens * job.token_activation_bytes)
@@ -649,11 +668,6 @@ def _forward_s(job: _InferenceJob, gpu_s: float) -> float:
     return (gpu_s + job.host_s if job.host_serial else max(job.host_s, gpu_s)) + job.step_overhead_s
 
 
-def _decode_kv_bytes(job: _InferenceJob, concurrency: int) -> float:
-    """Every cached K/V the users' tokens attend to, read once per decode step."""
-    return concurrency * job.avg_context * job.kv_bytes_per_token
-
-
 def _decode_weight_bytes_per_gpu(job: _InferenceJob, par: Parallelism, concurrency: int) -> float:
     """One GPU's share of the weights a decode step reads: split over tp (MoE: the experts touched)."""
     weights = _touched_weight_bytes(job.req, job.profile, concurrency) if job.is_moe else job.weights_bytes
@@ -661,42 +675,42 @@ def _decode_weight_bytes_per_gpu(job: _InferenceJob, par: Parallelism, concurren
 
 
 def _decode_kv_bytes_per_gpu(job: _InferenceJob, par: Parallelism, concurrency: int) -> float:
-    """One GPU's share of the KV cache a decode step reads: split over at most as many GPUs as there
-    are KV heads (beyond that the heads are copied)."""
-    return _decode_kv_bytes(job, concurrency) / min(job.kv_heads, par.tensor)
+    """One GPU's share of every cached K/V the users' tokens attend to, read once per decode step:
+    split over at most as many GPUs as there are KV heads (beyond that the heads are copied)."""
+    return concurrency * job.avg_context * job.kv_bytes_per_token / min(job.kv_heads, par.tensor)
 
 
-def _decode_linear(job: _InferenceJob, par: Parallelism, concurrency: int) -> _OperatorTime:
-    """The weight GEMMs of a decode step: 2 P FLOPs per token, every touched weight read once."""
-    flops = 2 * job.active_params * concurrency
-    return _OperatorTime(
-        flops / par.tensor / job.achieved_flops_per_s,
-        _decode_weight_bytes_per_gpu(job, par, concurrency) / job.achieved_bytes_per_s,
+def _decode_linear(
+    job: _InferenceJob, par: Parallelism, concurrency: int, weight_bytes: float
+) -> _OperatorTime:
+    """The weight GEMMs of a decode step: 2 P FLOPs per token, `weight_bytes` read once per GPU."""
+    return _roofline(
+        2 * job.active_params * concurrency / par.tensor / job.achieved_flops_per_s,
+        weight_bytes / job.achieved_bytes_per_s,
     )
 
 
-def _decode_attention(job: _InferenceJob, par: Parallelism, concurrency: int) -> _OperatorTime:
-    """Attention of a decode step over the average context: 4 L c ctx a d FLOPs, the KV cache read."""
-    flops = 4 * job.n_layers * concurrency * job.avg_context * job.n_heads * job.d_head
-    return _OperatorTime(
-        flops / par.tensor / job.achieved_flops_per_s,
-        _decode_kv_bytes_per_gpu(job, par, concurrency) / job.achieved_bytes_per_s,
-    )
+def _decode_attention(
+    job: _InferenceJob, par: Parallelism, concurrency: int, kv_bytes: float
+) -> _OperatorTime:
+    """Attention of a decode step over the average context: 4 L a d FLOPs per cached token attended
+    to, and `kv_bytes` of the KV cache read per GPU."""
+    flops = job.attention_flops_per_cached_token * concurrency * job.avg_context
+    return _roofline(flops / par.tensor / job.achieved_flops_per_s, kv_bytes / job.achieved_bytes_per_s)
 
 
 def _prefill_linear(job: _InferenceJob, par: Parallelism) -> _OperatorTime:
     """The weight GEMMs of one prompt's prefill: 2 P n FLOPs, the weights read once."""
-    return _OperatorTime(
-        2 * job.active_params * job.req.prompt_tokens / par.tensor / job.achieved_flops_per_s,
+    return _roofline(
+        job.prefill_linear_flops / par.tensor / job.achieved_flops_per_s,
         job.weights_bytes / par.tensor / job.achieved_bytes_per_s,
     )
 
 
 def _prefill_attention(job: _InferenceJob, par: Parallelism) -> _OperatorTime:
     """Attention over the prompt: 2 L n^2 a d FLOPs (causal, fused: no score matrix written out)."""
-    n = job.req.prompt_tokens
-    flops = 2 * job.n_layers * n * n * job.n_heads * job.d_head
-    return _OperatorTime(flops / par.tensor / job.achieved_flops_per_s, 0.0)
+    compute = job.prefill_attention_flops / par.tensor / job.achieved_flops_per_s
+    return _OperatorTime(compute, 0.0, compute)
 
 
 def _serving_step(job: _InferenceJob, par: Parallelism, concurrency: int | None) -> _ServingStep:
@@ -706,10 +720,12 @@ def _serving_step(job: _InferenceJob, par: Parallelism, concurrency: int | None)
     prefill_linear, prefill_attention = _prefill_linear(job, par), _prefill_attention(job, par)
     prefill_comm = _serving_comm_s(job, par, job.req.prompt_tokens)
     prefill = _forward_s(job, prefill_linear.seconds + prefill_attention.seconds + prefill_comm)
-    decode_linear, decode_attention = _decode_linear(job, par, c), _decode_attention(job, par, c)
+    weight_bytes, kv_bytes = _decode_weight_bytes_per_gpu(job, par, c), _decode_kv_bytes_per_gpu(job, par, c)
+    decode_linear = _decode_linear(job, par, c, weight_bytes)
+    decode_attention = _decode_attention(job, par, c, kv_bytes)
     decode_comm = _serving_comm_s(job, par, c)
     decode_gpu = decode_linear.seconds + decode_attention.seconds + decode_comm
-    per_gpu_bytes = _decode_weight_bytes_per_gpu(job, par, c) + _decode_kv_bytes_per_gpu(job, par, c)
+    per_gpu_bytes = weight_bytes + kv_bytes
     return _ServingStep(
         c, prefill_linear, prefill_attention, prefill_comm, prefill, per_gpu_bytes, decode_linear,
         decode_attention, decode_comm, decode_gpu, _forward_s(job, decode_gpu),
@@ -750,7 +766,7 @@ def _decode_terms(job: _InferenceJob, par: Parallelism, step: _ServingStep) -> l
         ),
     ]
     if step.decode_comm_s:
-        tp_group = _groups_of(tp, par.data, _node_gpus(fabric, par))[0]
+        tp_group = _layout_groups(fabric, par)[0]
         terms.append(
             SpeedTerm(
                 name="tensor-parallel all-reduces",

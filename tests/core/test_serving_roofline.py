@@ -17,7 +17,11 @@ from gpu_advisor.core.speed import inference_speed
 @pytest.fixture(scope="module")
 def h100_serving():
     req = PlanRequest(
-        model=get_preset("llama-3-8b"), task="inference", gpu="nvidia-h100-sxm", prompt_tokens=1024, output_tokens=256
+        model=get_preset("llama-3-8b"),
+        task="inference",
+        gpu="nvidia-h100-sxm",
+        prompt_tokens=1024,
+        output_tokens=256,
     )
     gpu = load_catalog(user_file=None).get("nvidia-h100-sxm")
     peaks, _ = gpu_peaks(gpu, req)
