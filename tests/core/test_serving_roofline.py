@@ -52,3 +52,15 @@ def test_a_large_batch_pays_for_its_kv_read_after_compute_bound_gemms(h100_servi
     # The KV read is not hidden behind the GEMMs' compute: the step is the sum of the two.
     assert speed.decode_s_per_token == pytest.approx(gemms.seconds + attention.seconds + overhead)
     assert attention.seconds > 0.1 * gemms.seconds
+
+
+def _serving_source(gpu: str, engine: str) -> str:
+    req = PlanRequest(model=get_preset("llama-3-8b"), task="inference", gpu=gpu, engine=engine)
+    peaks, _ = gpu_peaks(load_catalog(user_file=None).get(gpu), req)
+    return inference_speed(req, SINGLE, peaks).efficiency_source
+
+
+def test_an_engine_without_a_measurement_on_the_architecture_says_so():
+    assert "no measurement for vLLM on CDNA 3" in _serving_source("amd-instinct-mi300x", "vllm")
+    assert "no measurement" not in _serving_source("nvidia-h100-sxm", "vllm")
+    assert "no measurement" not in _serving_source("nvidia-a100-sxm-80gb", "tensorrt-llm")
