@@ -264,11 +264,6 @@ def _tp_all_reduces_s(job: _TrainingJob, par: Parallelism, tp_group: Group, laye
     )
 
 
-def _with_host_s(gpu_s: float, host_s: float, host_serial: bool) -> float:
-    """The GPU's time with the host's: added where the host runs the kernels itself, else overlapped."""
-    return gpu_s + host_s if host_serial else max(gpu_s, host_s)
-
-
 def _virtual_stages(job: _TrainingJob, layers: float) -> int:
     """Model chunks per GPU: `layers_per_virtual_stage` layers each under the interleaved schedule,
     one (the whole stage) under plain 1F1B."""
@@ -316,9 +311,9 @@ def _optimizer_params(job: _TrainingJob, par: Parallelism) -> float:
     return job.basis.trainable / (par.tensor * par.pipeline) / (par.data if par.zero_stage >= 1 else 1)
 
 
-def _optimizer_s(job: _TrainingJob, par: Parallelism) -> float:
+def _optimizer_s(job: _TrainingJob, optimizer_params: float) -> float:
     """The optimizer step reads and writes the gradients and the state of this GPU's parameters."""
-    return 2 * _optimizer_params(job, par) * job.grad_and_state_bytes_per_param / job.achieved_bytes_per_s
+    return 2 * optimizer_params * job.grad_and_state_bytes_per_param / job.achieved_bytes_per_s
 
 
 def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
@@ -335,7 +330,8 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
     busy = compute + (zero3.extra_s if zero3 is not None else 0.0)
     gpu_micro = max(busy, weights_read) + tp_time
     host = layers * job.eff.host_overhead_per_layer_s
-    micro = _with_host_s(gpu_micro, host, job.peaks.host_serial)
+    # Host time adds where the host runs the kernels itself (a CPU), else the GPU works meanwhile.
+    micro = gpu_micro + host if job.peaks.host_serial else max(gpu_micro, host)
     v, bubble, sends = 1, 0.0, 0.0
     if pipeline > 1:
         v = _virtual_stages(job, layers)
@@ -343,7 +339,7 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
         sends = _pipeline_sends_s(job, par, v, pp_cross)
     dp_time = _dp_reduction_s(job, par, dp_group) if data > 1 else 0.0
     dp_exposed = _dp_exposed_s(job, dp_time, micro) if dp_time else 0.0
-    optimizer = _optimizer_s(job, par)
+    optimizer = _optimizer_s(job, _optimizer_params(job, par))
     step = job.micro_batches * micro + (bubble + sends + dp_exposed + optimizer)
     tokens_per_s = job.tokens_per_micro_batch * job.micro_batches * data / step
     return _TrainingStep(
@@ -352,15 +348,13 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
     )  # fmt: skip
 
 
-def _time_to_train_s(job: _TrainingJob, tokens_per_s: float) -> float | None:
-    return job.total_tokens / tokens_per_s if job.total_tokens else None
-
-
 def _training_summary(job: _TrainingJob, par: Parallelism) -> SpeedSummary:
     """The numbers that rank a layout: tokens/s and the time to train."""
     step = _training_step(job, par)
     return SpeedSummary(
-        "training", step.tokens_per_s, time_to_train_s=_time_to_train_s(job, step.tokens_per_s)
+        "training",
+        step.tokens_per_s,
+        time_to_train_s=job.total_tokens / step.tokens_per_s if job.total_tokens else None,
     )
 
 
@@ -483,7 +477,7 @@ def _training_speed(job: _TrainingJob, par: Parallelism) -> TrainingSpeed:
     req, model = job.req, job.req.model
     tok_s = step.tokens_per_s
     gpus = par.tensor * par.pipeline * par.data
-    ttt = _time_to_train_s(job, tok_s)
+    ttt = job.total_tokens / tok_s if job.total_tokens else None
     peak = job.peaks.flops_per_s
     mfu = tok_s * job.model_flops_per_token / (gpus * peak)
     hfu = tok_s * job.hardware_flops_per_token / (gpus * peak)
@@ -616,10 +610,13 @@ class _OperatorTime(NamedTuple):
     compute_s: float
     memory_s: float
     seconds: float
+    bound: str  # "compute-bound" or "memory-bound"
 
 
 def _roofline(compute_s: float, memory_s: float) -> _OperatorTime:
-    return _OperatorTime(compute_s, memory_s, max(compute_s, memory_s))
+    if compute_s > memory_s:
+        return _OperatorTime(compute_s, memory_s, compute_s, "compute-bound")
+    return _OperatorTime(compute_s, memory_s, memory_s, "memory-bound")
 
 
 class _ServingStep(NamedTuple):
@@ -641,14 +638,6 @@ class _ServingStep(NamedTuple):
     decode_comm_s: float
     decode_gpu_s: float  # linear + attention + communication
     decode_s: float
-
-    @property
-    def decode_memory_s(self) -> float:
-        return self.decode_linear.memory_s + self.decode_attention.memory_s
-
-    @property
-    def decode_compute_s(self) -> float:
-        return self.decode_linear.compute_s + self.decode_attention.compute_s
 
 
 def _serving_comm_s(job: _InferenceJob, par: Parallelism, tokens: float) -> float:
@@ -710,7 +699,7 @@ def _prefill_linear(job: _InferenceJob, par: Parallelism) -> _OperatorTime:
 def _prefill_attention(job: _InferenceJob, par: Parallelism) -> _OperatorTime:
     """Attention over the prompt: 2 L n^2 a d FLOPs (causal, fused: no score matrix written out)."""
     compute = job.prefill_attention_flops / par.tensor / job.achieved_flops_per_s
-    return _OperatorTime(compute, 0.0, compute)
+    return _OperatorTime(compute, 0.0, compute, "compute-bound")
 
 
 def _serving_step(job: _InferenceJob, par: Parallelism, concurrency: int | None) -> _ServingStep:
@@ -744,8 +733,10 @@ def _inference_summary(job: _InferenceJob, par: Parallelism) -> SpeedSummary:
     )
 
 
-def _decode_terms(job: _InferenceJob, par: Parallelism, step: _ServingStep) -> list[SpeedTerm]:
-    """The terms of one decode step worded with their formulas."""
+def _decode_terms(
+    job: _InferenceJob, par: Parallelism, step: _ServingStep, host_extra: float
+) -> list[SpeedTerm]:
+    """The terms of one decode step worded with their formulas (`host_extra`: host time beyond the GPU's)."""
     eff, fabric, tp = job.eff, job.peaks.fabric, par.tensor
     linear, attention = step.decode_linear, step.decode_attention
     rates = f"(peak x {eff.prefill:.2f}), bandwidth x {eff.bandwidth:.2f}"
@@ -754,14 +745,14 @@ def _decode_terms(job: _InferenceJob, par: Parallelism, step: _ServingStep) -> l
             name="weight GEMMs",
             seconds=linear.seconds,
             formula=f"max(2 P x {step.concurrency} users FLOPs, weights read) / tp {tp} at {rates}: "
-            f"{_bound_word(linear)} [{eff.bandwidth_source}]",
+            f"{linear.bound} [{eff.bandwidth_source}]",
             exposed=linear.compute_s > linear.memory_s,
         ),
         SpeedTerm(
             name="attention over the KV cache",
             seconds=attention.seconds,
-            formula=f"max(4 L c ctx a d FLOPs, {step.concurrency} x {job.avg_context:g} tokens x "
-            f"{format_bytes(job.kv_bytes_per_token)} of KV) per GPU at {rates}: {_bound_word(attention)}",
+            formula=f"max(4 L c ctx a d FLOPs, c {step.concurrency} x ctx {job.avg_context:g} tokens x "
+            f"{job.kv_bytes_per_token:,} B of KV) per GPU at {rates}: {attention.bound}",
             exposed=attention.compute_s > attention.memory_s,
         ),
     ]
@@ -776,7 +767,6 @@ def _decode_terms(job: _InferenceJob, par: Parallelism, step: _ServingStep) -> l
                 + (f", {par.pipeline - 1} stage sends" if par.pipeline > 1 else ""),
             )
         )
-    host_extra = _decode_host_extra_s(job, step)
     if host_extra > 0:
         terms.append(
             SpeedTerm(
@@ -797,22 +787,18 @@ def _decode_terms(job: _InferenceJob, par: Parallelism, step: _ServingStep) -> l
     return terms
 
 
-def _bound_word(op: _OperatorTime) -> str:
-    return "compute-bound" if op.compute_s > op.memory_s else "memory-bound"
-
-
 def _decode_host_extra_s(job: _InferenceJob, step: _ServingStep) -> float:
     """The host time of a decode step beyond the GPU's work (positive only where the host sets it)."""
     return step.decode_s - job.eff.step_overhead_s - step.decode_gpu_s
 
 
-def _decode_bound(job: _InferenceJob, step: _ServingStep) -> str:
+def _decode_bound(step: _ServingStep, host_extra: float) -> str:
     """What sets a decode step: communication, memory traffic or compute, whichever takes longest."""
-    if step.decode_comm_s >= max(
-        step.decode_memory_s, step.decode_compute_s, _decode_host_extra_s(job, step)
-    ):
+    linear, attention = step.decode_linear, step.decode_attention
+    memory, compute = linear.memory_s + attention.memory_s, linear.compute_s + attention.compute_s
+    if step.decode_comm_s >= max(memory, compute, host_extra):
         return "communication"
-    return "memory" if step.decode_memory_s >= step.decode_compute_s else "compute"
+    return "memory" if memory >= compute else "compute"
 
 
 def _inference_speed(job: _InferenceJob, par: Parallelism, concurrency: int | None) -> InferenceSpeed:
@@ -826,11 +812,10 @@ def _inference_speed(job: _InferenceJob, par: Parallelism, concurrency: int | No
         + (f" + TP all-reduces {format_duration(step.prefill_comm_s)}" if step.prefill_comm_s else "")
         + f" + step overhead [{eff.prefill_source}]"
     )
+    host_extra = _decode_host_extra_s(job, step)
     formula = (
-        f"decode = weight GEMMs {format_duration(step.decode_linear.seconds)} "
-        f"({_bound_word(step.decode_linear)}) + attention over the KV cache "
-        f"{format_duration(step.decode_attention.seconds)} ({_bound_word(step.decode_attention)}), "
-        f"{format_bytes(step.decode_bytes_per_gpu)} read per GPU"
+        f"decode = weight GEMMs ({step.decode_linear.bound}) + attention over the KV cache "
+        f"({step.decode_attention.bound}), {format_bytes(step.decode_bytes_per_gpu)} read per GPU"
         + (f" + TP {format_duration(step.decode_comm_s)}" if step.decode_comm_s else "")
         + f" + overhead {format_duration(step.decode_s - step.decode_gpu_s)} = {format_duration(step.decode_s)}"
     )
@@ -840,10 +825,10 @@ def _inference_speed(job: _InferenceJob, par: Parallelism, concurrency: int | No
         decode_s_per_token=step.decode_s,
         tokens_per_s_per_user=per_user,
         tokens_per_s=per_user * step.concurrency * par.data,
-        bound=_decode_bound(job, step),
+        bound=_decode_bound(step, host_extra),
         formula=formula,
         prefill_formula=prefill_formula,
-        terms=tuple(_decode_terms(job, par, step)),
+        terms=tuple(_decode_terms(job, par, step, host_extra)),
         efficiency_source=eff.bandwidth_source,
     )
 
