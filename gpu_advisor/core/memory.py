@@ -336,7 +336,16 @@ def memory_basis(
     # ---- a traced request: the trace's unsharded bytes replace the formulas (core/trace.py) ----------
     if req.trace is not None:
         formula = memory_basis(req.model_copy(update={"trace": None}), device, optimizer_impl, prefill_tokens)
-        return traced_basis(req, formula)
+        kernel = req.trace.attention
+        at_traced_kernel = None
+        if kernel is not None and kernel != req.attention.value:  # e.g. Gemma 2 traced with eager
+            at_traced_kernel = memory_basis(
+                req.model_copy(update={"trace": None, "attention": type(req.attention)(kernel)}),
+                device,
+                optimizer_impl,
+                prefill_tokens,
+            )
+        return traced_basis(req, formula, at_traced_kernel)
     # ---- end of the traced case ---------------------------------------------------------------------
     model = req.model
     profile = request_profile(req)
@@ -524,7 +533,15 @@ def _explain(
     return f, notes
 
 
-def traced_basis(req: PlanRequest, formula: MemoryBasis) -> MemoryBasis:
+def _kernel_correction(formula: MemoryBasis, at_traced_kernel: MemoryBasis | None) -> float:
+    """Bytes to add to the traced activations for the request's attention kernel instead of the one the
+    trace ran: the formulas' difference between the two kernels (the s x s matrices eager keeps)."""
+    return 0.0 if at_traced_kernel is None else formula.activations - at_traced_kernel.activations
+
+
+def traced_basis(
+    req: PlanRequest, formula: MemoryBasis, at_traced_kernel: MemoryBasis | None = None
+) -> MemoryBasis:
     """The formula basis with its unsharded bytes replaced by the trace's (same sharding arithmetic).
 
     Training: the backward-side peak (forward or backward) gives the weights, the gradients alive then,
@@ -532,7 +549,10 @@ def traced_basis(req: PlanRequest, formula: MemoryBasis) -> MemoryBasis:
     temporaries. Per trainable parameter, gradient and optimizer bytes are the traced totals divided by
     the trainable count, so ZeRO and tensor/pipeline parallelism divide them as they divide the formulas'.
     Inference: weights, the KV cache per sequence and the prefill transient.
+    `at_traced_kernel`: the formula basis with the attention kernel the trace ran, when it is not the
+    request's; the activations then take the formulas' attention bytes (attention_kernel_note).
     """
+    correction = _kernel_correction(formula, at_traced_kernel)
     trace = req.trace
     assert trace is not None
     if not req.task.is_training:
@@ -541,7 +561,9 @@ def traced_basis(req: PlanRequest, formula: MemoryBasis) -> MemoryBasis:
         return dataclasses.replace(
             formula,
             weights=float(comps["weights"]),
-            activations=float(comps["activations"] + comps["gradients"] + comps["optimizer"]),
+            activations=max(
+                0.0, float(comps["activations"] + comps["gradients"] + comps["optimizer"]) + correction
+            ),
             activations_formula="traced",
             kv_bytes_per_sequence=comps["kv_cache"] / max(1, req.users),
         )
@@ -559,7 +581,7 @@ def traced_basis(req: PlanRequest, formula: MemoryBasis) -> MemoryBasis:
         grad_bytes=stepc["gradients"] / trainable,
         opt_bytes=optimizer_state / trainable,
         optimizer_transient=float(max(0, stepc["optimizer"] - optimizer_state) + stepc["activations"]),
-        activations=float(back["activations"] + back["kv_cache"]),
+        activations=max(0.0, float(back["activations"] + back["kv_cache"]) + correction),
         activations_formula="traced",
         head_grad=float(back["gradients"]),
     )

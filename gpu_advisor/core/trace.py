@@ -64,6 +64,11 @@ class TraceResult(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     model: str
     architecture: str = Field(description="The module traced, e.g. 'LlamaForCausalLM (transformers 5.x)'")
+    attention: str | None = Field(
+        default=None,
+        description="The attention kernel the traced step ran ('sdpa', 'eager'); None for a module "
+        "not built by transformers (its own attention) and for traces made before this was recorded",
+    )
     parameters: int = Field(ge=0, description="Parameters of the traced module (adapters included)")
     trainable_parameters: int = Field(ge=0)
     task: Task

@@ -17,6 +17,19 @@ from .trace import COMPARED, FLAG_FRACTION, PHASE_STEP, TraceResult
 from .units import format_bytes, format_pct
 
 
+def attention_kernel_note(req: PlanRequest) -> str | None:
+    """Why the plan's attention activations are the formulas' although the request is traced: the trace
+    ran another kernel than the request's (transformers has no SDPA path for Gemma 2's soft-capping)."""
+    trace = req.trace
+    if trace is None or trace.attention is None or trace.attention == req.attention.value:
+        return None
+    return (
+        f"The trace ran {trace.attention} attention, the request asks for {req.attention.value}: "
+        f"transformers could not run {trace.architecture} with {req.attention.value}. The plan keeps "
+        f"the trace's other bytes and the formulas' {req.attention.value} attention activations."
+    )
+
+
 class ComparisonRow(BaseModel):
     model_config = ConfigDict(frozen=True)
     component: str
