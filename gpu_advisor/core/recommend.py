@@ -18,6 +18,7 @@ from .layout import Parallelism
 from .layouts import Candidate, LayoutSearch, best, meets
 from .memory import Device, estimate_memory, request_profile
 from .precision import Task, Tier
+from .recipe import chosen_words, describe, keep_global_batch, locked, published_global_batch, variants
 from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
 from .serving import with_concurrency
@@ -168,7 +169,11 @@ def _sources(gpu: GpuSpec, catalog: Catalog) -> GpuSources:
 
 
 def _option(
-    req: PlanRequest, gpu: GpuSpec, catalog: Catalog, search: LayoutSearch | None = None
+    req: PlanRequest,
+    gpu: GpuSpec,
+    catalog: Catalog,
+    search: LayoutSearch | None = None,
+    user: PlanRequest | None = None,
 ) -> tuple[Option | None, str | None]:
     peaks, note = gpu_peaks(gpu, req)
     if peaks is None:
@@ -179,6 +184,21 @@ def _option(
     if found is None:
         return None, f"{gpu.name}: not offered, the layout asked for needs more than {tier_room(gpu)}"
     par, fits = found.layout, found.fits
+    user = user or req
+    batch_kept = True
+    if req.task.is_training and req.global_batch is not None:
+        # The layout's replicas decide the accumulation that keeps the global batch (core/recipe.py).
+        kept = keep_global_batch(req, par.data, locked(user)["grad_accum"])
+        batch_kept = kept is not None
+        if kept is not None and kept is not req:
+            req, search = kept, LayoutSearch(kept)
+            speeds = LayoutSpeeds(req, peaks, search.basis)
+            cap = (gpu.memory_bytes,) if search.basis.reserves else ()
+            fits = (
+                fits
+                and search.basis.total_of(par.tensor, par.pipeline, par.data, par.zero_stage, *cap)
+                <= gpu.memory_bytes
+            )
     speed = speeds.detail(par)  # the kept layout, with its worded terms
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
     machines = machines_for(gpu, par.gpus)
@@ -202,6 +222,15 @@ def _option(
         rank = cost.job_cloud_usd
     else:
         rank = cost.cloud_usd_per_hour
+    recipe, recipe_source = (
+        describe(user, req, par.data, par.zero_stage) if req.task.is_training else (None, None)
+    )
+    notes = [note, deployment_note(gpu, machines.machines)]
+    if not batch_kept:
+        notes.append(
+            f"{par.data} replicas x micro-batch {req.batch_size} do not divide the global batch of "
+            f"{req.global_batch} sequences"
+        )
     option = Option(
         gpu=gpu.name,
         gpu_id=gpu.id,
@@ -211,7 +240,7 @@ def _option(
         gpus_per_machine=machines.gpus_per_machine,
         host=machines.host,
         fits=fits,
-        meets_target=fits and meets(req, speed),
+        meets_target=fits and batch_kept and meets(req, speed),
         gpu_memory_bytes=gpu.memory_bytes,
         per_gpu=search.memory(par, gpu.memory_bytes),
         layout=par,
@@ -219,7 +248,9 @@ def _option(
         cost=cost,
         rank_usd=rank,
         sources=_sources(gpu, catalog),
-        note="; ".join(n for n in (note, deployment_note(gpu, machines.machines)) if n),
+        note="; ".join(n for n in notes if n),
+        recipe=recipe,
+        recipe_source=recipe_source,
     )
     return option, None
 
@@ -235,6 +266,14 @@ def _rank_key(option: Option) -> tuple:
     )
 
 
+def _recipe_key(option: Option) -> tuple:
+    """One GPU's recipes compared: what the options are ranked by, then the faster step at the same
+    cost and count; the first (the literal recipe) when all else is equal."""
+    speed = option.speed
+    rate = speed.tokens_per_s if isinstance(speed, TrainingSpeed) else 0.0
+    return (*_rank_key(option), -rate)
+
+
 def _serving_target(req: PlanRequest) -> str:
     """'30 tokens/s per user and a first token within 0.5 s'."""
     parts = []
@@ -243,6 +282,24 @@ def _serving_target(req: PlanRequest) -> str:
     if req.ttft_s is not None:
         parts.append(f"a first token within {req.ttft_s:g} s")
     return " and ".join(parts)
+
+
+def _chosen(req: PlanRequest, best: Option, literal: Option | None) -> str:
+    """'With gradient checkpointing and micro-batch 4 (the planner's choice); your recipe as given
+    would need 8 GPUs. ' when the search changed what the request left open."""
+    if best.recipe is None or best.recipe_source is None:
+        return ""
+    words = chosen_words(req, best.recipe, best.recipe_source)
+    if not words:
+        return ""
+    head = f"With {words} (the planner's choice): "
+    if literal is None or literal is best:
+        return head
+    if not (literal.fits and literal.meets_target):
+        return head + "your recipe as given does not fit or meet the target on this GPU; "
+    if literal.count != best.count:
+        return head + f"your recipe as given would need {literal.count} GPUs; "
+    return head
 
 
 def _reason(req: PlanRequest, best: Option) -> str:
@@ -286,14 +343,24 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     gpus = [g for g in gpus if passes_filters(req, g)]
     options: list[Option] = []
     not_considered: list[str] = []
-    search = LayoutSearch(req)
+    runs = variants(req)  # the literal recipe first, then every choice of the knobs left open
+    searches = [LayoutSearch(run) for run in runs]
+    ran: dict[int, tuple[PlanRequest, LayoutSearch]] = {}  # id(option) -> its recipe and search
+    literal: dict[str, Option] = {}  # gpu id -> the option of the recipe as given
     for gpu in gpus:
-        option, skipped = _option(req, gpu, catalog, search)
-        if skipped:
-            # A catalogue gap, not a problem with this plan: a warning only when the user asked for it.
-            (warnings if req.gpu is not None else not_considered).append(skipped)
-        if option is not None:
-            options.append(option)
+        tried = []
+        for i, (run, run_search) in enumerate(zip(runs, searches, strict=True)):
+            option, skipped = _option(run, gpu, catalog, run_search, user=req)
+            if skipped and i == 0:
+                # A catalogue gap, not a problem with this plan: a warning only when the user asked.
+                (warnings if req.gpu is not None else not_considered).append(skipped)
+            if option is not None:
+                tried.append(option)
+                ran[id(option)] = (run, run_search)
+                if i == 0:
+                    literal[gpu.id] = option
+        if tried:
+            options.append(min(tried, key=_recipe_key))
     options.sort(key=_rank_key)
     unsharded = estimate_memory(req, Parallelism(), device=Device.CUDA)
     best = next((o for o in options if o.fits and o.meets_target), None)
@@ -319,22 +386,23 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
             tier=None, gpu=None, gpu_id=None, count=None, parallelism=None, reason=reason
         )
     else:
+        best_req, search = ran[id(best)]
         recommendation = Recommendation(
             tier=best.tier,
             gpu=best.gpu,
             gpu_id=best.gpu_id,
             count=best.count,
             parallelism=best.layout,
-            reason=_reason(req, best),
+            reason=_chosen(req, best, literal.get(best.gpu_id)) + _reason(best_req, best),
         )
         chosen = catalog.get(best.gpu_id)
         deployment = deployment_note(chosen, best.machines)
         if deployment:
             warnings.append(f"{best.gpu}: {deployment}.")
         # A count set by the target, not by memory, is not lowered by changes that only cut memory.
-        memory_set = best.count % 2 == 1 or not _fits_at(req, chosen, best.count // 2, search)
+        memory_set = best.count % 2 == 1 or not _fits_at(best_req, chosen, best.count // 2, search)
         suggestions = count_suggestions(
-            req, best, lambda changed: _fewer(changed, chosen, catalog, best.count), memory_set
+            best_req, best, lambda changed: _fewer(changed, chosen, catalog, best.count), memory_set
         )
         if best.rank_usd is None:
             warnings.append(
@@ -360,11 +428,12 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         )
     # ---- end of the trace ------------------------------------------------------------------------------
     if req.task.is_training:
-        f_tok = training_flops_per_token(req)
-        tokens = req.batch_size * req.seq_len * req.grad_accumulation_steps
+        used = ran[id(best)][0] if best is not None else runs[0]
+        f_tok = training_flops_per_token(used)
+        tokens = used.batch_size * used.seq_len * used.grad_accumulation_steps
         compute = {
             "flops_per_token": f_tok,
-            "hardware_flops_per_token": hardware_flops_per_token(req),
+            "hardware_flops_per_token": hardware_flops_per_token(used),
             "tokens_per_step": tokens,
             "flops_per_step": f_tok * tokens,
         }
@@ -397,6 +466,19 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         )
     if concurrency is not None:
         assumptions["concurrent_users_from_requests_per_s"] = concurrency
+    if req.task.is_training:
+        sequences, source = published_global_batch(req)
+        assumptions["global_batch"] = (
+            f"{req.global_batch} sequences per step (yours): replicas x micro-batch x accumulation"
+            if req.global_batch is not None
+            else f"none given: micro-batch x accumulation per replica as the recipe says; published "
+            f"practice is about {sequences} sequences of {req.seq_len} tokens per step ({source}); "
+            "set --global-batch to hold it"
+        )
+        assumptions["recipe_search"] = (
+            "knobs the request leaves open (gradient checkpointing, micro-batch 1-8) are the planner's: "
+            "each GPU keeps the recipe that ranks first, the faster step breaking ties"
+        )
     return Plan(
         request=req,
         memory=unsharded,

@@ -172,7 +172,18 @@ class PlanRequest(BaseModel):
     optimizer: Optimizer = Optimizer.ADAMW
     seq_len: int = Field(default=2048, ge=1, le=10_000_000, description="Tokens per sequence")
     batch_size: int = Field(default=1, ge=1, le=1_000_000, description="Micro-batch per GPU")
-    grad_checkpointing: bool = False
+    grad_checkpointing: bool | None = Field(
+        default=None,
+        description="Recompute activations in backward: True or False is the user's lock, None lets the "
+        "planner choose",
+    )
+    global_batch: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000,
+        description="Sequences per optimizer step over all replicas (data-parallel replicas x micro-batch "
+        "x accumulation); None: the published-practice default for the task (core/recipe.py)",
+    )
     grad_accumulation_steps: int = Field(
         default=1,
         ge=1,
@@ -252,6 +263,7 @@ class PlanRequest(BaseModel):
         "seq_len",
         "batch_size",
         "grad_accumulation_steps",
+        "global_batch",
         "zero_stage",
         "gpus",
         "tensor_parallel",
@@ -316,6 +328,13 @@ class PlanRequest(BaseModel):
             raise ValueError(
                 "requests_per_s: give a tokens/s per user target too: Little's law needs the time each "
                 "request takes (its output tokens at that speed)"
+            )
+        if self.global_batch is not None and not self.task.is_training:
+            raise ValueError("global_batch: a global batch applies to training, not inference")
+        if self.global_batch is not None and self.global_batch % self.batch_size:
+            raise ValueError(
+                f"global_batch: {self.global_batch} sequences are not a multiple of the micro-batch "
+                f"{self.batch_size}"
             )
         if self.zero_stage and not self.task.is_training:
             raise ValueError("zero_stage: ZeRO shards training state; it does not apply to inference")

@@ -71,6 +71,10 @@ class Option(BaseModel):
     rank_usd: float | None = None  # what the options are ranked by (see the plan's assumptions)
     sources: GpuSources
     note: str = ""
+    # training: what the option runs (micro_batch, grad_accum, global_batch, grad_checkpointing, loss,
+    # zero_stage) and, for each key, "user" (locked by the request) or "planner" (chosen by the search)
+    recipe: dict[str, Any] | None = None
+    recipe_source: dict[str, str] | None = None
 
     @property
     def per_gpu_bytes(self) -> int:
@@ -115,6 +119,7 @@ class Option(BaseModel):
             },
             "sources": self.sources.model_dump(),
             "note": self.note,
+            **({"recipe": self.recipe, "recipe_source": self.recipe_source} if self.training else {}),
         }
 
 
