@@ -162,6 +162,11 @@ class Assumptions(BaseModel):
         return data
 
 
+# Recipe knobs with a value even when the user leaves them to the planner (core/recipe.py): a saved
+# plan's inputs list the ones left open under "recipe_open", and reading them back drops their values.
+OPEN_RECIPE_FIELDS = ("batch_size", "grad_accumulation_steps", "loss")
+
+
 class PlanRequest(BaseModel):
     """One planning question. Validation messages name the field; the CLI and the GUI show them."""
 
@@ -258,6 +263,24 @@ class PlanRequest(BaseModel):
     trace: TraceResult | None = Field(
         default=None, description="A memory trace of the real architecture; replaces the memory formulas"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _open_recipe(cls, data: Any) -> Any:
+        """Saved inputs: the recipe knobs listed under recipe_open stay the planner's."""
+        if isinstance(data, dict) and "recipe_open" in data:
+            open_ = data["recipe_open"]
+            names = set(open_) & set(OPEN_RECIPE_FIELDS) if isinstance(open_, list) else set()
+            return {k: v for k, v in data.items() if k != "recipe_open" and k not in names}
+        return data
+
+    def inputs_json(self) -> dict[str, Any]:
+        """The request as saved (plan@1 `inputs`): every field, and for training the recipe knobs
+        left to the planner under recipe_open."""
+        out = self.model_dump(mode="json")
+        if self.task.is_training:
+            out["recipe_open"] = [k for k in OPEN_RECIPE_FIELDS if k not in self.model_fields_set]
+        return out
 
     @field_validator(
         "seq_len",

@@ -217,7 +217,7 @@ class Plan(BaseModel):
         """The `gpu-advisor plan --json` object (DESIGN.md, "Data contracts")."""
         return {
             "schema": PLAN_SCHEMA,
-            "inputs": self.request.model_dump(mode="json"),
+            "inputs": self.request.inputs_json(),
             "memory": {
                 "total_bytes": self.memory.total_bytes,
                 "components": self.memory.components.model_dump(mode="json"),
