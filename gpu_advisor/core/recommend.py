@@ -373,7 +373,14 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         if not gpus:
             reason = "No GPU in the catalogue passes the filters (" + filters_text(req) + ")."
         elif any(o.fits for o in options):
-            target = f"the {req.max_hours:g} h deadline" if req.task.is_training else _serving_target(req)
+            if req.task.is_training:
+                target = (
+                    f"the {req.max_hours:g} h deadline"
+                    if req.max_hours is not None
+                    else f"the global batch of {req.global_batch} sequences"
+                )
+            else:
+                target = _serving_target(req)
             limit = f"{req.gpus} GPUs" if req.gpus else f"{MAX_GPUS:,} GPUs"
             reason = f"Nothing in {where} meets {target} with up to {limit}. " + suggestions[0]
         else:
