@@ -168,21 +168,48 @@ def _sources(gpu: GpuSpec, catalog: Catalog) -> GpuSources:
     return sources
 
 
+Found = tuple[DevicePeaks, str | None, LayoutSpeeds, Candidate]
+
+
+def _layout_for(req: PlanRequest, gpu: GpuSpec, search: LayoutSearch) -> tuple[Found | None, str | None]:
+    """The GPU's peaks and the layout `_best_layout` keeps (with its summary speed), or why none."""
+    peaks, note = gpu_peaks(gpu, req)
+    if peaks is None:
+        return None, f"{gpu.name}: skipped, {note}"
+    speeds = LayoutSpeeds(req, peaks, search.basis)
+    found = _best_layout(req, gpu, speeds, search)
+    if found is None:
+        return None, f"{gpu.name}: not offered, the layout asked for needs more than {tier_room(gpu)}"
+    return (peaks, note, speeds, found), None
+
+
+def _screen_key(req: PlanRequest, found: Found) -> tuple:
+    """One GPU's recipes compared before their options are worked out: what ranks them on one GPU
+    (fitting, meeting the target, then GPU-hours of the job when renting for a token budget, else the
+    GPU count, which prices the rent per hour and the purchase), then the faster step."""
+    cand = found[3]
+    speed = cand.speed
+    fits = cand.fits
+    count = cand.layout.gpus
+    time_s = getattr(speed, "time_to_train_s", None)
+    primary = count * time_s if time_s is not None and req.purchase is Purchase.RENT else count
+    return (not fits, not (fits and meets(req, speed)), primary, -speed.tokens_per_s)
+
+
 def _option(
     req: PlanRequest,
     gpu: GpuSpec,
     catalog: Catalog,
     search: LayoutSearch | None = None,
     user: PlanRequest | None = None,
+    laid_out: Found | None = None,
 ) -> tuple[Option | None, str | None]:
-    peaks, note = gpu_peaks(gpu, req)
-    if peaks is None:
-        return None, f"{gpu.name}: skipped, {note}"
     search = search or LayoutSearch(req)
-    speeds = LayoutSpeeds(req, peaks, search.basis)
-    found = _best_layout(req, gpu, speeds, search)
-    if found is None:
-        return None, f"{gpu.name}: not offered, the layout asked for needs more than {tier_room(gpu)}"
+    if laid_out is None:
+        laid_out, skipped = _layout_for(req, gpu, search)
+        if laid_out is None:
+            return None, skipped
+    peaks, note, speeds, found = laid_out
     par, fits = found.layout, found.fits
     user = user or req
     batch_kept = True
@@ -266,12 +293,11 @@ def _rank_key(option: Option) -> tuple:
     )
 
 
-def _recipe_key(option: Option) -> tuple:
-    """One GPU's recipes compared: what the options are ranked by, then the faster step at the same
-    cost and count; the first (the literal recipe) when all else is equal."""
-    speed = option.speed
-    rate = speed.tokens_per_s if isinstance(speed, TrainingSpeed) else 0.0
-    return (*_rank_key(option), -rate)
+def _cannot_improve(entry: tuple[tuple, int, Found], step: int) -> bool:
+    """Whether a screened recipe already fits and meets the target on the fewest GPUs a layout allows:
+    gradient checkpointing could then only slow it down."""
+    (no_fit, misses, *_), _, laid_out = entry
+    return not no_fit and not misses and laid_out[3].layout.gpus == step
 
 
 def _serving_target(req: PlanRequest) -> str:
@@ -347,20 +373,37 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     searches = [LayoutSearch(run) for run in runs]
     ran: dict[int, tuple[PlanRequest, LayoutSearch]] = {}  # id(option) -> its recipe and search
     literal: dict[str, Option] = {}  # gpu id -> the option of the recipe as given
+    step = (req.tensor_parallel or 1) * (req.pipeline_parallel or 1)
     for gpu in gpus:
-        tried = []
+        # Each recipe's layout is found and screened on its summary speed; only the literal recipe's
+        # and the best recipe's options are worked out in full.
+        screened: list[tuple[tuple, int, Found]] = []
         for i, (run, run_search) in enumerate(zip(runs, searches, strict=True)):
-            option, skipped = _option(run, gpu, catalog, run_search, user=req)
-            if skipped and i == 0:
-                # A catalogue gap, not a problem with this plan: a warning only when the user asked.
-                (warnings if req.gpu is not None else not_considered).append(skipped)
-            if option is not None:
-                tried.append(option)
-                ran[id(option)] = (run, run_search)
-                if i == 0:
-                    literal[gpu.id] = option
-        if tried:
-            options.append(min(tried, key=_recipe_key))
+            first_of_group = i == 0 or run.grad_checkpointing != runs[i - 1].grad_checkpointing
+            if first_of_group and screened and _cannot_improve(min(screened, key=lambda e: e[:2]), step):
+                break  # checkpointing only slows a recipe that already runs on the fewest GPUs
+            if not first_of_group and screened and screened[-1][:2] != min(screened, key=lambda e: e[:2])[:2]:
+                continue  # a larger micro-batch stopped paying: the larger ones of this group neither
+            laid_out, skipped = _layout_for(run, gpu, run_search)
+            if laid_out is None:
+                if i == 0:  # a catalogue gap, not a problem with this plan: a warning only when asked
+                    (warnings if req.gpu is not None else not_considered).append(skipped)
+                break  # the GPU's peaks are unknown, or the layout asked for exceeds the tier's room
+            screened.append((_screen_key(run, laid_out), i, laid_out))
+        if not screened:
+            continue
+        chosen_i = min(screened, key=lambda entry: entry[:2])[1]
+        for _key, i, laid_out in screened:
+            if i not in (0, chosen_i):
+                continue
+            option, _ = _option(runs[i], gpu, catalog, searches[i], user=req, laid_out=laid_out)
+            if option is None:
+                continue
+            ran[id(option)] = (runs[i], searches[i])
+            if i == 0:
+                literal[gpu.id] = option
+            if i == chosen_i:
+                options.append(option)
     options.sort(key=_rank_key)
     unsharded = estimate_memory(req, Parallelism(), device=Device.CUDA)
     best = next((o for o in options if o.fits and o.meets_target), None)
