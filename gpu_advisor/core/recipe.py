@@ -46,6 +46,27 @@ def published_global_batch(req: PlanRequest) -> tuple[int, str]:
     return FINETUNE_SEQUENCES, FINETUNE_SOURCE
 
 
+# Without a deadline, a token budget is planned to finish within this many days: published
+# pre-training runs took one to three months (Llama 3 405B: 54 days on 16,384 H100s, Dubey et al.
+# 2024, section 3.3.4; OPT-175B: about two months on 992 A100s, Zhang et al. 2022, logbook).
+DEFAULT_DEADLINE_DAYS = 90
+DEADLINE_SOURCE = (
+    "published pre-training runs took one to three months (Llama 3 405B: 54 days, Dubey et al. 2024, "
+    "section 3.3.4; OPT-175B: about two months, Zhang et al. 2022)"
+)
+YEAR_S = 365 * 86400
+
+
+def default_deadline_hours(req: PlanRequest) -> float | None:
+    """The deadline a token budget without one is planned to (hours), or None: no token budget, a
+    deadline given, or the GPU count fixed."""
+    if not req.task.is_training or req.max_hours is not None or req.gpus is not None:
+        return None
+    if req.total_train_tokens is None:
+        return None
+    return DEFAULT_DEADLINE_DAYS * 24.0
+
+
 def locked(req: PlanRequest) -> dict[str, bool]:
     """For each recipe key, whether the user set it (a lock) or left it to the planner."""
     given = req.model_fields_set

@@ -18,7 +18,18 @@ from .layout import Parallelism
 from .layouts import Candidate, LayoutSearch, best, meets
 from .memory import Device, estimate_memory, request_profile
 from .precision import Task, Tier
-from .recipe import chosen_words, describe, keep_global_batch, locked, published_global_batch, variants
+from .recipe import (
+    DEADLINE_SOURCE,
+    DEFAULT_DEADLINE_DAYS,
+    YEAR_S,
+    chosen_words,
+    default_deadline_hours,
+    describe,
+    keep_global_batch,
+    locked,
+    published_global_batch,
+    variants,
+)
 from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
 from .serving import with_concurrency
@@ -357,8 +368,48 @@ def _reason(req: PlanRequest, best: Option) -> str:
 
 
 def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
-    """Answer one planning question. Pure: the same request and catalogue give the same plan."""
+    """Answer one planning question. Pure: the same request and catalogue give the same plan.
+
+    A token budget without a deadline is planned to finish within the default duration
+    (core/recipe.py, DEFAULT_DEADLINE_DAYS); when nothing does, to the fastest plan. A plan that takes
+    longer than a year says so."""
     catalog = catalog or default_catalog()
+    deadline_h = default_deadline_hours(req)
+    result = None
+    extra: list[str] = []
+    if deadline_h is not None:
+        paced = _plan(req.model_copy(update={"max_hours": deadline_h}), catalog)
+        if paced.best is not None:
+            result = paced.model_copy(
+                update={
+                    "request": req,
+                    "assumptions": paced.assumptions
+                    | {
+                        "default_deadline": f"no deadline given: planned to finish within "
+                        f"{DEFAULT_DEADLINE_DAYS} days ({DEADLINE_SOURCE}); set --max-hours to change it"
+                    },
+                }
+            )
+            extra.append(
+                f"No deadline given: the plan finishes within {DEFAULT_DEADLINE_DAYS} days, as published "
+                "runs of this kind did; set a deadline to trade time for cost."
+            )
+    if result is None:
+        result = _plan(req, catalog)
+    best = result.best
+    time_s = getattr(best.speed, "time_to_train_s", None) if best is not None else None
+    if time_s is not None and time_s > YEAR_S:
+        extra.append(
+            f"This plan trains for {format_duration(time_s)}, more than a year: set a deadline "
+            "(--max-hours) or a smaller token budget."
+        )
+    if extra:
+        result = result.model_copy(update={"warnings": (*result.warnings, *extra)})
+    return result
+
+
+def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
+    """plan() for one request as it stands (its deadline, if any)."""
     req, concurrency = with_concurrency(req)
     gpus = [g for g in catalog.gpus if req.tier is None or g.tier is req.tier]
     warnings = list(catalog.warnings)

@@ -10,7 +10,7 @@ import pytest
 from gpu_advisor.cli import run_cli
 from gpu_advisor.core.catalog import load_catalog
 from gpu_advisor.core.presets import get_preset, resolve_model
-from gpu_advisor.core.recipe import RECIPE_KEYS
+from gpu_advisor.core.recipe import DEFAULT_DEADLINE_DAYS, RECIPE_KEYS
 from gpu_advisor.core.recommend import plan
 from gpu_advisor.core.request import PlanRequest
 
@@ -128,3 +128,38 @@ def test_plan_json_gives_every_training_option_a_recipe_and_who_chose_each_knob(
 def test_a_global_batch_not_a_multiple_of_the_micro_batch_is_refused_naming_the_field():
     with pytest.raises(ValueError, match="global_batch"):
         PlanRequest(model=get_preset("llama-2-7b"), task="finetune", batch_size=4, global_batch=6)
+
+
+def test_a_15t_token_70b_pretrain_without_a_deadline_is_planned_to_finish_within_the_default_not_34_years(
+    catalog,
+):
+    """The issue's example: on the fewest H100s that fit, 15T tokens take decades; without a deadline
+    the plan is paced to the stated default duration, named in the assumptions and a warning."""
+    kw = dict(
+        model=get_preset("llama-3-70b"),
+        task="pretrain",
+        seq_len=8192,
+        grad_checkpointing=True,
+        train_tokens=15e12,
+        gpu="nvidia-h100-sxm",
+    )
+    result = _plan(catalog, **kw)
+    assert result.best.speed.time_to_train_s <= DEFAULT_DEADLINE_DAYS * 86400 < 365 * 86400
+    assert "default_deadline" in result.assumptions
+    assert any("No deadline given" in w for w in result.warnings)
+    assert result.request.max_hours is None  # the user's request is kept as given
+
+
+def test_a_plan_longer_than_a_year_warns(catalog):
+    """The same job on a fixed 16 GPUs takes decades: the plan says so."""
+    result = _plan(
+        catalog,
+        model=get_preset("llama-3-70b"),
+        task="pretrain",
+        seq_len=8192,
+        grad_checkpointing=True,
+        train_tokens=15e12,
+        gpu="nvidia-h100-sxm",
+        gpus=16,
+    )
+    assert any("more than a year" in w for w in result.warnings)
