@@ -31,7 +31,7 @@ from .recipe import (
     variants,
 )
 from .request import PlanRequest, Purchase
-from .result import GpuSources, Option, Plan, Recommendation
+from .result import FrontierPoint, GpuSources, Option, Plan, Recommendation
 from .serving import with_concurrency
 from .speed import DevicePeaks, LayoutSpeeds, hardware_flops_per_token, training_flops_per_token
 from .tiers import tier_choices
@@ -405,7 +405,46 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         )
     if extra:
         result = result.model_copy(update={"warnings": (*result.warnings, *extra)})
+    if deadline_h is not None and best is not None:
+        result = result.model_copy(update={"frontier": _frontier(req, best, catalog)})
     return result
+
+
+FRONTIER_POINTS = 8  # scales shown: powers of two up to twice the recommended count
+
+
+def _frontier(req: PlanRequest, best: Option, catalog: Catalog) -> tuple[FrontierPoint, ...]:
+    """The recommended GPU with the recommended recipe at powers of two up to twice its count: time to
+    train against the job's rent, to show where scaling stops paying."""
+    gpu = catalog.get(best.gpu_id)
+    recipe = best.recipe or {}
+    top = best.count * 2
+    counts = [n for n in (2**i for i in range(top.bit_length())) if n <= top][-FRONTIER_POINTS:]
+    points = []
+    for n in counts:
+        update = {"gpus": n, "gpu": best.gpu_id}
+        if recipe:
+            update |= {
+                "batch_size": recipe["micro_batch"],
+                "grad_checkpointing": recipe["grad_checkpointing"],
+            }
+        try:
+            fixed = req.model_copy(update=update)
+            option, _ = _option(fixed, gpu, catalog)
+        except ValueError:
+            continue
+        speed = option.training if option is not None else None
+        if speed is None or speed.time_to_train_s is None:
+            continue
+        points.append(
+            FrontierPoint(
+                count=option.count,
+                time_to_train_s=speed.time_to_train_s,
+                job_cloud_usd=option.cost.job_cloud_usd,
+                fits=option.fits,
+            )
+        )
+    return tuple(points)
 
 
 def _plan(req: PlanRequest, catalog: Catalog) -> Plan:

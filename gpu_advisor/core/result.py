@@ -171,6 +171,16 @@ class Recommendation(BaseModel):
     reason: str
 
 
+class FrontierPoint(BaseModel):
+    """One scale of the recommended GPU for a token budget: its time to train and the job's rent."""
+
+    model_config = ConfigDict(frozen=True)
+    count: int
+    time_to_train_s: float
+    job_cloud_usd: float | None
+    fits: bool
+
+
 class Plan(BaseModel):
     """Everything one planning question produced; serialises to the documented JSON contract."""
 
@@ -186,6 +196,8 @@ class Plan(BaseModel):
     trace: TraceComparison | None = None  # formulas beside a memory trace (core/trace.py), when traced
     verdict: Verdict | None = None  # rent or buy across the options (core/verdict.py)
     tiers: tuple[TierChoice, ...] = ()  # the best option of each tier (core/tiers.py)
+    # training with a token budget: the recommended GPU and recipe at each power-of-two scale
+    frontier: tuple[FrontierPoint, ...] = ()
 
     @property
     def best(self) -> Option | None:
@@ -232,5 +244,6 @@ class Plan(BaseModel):
             "suggestions": list(self.suggestions),
             "verdict": None if self.verdict is None else self.verdict.model_dump(mode="json"),
             "tiers": self._tiers_json(),
+            "frontier": [point.model_dump() for point in self.frontier],
             **({"trace": self.trace.to_json_dict()} if self.trace is not None else {}),
         }

@@ -148,6 +148,27 @@ def test_a_15t_token_70b_pretrain_without_a_deadline_is_planned_to_finish_within
     assert "default_deadline" in result.assumptions
     assert any("No deadline given" in w for w in result.warnings)
     assert result.request.max_hours is None  # the user's request is kept as given
+    # the frontier: each doubling halves the time; the recommended scale is on it, a smaller one is slower
+    counts = [p.count for p in result.frontier]
+    assert result.best.count in counts and counts == sorted(counts)
+    times = [p.time_to_train_s for p in result.frontier]
+    assert times == sorted(times, reverse=True)
+
+
+def test_the_cli_prints_the_time_cost_frontier_for_a_budget_without_deadline(capsys):
+    args = [
+        "plan",
+        "--model",
+        "llama-3-70b",
+        "--task",
+        "pretrain",
+        "--seq-len",
+        "8192",
+        "--grad-checkpointing",
+    ]
+    assert run_cli([*args, "--train-tokens", "15e12", "--gpu", "nvidia-h100-sxm"]) == 0
+    out = capsys.readouterr().out
+    assert "Time and cost by scale (NVIDIA H100 SXM" in out and "recommended" in out
 
 
 def test_a_plan_longer_than_a_year_warns(catalog):
