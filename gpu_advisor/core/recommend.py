@@ -304,6 +304,10 @@ def _rank_key(option: Option) -> tuple:
     )
 
 
+def _entry_key(entry: tuple[tuple, int, Found]) -> tuple:
+    return entry[:2]
+
+
 def _cannot_improve(entry: tuple[tuple, int, Found], step: int) -> bool:
     """Whether a screened recipe already fits and meets the target on the fewest GPUs a layout allows:
     gradient checkpointing could then only slow it down."""
@@ -464,36 +468,46 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
     ran: dict[int, tuple[PlanRequest, LayoutSearch]] = {}  # id(option) -> its recipe and search
     literal: dict[str, Option] = {}  # gpu id -> the option of the recipe as given
     step = (req.tensor_parallel or 1) * (req.pipeline_parallel or 1)
-    for gpu in gpus:
-        # Each recipe's layout is found and screened on its summary speed; only the literal recipe's
-        # and the best recipe's options are worked out in full.
-        screened: list[tuple[tuple, int, Found]] = []
-        for i, (run, run_search) in enumerate(zip(runs, searches, strict=True)):
-            first_of_group = i == 0 or run.grad_checkpointing != runs[i - 1].grad_checkpointing
-            if first_of_group and screened and _cannot_improve(min(screened, key=lambda e: e[:2]), step):
-                break  # checkpointing only slows a recipe that already runs on the fewest GPUs
-            if not first_of_group and screened and screened[-1][:2] != min(screened, key=lambda e: e[:2])[:2]:
+    # Each recipe's layout is found and screened on its summary speed; only the literal recipe's and
+    # the best recipe's options are worked out in full. One recipe at a time over every GPU: the speed
+    # and memory memos (core/memo.py) then see the same request object call after call.
+    screened: dict[str, list[tuple[tuple, int, Found]]] = {gpu.id: [] for gpu in gpus}
+    done: set[str] = set()
+    for i, (run, run_search) in enumerate(zip(runs, searches, strict=True)):
+        first_of_group = i == 0 or run.grad_checkpointing != runs[i - 1].grad_checkpointing
+        for gpu in gpus:
+            entries = screened[gpu.id]
+            if gpu.id in done:
+                continue
+            if first_of_group and entries and _cannot_improve(min(entries, key=_entry_key), step):
+                done.add(gpu.id)  # checkpointing only slows a recipe already on the fewest GPUs
+                continue
+            if not first_of_group and entries and entries[-1][:2] != min(entries, key=_entry_key)[:2]:
                 continue  # a larger micro-batch stopped paying: the larger ones of this group neither
             laid_out, skipped = _layout_for(run, gpu, run_search)
             if laid_out is None:
                 if i == 0:  # a catalogue gap, not a problem with this plan: a warning only when asked
                     (warnings if req.gpu is not None else not_considered).append(skipped)
-                break  # the GPU's peaks are unknown, or the layout asked for exceeds the tier's room
-            screened.append((_screen_key(run, laid_out), i, laid_out))
-        if not screened:
-            continue
-        chosen_i = min(screened, key=lambda entry: entry[:2])[1]
-        for _key, i, laid_out in screened:
-            if i not in (0, chosen_i):
+                done.add(gpu.id)  # the GPU's peaks are unknown, or the layout exceeds the tier's room
                 continue
-            option, _ = _option(runs[i], gpu, catalog, searches[i], user=req, laid_out=laid_out)
+            entries.append((_screen_key(run, laid_out), i, laid_out))
+    chosen_of = {gid: min(entries, key=_entry_key)[1] for gid, entries in screened.items() if entries}
+    kept: dict[str, Option] = {}
+    for i, run in enumerate(runs):
+        for gpu in gpus:
+            chosen_i = chosen_of.get(gpu.id)
+            if chosen_i is None or i not in (0, chosen_i):
+                continue
+            laid_out = next(entry[2] for entry in screened[gpu.id] if entry[1] == i)
+            option, _ = _option(run, gpu, catalog, searches[i], user=req, laid_out=laid_out)
             if option is None:
                 continue
-            ran[id(option)] = (runs[i], searches[i])
+            ran[id(option)] = (run, searches[i])
             if i == 0:
                 literal[gpu.id] = option
             if i == chosen_i:
-                options.append(option)
+                kept[gpu.id] = option
+    options.extend(kept[gpu.id] for gpu in gpus if gpu.id in kept)
     options.sort(key=_rank_key)
     unsharded = estimate_memory(req, Parallelism(), device=Device.CUDA)
     best = next((o for o in options if o.fits and o.meets_target), None)
