@@ -182,9 +182,21 @@ def _sources(gpu: GpuSpec, catalog: Catalog) -> GpuSources:
 Found = tuple[DevicePeaks, str | None, LayoutSpeeds, Candidate]
 
 
-def _layout_for(req: PlanRequest, gpu: GpuSpec, search: LayoutSearch) -> tuple[Found | None, str | None]:
-    """The GPU's peaks and the layout `_best_layout` keeps (with its summary speed), or why none."""
-    peaks, note = gpu_peaks(gpu, req)
+def _layout_for(
+    req: PlanRequest,
+    gpu: GpuSpec,
+    search: LayoutSearch,
+    known_peaks: dict[str, tuple[DevicePeaks | None, str | None]] | None = None,
+) -> tuple[Found | None, str | None]:
+    """The GPU's peaks and the layout `_best_layout` keeps (with its summary speed), or why none.
+    `known_peaks` keeps each GPU's peaks for the other recipes of a plan (a recipe changes no dtype)."""
+    if known_peaks is None:
+        peaks, note = gpu_peaks(gpu, req)
+    else:
+        known = known_peaks.get(gpu.id)
+        if known is None:
+            known = known_peaks[gpu.id] = gpu_peaks(gpu, req)
+        peaks, note = known
     if peaks is None:
         return None, f"{gpu.name}: skipped, {note}"
     speeds = LayoutSpeeds(req, peaks, search.basis)
@@ -472,6 +484,7 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
     # the best recipe's options are worked out in full. One recipe at a time over every GPU: the speed
     # and memory memos (core/memo.py) then see the same request object call after call.
     screened: dict[str, list[tuple[tuple, int, Found]]] = {gpu.id: [] for gpu in gpus}
+    peaks_of: dict[str, tuple[DevicePeaks | None, str | None]] = {}
     done: set[str] = set()
     for i, (run, run_search) in enumerate(zip(runs, searches, strict=True)):
         first_of_group = i == 0 or run.grad_checkpointing != runs[i - 1].grad_checkpointing
@@ -484,7 +497,7 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
                 continue
             if not first_of_group and entries and entries[-1][:2] != min(entries, key=_entry_key)[:2]:
                 continue  # a larger micro-batch stopped paying: the larger ones of this group neither
-            laid_out, skipped = _layout_for(run, gpu, run_search)
+            laid_out, skipped = _layout_for(run, gpu, run_search, peaks_of)
             if laid_out is None:
                 if i == 0:  # a catalogue gap, not a problem with this plan: a warning only when asked
                     (warnings if req.gpu is not None else not_considered).append(skipped)
