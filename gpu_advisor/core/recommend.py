@@ -22,6 +22,7 @@ from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
 from .serving import with_concurrency
 from .speed import DevicePeaks, LayoutSpeeds, hardware_flops_per_token, training_flops_per_token
+from .support import gpus_bought
 from .tiers import tier_choices
 from .trace import compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
@@ -40,13 +41,17 @@ def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str |
     dtype = profile.peak_column
     flops = gpu.peak_flops_per_s(dtype)
     note = None
-    if flops is None and dtype in ("fp8", "bf16"):
+    if gpu.runs_natively(dtype) is False or (flops is None and dtype in ("fp8", "bf16")):
         for fallback in ("bf16", "fp16"):
+            if fallback == dtype or gpu.runs_natively(fallback) is False:
+                continue
             flops = gpu.peak_flops_per_s(fallback)
             if flops is not None:
-                note = f"no {dtype} tensor rate known; {fallback} rate used"
+                note = _fallback_note(gpu, dtype, fallback, req.task.is_training)
                 dtype = fallback
                 break
+        else:
+            flops = None
     if flops is None or gpu.bandwidth_bytes_per_s is None:
         return None, "tensor throughput or bandwidth unknown in the catalogue"
     a = req.assumptions
@@ -71,6 +76,19 @@ def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str |
         efficiency=efficiency,
         fabric=resolve_fabric(gpu, cal),
     ), note
+
+
+def _fallback_note(gpu: GpuSpec, wanted: str, used: str, training: bool) -> str:
+    """'runs as fp16 (loss scaling): no bf16 on Volta (compute capability 7.0)'."""
+    where = gpu.arch or gpu.name
+    if gpu.compute_capability:
+        where += f" (compute capability {gpu.compute_capability})"
+    elif gpu.gfx_target:
+        where += f" ({gpu.gfx_target})"
+    if gpu.runs_natively(wanted) is None:
+        return f"no {wanted} tensor rate known; {used} rate used"
+    how = f"runs as {used} (loss scaling)" if training and used == "fp16" else f"runs as {used}"
+    return f"{how}: no {wanted} on {where}"
 
 
 def _best_layout(
@@ -182,6 +200,7 @@ def _option(
     speed = speeds.detail(par)  # the kept layout, with its worded terms
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
     machines = machines_for(gpu, par.gpus)
+    bought = gpus_bought(gpu.baseboard_gpus, machines.machines, machines.gpus_per_machine)
     cost = estimate_cost(
         gpu,
         par.gpus,
@@ -191,6 +210,7 @@ def _option(
         req.assumptions,
         job_hours,
         req.own_machines,
+        gpus_bought=bought,
     )
     if req.purchase is Purchase.BUY:
         rank = (
@@ -209,6 +229,9 @@ def _option(
         count=par.gpus,
         machines=machines.machines,
         gpus_per_machine=machines.gpus_per_machine,
+        last_machine_gpus=machines.last_machine_gpus,
+        gpus_bought=bought,
+        runs_as=note.split(":")[0].removeprefix("runs as ") if note and note.startswith("runs as") else "",
         host=machines.host,
         fits=fits,
         meets_target=fits and meets(req, speed),

@@ -58,8 +58,11 @@ class Option(BaseModel):
     gpu_id: str
     tier: Tier
     count: int
-    machines: int  # count = machines x gpus_per_machine; tensor parallelism stays inside one machine
+    machines: int  # count = machines x gpus_per_machine (or last_machine_gpus on the last); tensor parallelism stays inside one machine
     gpus_per_machine: int
+    last_machine_gpus: int | None = None  # when the count does not split evenly: the last machine's
+    gpus_bought: int = 0  # SXM/OAM: whole baseboards; cards: the count (0 = not computed)
+    runs_as: str = ""  # 'fp16 (loss scaling)' where the card lacks the precision asked for
     host: HostSpec  # what one machine is, costs and draws besides its GPUs
     fits: bool
     meets_target: bool
@@ -95,6 +98,9 @@ class Option(BaseModel):
             "count": self.count,
             "machines": self.machines,
             "gpus_per_machine": self.gpus_per_machine,
+            "last_machine_gpus": self.last_machine_gpus,
+            "gpus_bought": self.gpus_bought or self.count,
+            "runs_as": self.runs_as or None,
             "machine": self.host.label,
             "fits": self.fits,
             "meets_target": self.meets_target,
@@ -127,6 +133,7 @@ class VerdictSide(BaseModel):
     count: int
     machines: int
     gpus_per_machine: int
+    gpus_bought: int | None = None  # buying SXM/OAM parts takes whole baseboards
     machine: str
     cost_usd: float  # rent: per month, or for the job; buy: the purchase
     usd_per_month: float | None  # rent per month, or the purchase's electricity per month

@@ -30,6 +30,7 @@ from gpu_advisor.wording.plan import (
     TASK_LABELS,
     bound_text,
     breakeven_text,
+    count_text,
     fits_text,
     gpu_line,
     headline,
@@ -85,7 +86,13 @@ def option_columns(training: bool) -> tuple[Column, ...]:
     """
     head = (
         Column("gpu", "GPU", lambda o: o.gpu, lambda o: o.gpu, numeric=False),
-        Column("count", "GPUs", lambda o: o.count, lambda o: str(o.count), "GPUs needed"),
+        Column(
+            "count",
+            "GPUs",
+            lambda o: o.count,
+            count_text,
+            "GPUs used (and bought, where SXM/OAM baseboards hold more)",
+        ),
         Column(
             "fits",
             "Fits",
