@@ -334,9 +334,16 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
             reason = f"Nothing in {where} meets {target} with up to {limit}. " + suggestions[0]
         else:
             with_count = f" with {req.gpus} GPU{'s' if req.gpus != 1 else ''}" if req.gpus else ""
+            # On the largest card, with what its serving engine reserves of it, so the two numbers
+            # compared are the ones that decided (never "nothing fits 21.5 GiB; the largest has 23.6").
+            on_biggest = estimate_memory(req, Parallelism(), device=Device.CUDA, capacity=biggest or None)
+            reserve = (
+                " (the engine's reserve included)" if on_biggest.total_bytes != unsharded.total_bytes else ""
+            )
             reason = (
-                f"Nothing in {where} fits {format_bytes(unsharded.total_bytes)} (one-device footprint)"
-                f"{with_count}; the largest GPU has {format_bytes(biggest)}. " + suggestions[0]
+                f"Nothing in {where} fits{with_count}: one device needs "
+                f"{format_bytes(on_biggest.total_bytes)}{reserve}; the largest GPU has "
+                f"{format_bytes(biggest)}. " + suggestions[0]
             )
         recommendation = Recommendation(
             tier=None, gpu=None, gpu_id=None, count=None, parallelism=None, reason=reason

@@ -18,6 +18,7 @@ from .request import PlanRequest
 from .trace import TraceComparison
 
 PLAN_SCHEMA = "gpu-advisor/plan@1"
+TIGHT_FILL = 0.95  # a fit above 95 % of the memory that decides it leaves no room for a longer prompt
 TRAINING_SPEED_KEYS = (
     "step_time_s",
     "tokens_per_s",
@@ -84,6 +85,19 @@ class Option(BaseModel):
         return self.per_gpu.components
 
     @property
+    def memory_fill(self) -> float:
+        """How full the memory that decides the fit is: the engine's KV pool with the users' KV cache,
+        else the card with the footprint. Above TIGHT_FILL a fit is marked tight."""
+        pool = self.per_gpu.kv_pool_bytes
+        if pool is not None:
+            return self.per_gpu.components.kv_cache / pool if pool > 0 else float("inf")
+        return self.per_gpu_bytes / self.gpu_memory_bytes
+
+    @property
+    def tight(self) -> bool:
+        return self.fits and self.memory_fill > TIGHT_FILL
+
+    @property
     def training(self) -> TrainingSpeed | None:
         """The training speed, or None for an inference option."""
         return self.speed if isinstance(self.speed, TrainingSpeed) else None
@@ -108,6 +122,9 @@ class Option(BaseModel):
             "per_gpu_bytes": self.per_gpu_bytes,
             "per_gpu_components": self.per_gpu_components.model_dump(),
             "memory_phase": self.per_gpu.phase,
+            "kv_pool_bytes": self.per_gpu.kv_pool_bytes,
+            "memory_fill": round(self.memory_fill, 4) if self.memory_fill != float("inf") else None,
+            "tight": self.tight,
             "parallelism": self.layout.model_dump(),
             "parallelism_text": self.layout.describe(),
             "bound": self.speed.bound,

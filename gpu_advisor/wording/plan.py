@@ -88,6 +88,8 @@ def fits_text(option: Option) -> str:
     if not option.fits:
         return "does not fit"
     text = "fits" if option.meets_target else "fits, too slow"
+    if option.tight:
+        text += ", tight"
     return f"{text}, runs as {option.runs_as}" if option.runs_as else text
 
 

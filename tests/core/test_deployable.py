@@ -91,3 +91,61 @@ def test_nine_gpus_in_8_gpu_servers_say_the_last_machine_holds_four(catalog):
     m = machines_for(catalog.get("nvidia-l40s"), 9)
     assert (m.machines, m.gpus_per_machine, m.last_machine_gpus) == (2, 5, 4)
     assert machines_for(catalog.get("nvidia-l40s"), 10).last_machine_gpus is None
+
+
+def test_llama_3_8b_for_32_users_fits_one_rtx_4090_as_vllm_allocates_it(catalog):
+    """vLLM takes 90 % of the 23.6 GiB card (21.3 GiB): 15.0 GiB of weights, ~1 GiB of activation
+    peak and 1.8 GiB of non-PyTorch memory leave a KV pool of ~3.6 GiB, which holds 32 users x 768
+    tokens (3.0 GiB). The engine measures its peak before sizing the pool: no fragmentation on top."""
+    result = _plan(
+        catalog,
+        model="llama-3-8b",
+        task="inference",
+        users=32,
+        tokens_per_s_per_user=20,
+        gpu="nvidia-rtx-4090",
+        gpus=1,
+    )
+    option = result.options[0]
+    assert option.fits and result.best is option
+    pool, kv = option.per_gpu.kv_pool_bytes, option.per_gpu.components.kv_cache
+    assert kv <= pool and 0.75 < option.memory_fill < 0.95 and not option.tight
+    note = next(n for n in option.per_gpu.notes if n.startswith("vLLM memory"))
+    assert "which holds the users' 3.0 GiB" in note
+
+
+def test_a_fit_above_95_percent_of_the_kv_pool_is_marked_tight(catalog):
+    """38 users fill ~99 % of the same 4090's pool: it fits, and the fit says it is tight."""
+    from gpu_advisor.wording.plan import fits_text
+
+    result = _plan(
+        catalog,
+        model="llama-3-8b",
+        task="inference",
+        users=38,
+        tokens_per_s_per_user=20,
+        gpu="nvidia-rtx-4090",
+        gpus=1,
+    )
+    option = result.options[0]
+    assert option.fits and option.tight and "tight" in fits_text(option)
+    assert result.to_json_dict()["options"][0]["tight"] is True
+
+
+def test_the_no_fit_message_compares_the_numbers_that_decided(catalog):
+    """64 users do not fit one 4090: the message's footprint is larger than the card it names,
+    never 'nothing fits 21.5 GiB; the largest GPU has 23.6 GiB'."""
+    import re
+
+    result = _plan(
+        catalog,
+        model="llama-3-8b",
+        task="inference",
+        users=64,
+        tokens_per_s_per_user=20,
+        gpu="nvidia-rtx-4090",
+        gpus=1,
+    )
+    assert not result.options[0].fits
+    needs, has = (float(x) for x in re.findall(r"([0-9.]+) GiB", result.recommendation.reason)[:2])
+    assert needs > has
