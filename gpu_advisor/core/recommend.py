@@ -12,7 +12,7 @@ from .comms import resolve_fabric
 from .cost import estimate_cost
 from .deployment import count_limit, deployment_note, filters_text, passes_filters, tier_room
 from .efficiency import resolve_efficiency
-from .estimates import OWNERSHIP_MONTHS, TrainingSpeed
+from .estimates import OWNERSHIP_MONTHS, TrainingSpeed, time_to_first_token_s
 from .hosts import machines_for
 from .layout import Parallelism
 from .layouts import Candidate, LayoutSearch, best, meets
@@ -20,7 +20,7 @@ from .memory import Device, estimate_memory, request_profile
 from .precision import Task, Tier
 from .request import PlanRequest, Purchase
 from .result import GpuSources, Option, Plan, Recommendation
-from .serving import with_concurrency
+from .serving import little_users, queued_ttft_s, rate_only, with_concurrency
 from .speed import DevicePeaks, LayoutSpeeds, hardware_flops_per_token, training_flops_per_token
 from .support import gpus_bought
 from .tiers import tier_choices
@@ -247,6 +247,46 @@ def _option(
     return option, None
 
 
+RATE_ITERATIONS = 8  # Little's law fixed point: L users slow decode, which raises W and L
+
+
+def _rate_option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | None, str | None]:
+    """An option sized for requests/s alone: L = ceil(rate x W) with W this option's own first token
+    and output at its decode speed with L users; meets the target when its first token, queued behind
+    the other arrivals' prefills, is within the TTFT target (throughput follows from L = rate x W)."""
+    assert req.requests_per_s is not None
+    users = little_users(req.requests_per_s, 1.0)
+    option: Option | None = None
+    for _ in range(RATE_ITERATIONS):
+        sized = req.model_copy(update={"users": users})
+        option, skipped = _option(sized, gpu, catalog, LayoutSearch(sized))
+        if option is None or not option.fits:
+            return option, skipped
+        speed = option.speed
+        ttft = time_to_first_token_s(speed.prefill_s, speed.tokens_per_s_per_user)
+        seconds = ttft + req.output_tokens / speed.tokens_per_s_per_user
+        needed = little_users(req.requests_per_s, seconds)
+        if needed <= users:
+            break
+        users = needed
+    else:
+        return option.model_copy(update={"meets_target": False}), None
+    queued = queued_ttft_s(ttft, speed.prefill_s, req.requests_per_s, option.layout.data)
+    meets_ttft = req.ttft_s is None or queued <= req.ttft_s
+    wait = "saturated" if queued == float("inf") else f"{queued:.3g} s with queueing"
+    note = (
+        f"{users} users in flight = ceil({req.requests_per_s:g} requests/s x {seconds:.3g} s per request "
+        f"at {speed.tokens_per_s_per_user:.3g} tokens/s each) (Little's law); first token {wait} (M/D/1)"
+    )
+    return option.model_copy(
+        update={
+            "meets_target": option.meets_target and meets_ttft,
+            "users_in_flight": users,
+            "note": "; ".join(n for n in (option.note, note) if n),
+        }
+    ), None
+
+
 def _rank_key(option: Option) -> tuple:
     return (
         not option.fits,
@@ -280,7 +320,8 @@ def _reason(req: PlanRequest, best: Option) -> str:
     )
     head = f"{format_count(model.total_params())} parameters {fmt} need {format_bytes(weights)} for weights"
     if req.task is Task.INFERENCE:
-        head += f" and the KV cache for {req.users} user{'' if req.users == 1 else 's'} takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
+        users = best.users_in_flight or req.users
+        head += f" and the KV cache for {users} user{'' if users == 1 else 's'} takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
     what = f"{best.count} x {best.gpu}" if best.count > 1 else f"one {best.gpu}"
     layout = f" with {best.layout.describe()}" if best.count > 1 else ""
     speed = (
@@ -311,7 +352,10 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     not_considered: list[str] = []
     search = LayoutSearch(req)
     for gpu in gpus:
-        option, skipped = _option(req, gpu, catalog, search)
+        if rate_only(req):
+            option, skipped = _rate_option(req, gpu, catalog)
+        else:
+            option, skipped = _option(req, gpu, catalog, search)
         if skipped:
             # A catalogue gap, not a problem with this plan: a warning only when the user asked for it.
             (warnings if req.gpu is not None else not_considered).append(skipped)

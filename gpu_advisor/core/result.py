@@ -64,6 +64,7 @@ class Option(BaseModel):
     last_machine_gpus: int | None = None  # when the count does not split evenly: the last machine's
     gpus_bought: int = 0  # SXM/OAM: whole baseboards; cards: the count (0 = not computed)
     runs_as: str = ""  # 'fp16 (loss scaling)' where the card lacks the precision asked for
+    users_in_flight: int | None = None  # requests/s alone: this option's Little's-law concurrency
     host: HostSpec  # what one machine is, costs and draws besides its GPUs
     fits: bool
     meets_target: bool
@@ -115,6 +116,7 @@ class Option(BaseModel):
             "last_machine_gpus": self.last_machine_gpus,
             "gpus_bought": self.gpus_bought or self.count,
             "runs_as": self.runs_as or None,
+            "users_in_flight": self.users_in_flight,
             "machine": self.host.label,
             "fits": self.fits,
             "meets_target": self.meets_target,

@@ -149,3 +149,33 @@ def test_the_no_fit_message_compares_the_numbers_that_decided(catalog):
     assert not result.options[0].fits
     needs, has = (float(x) for x in re.findall(r"([0-9.]+) GiB", result.recommendation.reason)[:2])
     assert needs > has
+
+
+def test_requests_per_s_alone_plans_with_each_options_own_time_per_request(catalog):
+    """5 requests/s of 1,024 + 256 tokens within 0.5 s to first token: no tokens/s target is needed.
+    Each option's concurrency is Little's law with its own time per request, so its throughput covers
+    the arrival rate (L x tokens/s per user = rate x W x tokens/s >= rate x output tokens), and its first
+    token, queued behind the other prefills, is within 0.5 s."""
+    result = _plan(
+        catalog,
+        model="llama-3-8b",
+        task="inference",
+        requests_per_s=5,
+        prompt_tokens=1024,
+        output_tokens=256,
+        ttft_s=0.5,
+    )
+    best = result.best
+    assert best is not None and best.meets_target
+    for option in result.options:
+        if option.fits and option.meets_target:
+            assert option.users_in_flight is not None
+            assert option.speed.tokens_per_s >= 5 * 256 * 0.999
+            assert "Little's law" in option.note and "M/D/1" in option.note
+
+
+def test_a_saturated_prefill_misses_the_first_token_target():
+    from gpu_advisor.core.serving import queued_ttft_s
+
+    assert queued_ttft_s(0.1, 0.25, 5, 1) == float("inf")  # 5 x 0.25 s of prefill per second
+    assert queued_ttft_s(0.1, 0.1, 5, 1) == pytest.approx(0.1 + 0.5 * 0.1 / (2 * 0.5))
