@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from .advice import count_suggestions, fallback_suggestions
-from .calibration import assumption_entries
+from .calibration import assumption_entries, fabric_applies, fabric_scope_warning
 from .catalog import Catalog, GpuSpec, default_catalog
 from .comms import resolve_fabric
 from .cost import estimate_cost
@@ -362,6 +362,11 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         if option is not None:
             options.append(option)
     options.sort(key=_rank_key)
+    scope = fabric_scope_warning(
+        req.calibration, [g.name for g in gpus if not fabric_applies(req.calibration, g.id)]
+    )
+    if scope:
+        warnings.append(scope)
     unsharded = estimate_memory(req, Parallelism(), device=Device.CUDA)
     best = next((o for o in options if o.fits and o.meets_target), None)
     suggestions: list[str] = []
