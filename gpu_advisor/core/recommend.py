@@ -242,9 +242,23 @@ def _option(
         cost=cost,
         rank_usd=rank,
         sources=_sources(gpu, catalog),
-        note="; ".join(n for n in (note, deployment_note(gpu, machines.machines)) if n),
+        note="; ".join(n for n in (note, deployment_note(gpu, machines.machines), _low_mfu(speed)) if n),
     )
     return option, None
+
+
+LOW_MFU = 0.10  # below this a training option spends most of its step off the tensor cores
+
+
+def _low_mfu(speed) -> str:
+    """'low utilisation: MFU 4% (under 10%) ...' for a training option, else ''."""
+    mfu = speed.mfu if isinstance(speed, TrainingSpeed) else None
+    if mfu is None or mfu >= LOW_MFU:
+        return ""
+    return (
+        f"low utilisation: MFU {mfu:.0%} (under {LOW_MFU:.0%}): most of each step is communication or "
+        "memory traffic, not tensor math"
+    )
 
 
 RATE_ITERATIONS = 8  # Little's law fixed point: L users slow decode, which raises W and L

@@ -179,3 +179,14 @@ def test_a_saturated_prefill_misses_the_first_token_target():
 
     assert queued_ttft_s(0.1, 0.25, 5, 1) == float("inf")  # 5 x 0.25 s of prefill per second
     assert queued_ttft_s(0.1, 0.1, 5, 1) == pytest.approx(0.1 + 0.5 * 0.1 / (2 * 0.5))
+
+
+def test_a_training_option_under_10_percent_mfu_carries_a_warning(catalog):
+    """GPT-2 small pretrained on 8 x RTX 4090 in four desktops joined by Ethernet: each step is mostly
+    the gradient all-reduce (a few percent MFU), and the option says so; one H100 does not."""
+    result = _plan(catalog, model="gpt2-small", task="pretrain", gpu="nvidia-rtx-4090", gpus=8)
+    option = result.options[0]
+    assert option.machines == 4 and option.training.mfu < 0.10
+    assert "low utilisation: MFU" in option.note
+    good = _plan(catalog, model="llama-3-8b", task="lora", gpu="nvidia-h100-sxm", gpus=1).options[0]
+    assert good.training.mfu >= 0.10 and "low utilisation" not in good.note
