@@ -348,7 +348,12 @@ def _reason(req: PlanRequest, best: Option) -> str:
         money = f", {format_usd(best.cost.cloud_usd_per_hour)}/h to rent"
     elif req.purchase is Purchase.BUY and best.cost.purchase_usd:
         money = f", {format_usd(best.cost.purchase_usd)} to buy"
-    return f"{head}; {what}{layout} fit{'s' if best.count == 1 else ''} it at {format_bytes(best.per_gpu_bytes)} per GPU, {speed}{money}."
+    runs_as = f" (runs as {best.runs_as}: the card has no {req.precision})" if best.runs_as else ""
+    tight = " (tight)" if best.tight else ""
+    return (
+        f"{head}; {what}{layout} fit{'s' if best.count == 1 else ''} it{runs_as} at "
+        f"{format_bytes(best.per_gpu_bytes)} per GPU{tight}, {speed}{money}."
+    )
 
 
 def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:

@@ -176,8 +176,12 @@ def machines_text(option: Option) -> str:
 
 
 def machine_text(option: Option) -> str:
-    """'one desktop with 2 GPUs', '2 8-GPU servers with 8 GPUs each'."""
+    """'one desktop with 2 GPUs', '2 8-GPU servers with 8 GPUs each'; an SXM/OAM server bought with a
+    smaller baseboard than the table's host is named by its board ('one 4-GPU server with 2 GPUs')."""
     host = option.host.label
+    bought = option.gpus_bought or option.count
+    if bought > option.count:
+        host = f"{bought // option.machines}-GPU server"
     if option.machines == 1:
         gpus = "GPU" if option.gpus_per_machine == 1 else "GPUs"
         return f"one {host} with {option.gpus_per_machine} {gpus}"
