@@ -53,8 +53,5 @@ def test_a_tiers_closest_is_the_option_nearest_the_target_not_the_cheapest():
     fitting = [o for o in result.options if o.tier.value == "workstation" and o.fits]
     nearest = max(fitting, key=lambda o: o.speed.tokens_per_s_per_user)
     assert f"closest: {nearest.count} × {nearest.gpu} at" in reason
-    assert (
-        float(re.search(r"at ([0-9.]+) tokens/s", reason).group(1))
-        == round(nearest.speed.tokens_per_s_per_user, 1)
-        or nearest.gpu in reason
-    )
+    cheapest = fitting[0]  # the options are ranked by price: the pick before
+    assert cheapest.gpu_id != nearest.gpu_id
