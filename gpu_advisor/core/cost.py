@@ -9,6 +9,7 @@ from __future__ import annotations
 from .catalog import GpuSpec
 from .estimates import CostEstimate
 from .hosts import Machines
+from .precision import Tier
 from .request import Assumptions
 from .units import format_usd
 
@@ -46,7 +47,9 @@ def estimate_cost(
 
     Break-even: the month at which cumulative rent exceeds purchase + cumulative electricity.
     """
-    hourly = None if gpu.cloud_usd_per_hour is None else gpu.cloud_usd_per_hour * count
+    # Clouds rent single desktops/workstations and clusters of servers, not desktops joined by Ethernet.
+    rentable = gpu.tier is Tier.DATACENTER or machines.machines == 1
+    hourly = None if gpu.cloud_usd_per_hour is None or not rentable else gpu.cloud_usd_per_hour * count
     monthly = None if hourly is None else hourly * hours_per_month
     hosts_usd = 0.0 if own_machines else machines.machines * host_price_usd(machines, a)
     bought = max(count, gpus_bought or count)
@@ -58,7 +61,7 @@ def estimate_cost(
         saving = monthly - (electricity or 0.0)
         breakeven = purchase / saving if saving > 0 else None
     job = None
-    if job_gpu_hours is not None and gpu.cloud_usd_per_hour is not None:
+    if job_gpu_hours is not None and gpu.cloud_usd_per_hour is not None and rentable:
         job = job_gpu_hours * gpu.cloud_usd_per_hour
     unknown = "price unknown"
     n, host = machines.machines, machines.host.label
@@ -76,8 +79,13 @@ def estimate_cost(
     )
     spare = f" ({bought - count} spare on the baseboards, not powered)" if bought > count else ""
     tdp = "TDP unknown" if gpu.tdp_w is None else f"{gpu.tdp_w:.0f} W"
+    rent = (
+        f"rent = {count} x {format_usd(gpu.cloud_usd_per_hour, unknown)}/GPU-h x {hours_per_month:g} h/month"
+        if rentable
+        else f"rent: not offered (clouds do not rent {n} {host}s joined as one cluster)"
+    )
     formula = (
-        f"rent = {count} x {format_usd(gpu.cloud_usd_per_hour, unknown)}/GPU-h x {hours_per_month:g} h/month; "
+        f"{rent}; "
         f"buy = {bought} x {format_usd(gpu.purchase_usd, unknown)}{spare} + {host_text}; "
         f"power = ({count} x {tdp} x {a.utilisation_of_tdp:.0%} + {n} x "
         f"{host_power_w(machines, a):.0f} W {host}) x PUE {a.pue:g} x "

@@ -190,3 +190,13 @@ def test_a_training_option_under_10_percent_mfu_carries_a_warning(catalog):
     assert "low utilisation: MFU" in option.note
     good = _plan(catalog, model="llama-3-8b", task="lora", gpu="nvidia-h100-sxm", gpus=1).options[0]
     assert good.training.mfu >= 0.10 and "low utilisation" not in good.note
+
+
+def test_desktops_joined_as_a_cluster_are_not_offered_to_rent(catalog):
+    """Clouds rent single desktops and workstations and clusters of servers; 4 x RTX 4090 across two
+    desktops has no cloud price (a single desktop with 2 keeps one)."""
+    two_desktops = _plan(catalog, model="llama-3-8b", task="lora", gpu="nvidia-rtx-4090", gpus=4).options[0]
+    assert two_desktops.machines == 2 and two_desktops.cost.cloud_usd_per_hour is None
+    assert "not offered" in two_desktops.cost.formula
+    one = _plan(catalog, model="llama-3-8b", task="lora", gpu="nvidia-rtx-4090", gpus=2).options[0]
+    assert one.machines == 1 and one.cost.cloud_usd_per_hour is not None
