@@ -353,11 +353,6 @@ class PlanRequest(BaseModel):
         if self.task.is_training and (self.requests_per_s is not None or self.ttft_s is not None):
             field = "requests_per_s" if self.requests_per_s is not None else "ttft_s"
             raise ValueError(f"{field}: serving targets apply to inference, not {self.task}")
-        if self.requests_per_s is not None and self.tokens_per_s_per_user is None:
-            raise ValueError(
-                "requests_per_s: give a tokens/s per user target too: Little's law needs the time each "
-                "request takes (its output tokens at that speed)"
-            )
         if self.global_batch is not None and not self.task.is_training:
             raise ValueError("global_batch: a global batch applies to training, not inference")
         if self.global_batch is not None and self.global_batch % self.batch_size:

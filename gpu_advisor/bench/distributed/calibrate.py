@@ -17,6 +17,7 @@ from pathlib import Path
 from gpu_advisor.bench.distributed.section import DistributedSection
 from gpu_advisor.bench.results import BenchReport, ResultsFileError, load_report
 from gpu_advisor.core.calibration import Calibration, FabricCalibration, LinkMeasurement
+from gpu_advisor.core.catalog import default_catalog
 
 
 def fabric_from_section(section: DistributedSection) -> FabricCalibration:
@@ -31,6 +32,8 @@ def fabric_from_section(section: DistributedSection) -> FabricCalibration:
             chosen[key] = found
     return FabricCalibration(
         backend=section.backend,
+        device_kind=section.device_kind,
+        device_name=section.ranks[0].device_name if section.ranks else None,
         world_size=section.world_size,
         hosts=len(section.hosts),
         links=tuple(sorted(chosen.values(), key=lambda m: (m.scope != "intra-node", m.op))),
@@ -45,7 +48,11 @@ def calibration_from_report(report: BenchReport, source: str) -> Calibration:
             f"{source}: distributed: no collectives measured here; make a cluster results file with "
             "gpu-advisor bench --nproc N --json FILE (or --distributed under torchrun)"
         )
-    return Calibration(source=source, fabric=fabric_from_section(section))
+    fabric = fabric_from_section(section)
+    gpu = None
+    if fabric.device_kind != "cpu" and fabric.device_name:
+        gpu = default_catalog().match_device_name(fabric.device_name)
+    return Calibration(source=source, gpu_id=None if gpu is None else gpu.id, fabric=fabric)
 
 
 def load_fabric_calibration(path: str | Path) -> Calibration:
