@@ -226,7 +226,7 @@ def run_monitor(
         tail = EventTail(events_path)
 
         def poll() -> None:
-            new = tail.read()
+            new = tail.read(keep=on_events is not None)
             if new and on_events is not None:
                 on_events(new)
 

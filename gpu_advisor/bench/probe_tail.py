@@ -45,11 +45,11 @@ def _float_or_none(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def parse_event(line: bytes) -> Event | None:
+def parse_event(line: bytes | memoryview) -> Event | None:
     """One event line as a dict, or None (not JSON, not an event); non-finite and huge numbers as None."""
     try:
         event = json.loads(
-            line,
+            bytes(line),
             parse_int=_int_or_none,
             parse_float=_float_or_none,
             parse_constant=lambda _name: None,
@@ -108,7 +108,9 @@ class EventTail:
         finally:
             os.close(fd)
 
-    def read(self) -> list[Event]:
+    def read(self, keep: bool = True) -> list[Event]:
+        """Fold the events completed since the last read; return them too when `keep` (the app hands
+        them on; the CLI needs only the aggregate)."""
         if self._stopped:
             return []
         data = self._read_chunk()
@@ -130,15 +132,22 @@ class EventTail:
             self._offset += len(data)
         else:
             self._offset += end
-        new = []
-        for line in data[start:end].split(b"\n"):
-            if len(line) > MAX_LINE_BYTES:
+        new: list[Event] = []
+        fold = self.aggregate.add_one
+        view = memoryview(data)
+        position = start
+        while position < end:  # one line at a time: no list of every line or event of the chunk
+            newline = data.index(b"\n", position, end)
+            length = newline - position
+            if length > MAX_LINE_BYTES:
                 self.skipped_lines += 1
-                continue
-            event = parse_event(line) if line else None
-            if event is not None:
-                new.append(event)
-        self.aggregate.add(new)
+            elif length:
+                event = parse_event(view[position:newline])
+                if event is not None:
+                    fold(event)
+                    if keep:
+                        new.append(event)
+            position = newline + 1
         return new
 
     def drain(self, budget_s: float = DRAIN_S, on_events: Callable[[list[Event]], Any] | None = None) -> None:
@@ -148,7 +157,7 @@ class EventTail:
         deadline = time.monotonic() + budget_s
         while not self._stopped:
             before = self._offset
-            new = self.read()
+            new = self.read(keep=on_events is not None)
             if new and on_events is not None:
                 on_events(new)
             if self._offset == before:
