@@ -28,6 +28,7 @@ from gpu_advisor.bench.trace_model import (
     CacheOffset,
     TraceUnavailable,
     add_lora,
+    attention_kernel,
     build_hf_model,
     config_from_spec,
     describe_architecture,
@@ -68,6 +69,9 @@ class TraceSetup(BaseModel):
     lora_rank: int = Field(default=16, ge=1)
     lora_all_linear: bool = False
     max_prefill_tokens: int = Field(default=8192, ge=1)
+    attention: str = Field(
+        default="sdpa", description="The attention kernel to run (sdpa, eager), as the request asks"
+    )
 
     @classmethod
     def from_request(
@@ -94,6 +98,7 @@ class TraceSetup(BaseModel):
             lora_rank=a.lora_rank,
             lora_all_linear=a.lora_all_linear,
             max_prefill_tokens=a.max_prefill_tokens,
+            attention=req.attention.value,
         )
 
     @classmethod
@@ -118,7 +123,7 @@ def build(setup: TraceSetup) -> BuiltModel:
     training = setup.task.is_training
     dtype = DTYPES[setup.precision]
     if setup.config is not None:
-        model = build_hf_model(setup.config, dtype, training=training)
+        model = build_hf_model(setup.config, dtype, training=training, attention=setup.attention)
         vocab = int(getattr(model.config, "vocab_size", None) or setup.vocab_size or 0)
         hf = True
     else:
@@ -131,7 +136,13 @@ def build(setup: TraceSetup) -> BuiltModel:
         model = add_lora(model, setup.lora_rank, setup.lora_all_linear)
     if training and setup.grad_checkpointing:
         enable_checkpointing(model)
-    return BuiltModel(model=model, architecture=describe_architecture(model), vocab_size=vocab, hf=hf)
+    return BuiltModel(
+        model=model,
+        architecture=describe_architecture(model),
+        vocab_size=vocab,
+        hf=hf,
+        attention=attention_kernel(model),
+    )
 
 
 def _step(setup: TraceSetup, built: BuiltModel) -> TrainingStep | InferenceStep:
@@ -247,6 +258,7 @@ def _trace(setup: TraceSetup, on_progress: Callable[[str], None] | None) -> Trac
     return TraceResult(
         model=setup.name,
         architecture=built.architecture,
+        attention=built.attention,
         parameters=parameters,
         trainable_parameters=trainable if setup.task.is_training else 0,
         task=setup.task,

@@ -128,23 +128,26 @@ def check_config_bounds(config: dict[str, Any]) -> None:
                 )
 
 
-def build_hf_model(config: dict[str, Any], dtype: torch.dtype, *, training: bool) -> nn.Module:
-    """`AutoModelForCausalLM.from_config` (AutoModel for other heads) in `dtype`: SDPA attention, or the
-    model's eager attention where it has no SDPA path (Gemma 2's logit soft-capping)."""
+def build_hf_model(
+    config: dict[str, Any], dtype: torch.dtype, *, training: bool, attention: str = "sdpa"
+) -> nn.Module:
+    """`AutoModelForCausalLM.from_config` (AutoModel for other heads) in `dtype` with the `attention`
+    kernel asked for; for SDPA, the model's eager attention where it has no SDPA path (Gemma 2's logit
+    soft-capping): `attention_kernel(model)` then says "eager" and the planner knows it."""
     transformers = require("transformers")
     cfg = hf_config(config, training=training)
-    for attention in ("sdpa", "eager"):
+    for kernel in dict.fromkeys((attention, "eager")):
         try:
             try:
                 model = transformers.AutoModelForCausalLM.from_config(
-                    cfg, dtype=dtype, attn_implementation=attention
+                    cfg, dtype=dtype, attn_implementation=kernel
                 )
             except ValueError as exc:
                 if "Unrecognized configuration class" not in str(exc):
                     raise
-                model = transformers.AutoModel.from_config(cfg, dtype=dtype, attn_implementation=attention)
+                model = transformers.AutoModel.from_config(cfg, dtype=dtype, attn_implementation=kernel)
         except ValueError as exc:
-            if attention == "sdpa" and "attention implementation" in str(exc):
+            if kernel != "eager" and "attention implementation" in str(exc):
                 continue
             raise TraceUnavailable(
                 f"model: transformers cannot build it ({str(exc).splitlines()[0]})"
@@ -217,6 +220,7 @@ class BuiltModel:
     architecture: str
     vocab_size: int
     hf: bool  # a transformers model (labels, KV cache, logits_to_keep)
+    attention: str | None = None  # the attention kernel it runs (attention_kernel), None if unknown
 
     @property
     def parameters(self) -> int:
@@ -227,11 +231,19 @@ class BuiltModel:
         return sum(p.numel() for p in self.model.parameters() if p.requires_grad)
 
 
+def attention_kernel(model: nn.Module) -> str | None:
+    """The attention kernel a transformers model runs ('sdpa', 'eager'); None for other modules."""
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    if not type(base).__module__.startswith("transformers"):
+        return None
+    return getattr(getattr(base, "config", None), "_attn_implementation", None) or "sdpa"
+
+
 def describe_architecture(model: nn.Module) -> str:
     base = model.get_base_model() if hasattr(model, "get_base_model") else model
     name = type(base).__name__
-    if type(base).__module__.startswith("transformers"):
-        attention = getattr(getattr(base, "config", None), "_attn_implementation", None) or "sdpa"
+    attention = attention_kernel(model)
+    if attention is not None:
         return f"{name} (transformers {require('transformers').__version__}, {attention} attention)"
     return f"{name} ({type(base).__module__})"
 

@@ -336,7 +336,16 @@ def memory_basis(
         from .trace import traced_basis
 
         formula = memory_basis(req.model_copy(update={"trace": None}), device, optimizer_impl, prefill_tokens)
-        return traced_basis(req, formula)
+        kernel = req.trace.attention
+        at_traced_kernel = None
+        if kernel is not None and kernel != req.attention.value:  # e.g. Gemma 2 traced with eager
+            at_traced_kernel = memory_basis(
+                req.model_copy(update={"trace": None, "attention": type(req.attention)(kernel)}),
+                device,
+                optimizer_impl,
+                prefill_tokens,
+            )
+        return traced_basis(req, formula, at_traced_kernel)
     # ---- end of the traced case ---------------------------------------------------------------------
     model = req.model
     profile = request_profile(req)

@@ -23,7 +23,7 @@ from .result import GpuSources, Option, Plan, Recommendation
 from .serving import with_concurrency
 from .speed import DevicePeaks, LayoutSpeeds, hardware_flops_per_token, training_flops_per_token
 from .tiers import tier_choices
-from .trace import compare_with_formulas, comparison_warnings, traced_formulas
+from .trace import attention_kernel_note, compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
 from .verdict import verdict
 
@@ -349,6 +349,9 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     if req.trace is not None:
         trace_comparison = compare_with_formulas(req)
         warnings.extend(comparison_warnings(trace_comparison))
+        kernel_note = attention_kernel_note(req)
+        if kernel_note:
+            warnings.append(kernel_note)
         unsharded = unsharded.model_copy(
             update={
                 "formulas": traced_formulas(req.trace, unsharded.formulas),

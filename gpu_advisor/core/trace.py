@@ -68,6 +68,11 @@ class TraceResult(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     model: str
     architecture: str = Field(description="The module traced, e.g. 'LlamaForCausalLM (transformers 5.x)'")
+    attention: str | None = Field(
+        default=None,
+        description="The attention kernel the traced step ran ('sdpa', 'eager'); None for a module "
+        "not built by transformers (its own attention) and for traces made before this was recorded",
+    )
     parameters: int = Field(ge=0, description="Parameters of the traced module (adapters included)")
     trainable_parameters: int = Field(ge=0)
     task: Task
@@ -144,7 +149,28 @@ def check_trace_matches(req: PlanRequest) -> None:
             raise TraceMismatch(f"trace: made for {field} {traced}, the request has {asked}; trace again")
 
 
-def traced_basis(req: PlanRequest, formula: MemoryBasis) -> MemoryBasis:
+def attention_kernel_note(req: PlanRequest) -> str | None:
+    """Why the plan's attention activations are the formulas' although the request is traced: the trace
+    ran another kernel than the request's (transformers has no SDPA path for Gemma 2's soft-capping)."""
+    trace = req.trace
+    if trace is None or trace.attention is None or trace.attention == req.attention.value:
+        return None
+    return (
+        f"The trace ran {trace.attention} attention, the request asks for {req.attention.value}: "
+        f"transformers could not run {trace.architecture} with {req.attention.value}. The plan keeps "
+        f"the trace's other bytes and the formulas' {req.attention.value} attention activations."
+    )
+
+
+def _kernel_correction(formula: MemoryBasis, at_traced_kernel: MemoryBasis | None) -> float:
+    """Bytes to add to the traced activations for the request's attention kernel instead of the one the
+    trace ran: the formulas' difference between the two kernels (the s x s matrices eager keeps)."""
+    return 0.0 if at_traced_kernel is None else formula.activations - at_traced_kernel.activations
+
+
+def traced_basis(
+    req: PlanRequest, formula: MemoryBasis, at_traced_kernel: MemoryBasis | None = None
+) -> MemoryBasis:
     """The formula basis with its unsharded bytes replaced by the trace's (same sharding arithmetic).
 
     Training: the backward-side peak (forward or backward) gives the weights, the gradients alive then,
@@ -152,7 +178,10 @@ def traced_basis(req: PlanRequest, formula: MemoryBasis) -> MemoryBasis:
     temporaries. Per trainable parameter, gradient and optimizer bytes are the traced totals divided by
     the trainable count, so ZeRO and tensor/pipeline parallelism divide them as they divide the formulas'.
     Inference: weights, the KV cache per sequence and the prefill transient.
+    `at_traced_kernel`: the formula basis with the attention kernel the trace ran, when it is not the
+    request's; the activations then take the formulas' attention bytes (attention_kernel_note).
     """
+    correction = _kernel_correction(formula, at_traced_kernel)
     trace = req.trace
     assert trace is not None
     if not req.task.is_training:
@@ -161,7 +190,9 @@ def traced_basis(req: PlanRequest, formula: MemoryBasis) -> MemoryBasis:
         return dataclasses.replace(
             formula,
             weights=float(comps["weights"]),
-            activations=float(comps["activations"] + comps["gradients"] + comps["optimizer"]),
+            activations=max(
+                0.0, float(comps["activations"] + comps["gradients"] + comps["optimizer"]) + correction
+            ),
             activations_formula="traced",
             kv_bytes_per_sequence=comps["kv_cache"] / max(1, req.users),
         )
@@ -179,7 +210,7 @@ def traced_basis(req: PlanRequest, formula: MemoryBasis) -> MemoryBasis:
         grad_bytes=stepc["gradients"] / trainable,
         opt_bytes=optimizer_state / trainable,
         optimizer_transient=float(max(0, stepc["optimizer"] - optimizer_state) + stepc["activations"]),
-        activations=float(back["activations"] + back["kv_cache"]),
+        activations=max(0.0, float(back["activations"] + back["kv_cache"]) + correction),
         activations_formula="traced",
         head_grad=float(back["gradients"]),
     )

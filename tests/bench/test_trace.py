@@ -148,3 +148,13 @@ def test_missing_transformers_says_how_to_install_it(tmp_path):
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1
     assert "needs transformers" in out.stderr and "pip install" in out.stderr
+
+
+def test_the_trace_names_the_attention_kernel_it_ran():
+    """D6: the request's kernel where transformers has it; eager where it has no SDPA path (Gemma 2)."""
+    assert trace_memory(TraceSetup(name="q", config=QWEN2, **TRAIN)).attention == "sdpa"
+    eager = trace_memory(TraceSetup(name="q", config=QWEN2, **TRAIN, attention="eager"))
+    assert eager.attention == "eager" and "eager attention" in eager.architecture
+    gemma = trace_memory(TraceSetup(name="g", config=GEMMA2, **TRAIN))
+    # transformers 5 has no SDPA path for Gemma 2's logit soft-capping
+    assert gemma.attention == "eager" and "eager attention" in gemma.architecture

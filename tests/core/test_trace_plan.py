@@ -19,10 +19,15 @@ MODEL = get_preset("llama-3-8b")
 P = MODEL.total_params()
 
 
-def _training_trace(**overrides) -> TraceResult:
+def _training_trace(activations: float = 30 * GIB, **overrides) -> TraceResult:
     """What a bf16 AdamW step of 8B looks like: 2 + 2 + 12 bytes per parameter at the step, and
-    at backward the weights, state and 30 GiB of activations."""
-    backward = {"parameters": 2 * P, "optimizer_state": 12 * P, "activations": 30 * GIB, "gradients": GIB}
+    at backward the weights, state and (30 GiB of) activations."""
+    backward = {
+        "parameters": 2 * P,
+        "optimizer_state": 12 * P,
+        "activations": int(activations),
+        "gradients": GIB,
+    }
     step = {"parameters": 2 * P, "optimizer_state": 12 * P, "gradients": 2 * P, "temporaries": GIB}
     fields = dict(
         model=MODEL.name,
@@ -141,3 +146,33 @@ def test_inference_trace_sets_weights_kv_cache_and_prefill():
     assert (one.weights, one.kv_cache, one.activations) == (16 * GIB, 2 * GIB, GIB // 2)
     two_replicas = estimate_memory(req, Parallelism(data=2), device=Device.CPU).components
     assert two_replicas.kv_cache == GIB  # half of the users per replica
+
+
+def test_a_trace_that_ran_eager_attention_keeps_the_formulas_sdpa_attention_activations_and_says_why():
+    """D6: the trace of an SDPA request ran eager attention (Gemma 2 in transformers): the s x s
+    matrices eager keeps are not planned for; the other traced bytes are, and the plan says why."""
+    from gpu_advisor.core.memory import memory_basis
+
+    seq = 8192
+    sdpa = memory_basis(_request(None, seq_len=seq), Device.CPU)
+    eager = memory_basis(_request(None, seq_len=seq, attention="eager"), Device.CPU)
+    assert eager.activations > 2 * sdpa.activations  # the formulas count eager's matrices
+    # the trace found eager's activations and 1 GiB the formulas do not count
+    trace = _training_trace(
+        eager.activations + GIB, seq_len=seq, attention="eager", architecture="Gemma2ForCausalLM (test)"
+    )
+    traced = memory_basis(_request(trace, seq_len=seq), Device.CPU)
+    assert traced.activations == pytest.approx(sdpa.activations + GIB)
+    same_kernel = memory_basis(_request(trace, seq_len=seq, attention="eager"), Device.CPU)
+    assert same_kernel.activations == int(
+        eager.activations + GIB
+    )  # no correction when the trace ran what is asked
+    warnings = plan(_request(trace, seq_len=seq)).warnings
+    assert any("ran eager attention" in w and "formulas' sdpa attention" in w for w in warnings)
+    assert not any("ran eager" in w for w in plan(_request(trace, seq_len=seq, attention="eager")).warnings)
+
+
+def test_a_trace_of_the_requested_kernel_or_of_an_unknown_one_is_used_as_it_is():
+    for kernel in ("sdpa", None):
+        trace = _training_trace(attention=kernel)
+        assert estimate_memory(_request(trace), device=Device.CPU).total_bytes == trace.peak_bytes

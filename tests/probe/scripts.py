@@ -11,21 +11,26 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 from gpu_advisor import probe
 
-SLEEP_S = float(sys.argv[2])  # in __getitem__: an artificially slow input pipeline
+# An artificially slow input pipeline: each batch waits this many times the previous step's work (a
+# ratio, not a fixed sleep, so that the wait's share of a step is the same on a fast machine and on a
+# loaded 2-core one, where the work takes several times longer).
+WAIT_PER_WORK = float(sys.argv[2])
+BATCH = 8
+work_s = 0.01  # the previous step's work; this guess for the first batch
 
 class Data(Dataset):
     def __len__(self):
         return 96
     def __getitem__(self, i):
-        if SLEEP_S:
-            time.sleep(SLEEP_S)
+        if WAIT_PER_WORK:
+            time.sleep(WAIT_PER_WORK * work_s / BATCH)
         g = torch.Generator().manual_seed(i)
         return torch.randn(64, generator=g), torch.randint(0, 4, (), generator=g)
 
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(64, 512), torch.nn.ReLU(), torch.nn.Linear(512, 4))
 optimiser = torch.optim.AdamW(model.parameters())
-loader = DataLoader(Data(), batch_size=8)
+loader = DataLoader(Data(), batch_size=BATCH)
 own = {"epochs": []}
 for epoch in range(2):
     steps, wait = [], 0.0
@@ -42,6 +47,7 @@ for epoch in range(2):
             model(torch.randn(256, 64)).sum().backward()
         probe.step(samples=len(x))
         now = time.perf_counter()
+        work_s = now - got
         steps.append(now - t)
         t = now
     probe.epoch_end()

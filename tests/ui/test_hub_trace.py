@@ -136,3 +136,51 @@ def test_an_approximated_architecture_is_traced_as_soon_as_it_is_chosen(wizard, 
     qtbot.waitUntil(lambda: wizard.form.trace is not None, timeout=120_000)
     assert wizard.form.trace.parameters == PUBLISHED_PARAMS["tiiuae/falcon-7b"]
     assert wizard.form.trace.architecture.startswith("FalconForCausalLM")
+
+
+TINY_FALCON = {
+    **HUB_CONFIGS["tiiuae/falcon-7b"],
+    "hidden_size": 128,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "vocab_size": 1024,
+}
+
+
+def _write_config(tmp_path, name: str, config: dict) -> str:
+    path = tmp_path / name / "config.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(config))
+    return str(path)
+
+
+def test_an_approximated_model_is_traced_again_after_an_input_change_as_the_cli_does(wizard, tmp_path, qtbot):
+    """D7: the trace is not simply dropped at the first input change: the estimate says it is pending,
+    and the new inputs are traced (the CLI traces the final inputs)."""
+    form, panel = wizard.form, wizard.estimate.trace
+    form.set_field("task", "pretrain")
+    form.set_field("seq_len", 64)
+    form.set_field("batch_size", 2)
+    wizard.model_page.choose_config(_write_config(tmp_path, "tiny-falcon", TINY_FALCON))
+    assert not form.model_exact
+    qtbot.waitUntil(lambda: form.trace is not None, timeout=120_000)
+    assert form.trace.batch_size == 2
+    form.set_field("batch_size", 4)
+    assert form.trace is None and "pending" in panel.status.text()
+    form.set_field("purchase", "buy")  # an input the trace does not depend on, while pending
+    qtbot.waitUntil(lambda: form.trace is not None, timeout=120_000)
+    assert form.trace.batch_size == 4 and form.request.trace is form.trace
+    form.set_field("hours_per_month", 200)  # unrelated: the trace stays
+    assert form.trace is not None and form.request.trace is form.trace
+
+
+def test_a_second_model_chosen_while_a_trace_runs_is_traced(wizard, tmp_path, qtbot):
+    form, panel = wizard.form, wizard.estimate.trace
+    first = {**TINY_FALCON, "num_hidden_layers": 3}
+    wizard.model_page.choose_config(_write_config(tmp_path, "falcon-a", first))
+    qtbot.waitUntil(lambda: panel.running, timeout=10_000)
+    wizard.model_page.choose_config(_write_config(tmp_path, "falcon-b", TINY_FALCON))
+    second = form.model.name
+    qtbot.waitUntil(lambda: form.trace is not None, timeout=180_000)
+    assert form.trace.model == second and form.request.trace is form.trace
+    assert "inputs changed" not in panel.status.text()

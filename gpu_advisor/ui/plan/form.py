@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from gpu_advisor.core.architecture import ConfigError, ModelSpec, read_hf_config
+from gpu_advisor.core.precision import Task
 from gpu_advisor.core.presets import presets, resolve_model
 from gpu_advisor.core.request import Assumptions, PlanRequest, describe_validation_error
 from gpu_advisor.ui.plan.numbers import Invalid
@@ -32,6 +33,41 @@ REQUEST_FIELDS = tuple(f for f in PlanRequest.model_fields if f not in ("model",
 # The model validator's only error about "model" once a model is chosen: an encoder asked to generate.
 # The fix is the output token count, so the message goes next to that field (a later wizard page).
 _CROSS_FIELD_REDIRECT = {"model": "output_tokens"}
+# Fields the wizard shows only for training tasks, and only for inference. While the chosen task hides
+# a field its value is kept (switching back shows it again) but it does not reach the request when it
+# could not be read or when the other task's validators refuse it: an error on a field the page does
+# not show would block Next with nothing to fix (review 3, D4).
+TRAINING_ONLY_FIELDS = frozenset(
+    {
+        "optimizer",
+        "seq_len",
+        "batch_size",
+        "grad_accumulation_steps",
+        "loss",
+        "mixed_precision",
+        "grad_checkpointing",
+        "zero_stage",
+        "train_tokens",
+        "max_hours",
+        "dataset_samples",
+        "dataset_tokens",
+        "epochs",
+    }
+)
+INFERENCE_ONLY_FIELDS = frozenset(
+    {"engine", "users", "requests_per_s", "prompt_tokens", "output_tokens", "tokens_per_s_per_user", "ttft_s"}
+)
+# Of those, the ones whose value the other task's request refuses: left at their defaults while hidden.
+# (The others, e.g. the sequence length an inference trace still reads, keep their value.)
+_REFUSED_BY_INFERENCE = frozenset(
+    {"zero_stage", "train_tokens", "max_hours", "dataset_samples", "dataset_tokens", "epochs"}
+)
+_REFUSED_BY_TRAINING = frozenset({"requests_per_s", "ttft_s"})
+
+
+def hidden_fields(task: Any) -> frozenset[str]:
+    """The request fields the wizard hides for `task` (a Task or its value)."""
+    return INFERENCE_ONLY_FIELDS if Task(task).is_training else TRAINING_ONLY_FIELDS
 
 
 def core_plan(request: PlanRequest) -> Plan:
@@ -145,6 +181,11 @@ class PlanForm(QObject):
     def trace(self) -> Any:
         """The trace of the current inputs (core.trace.TraceResult), or None."""
         return self._trace
+
+    @property
+    def hidden_fields(self) -> frozenset[str]:
+        """Request fields the chosen task hides: their values are kept, not validated."""
+        return hidden_fields(self._values["task"])
 
     def value(self, field: str) -> Any:
         """The raw value of a request field (possibly an Invalid)."""
@@ -272,7 +313,11 @@ class PlanForm(QObject):
     def _validate(self) -> None:
         errors: dict[str, str] = {}
         data: dict[str, Any] = {}
+        hidden = self.hidden_fields
+        refused = _REFUSED_BY_TRAINING if Task(self._values["task"]).is_training else _REFUSED_BY_INFERENCE
         for name, value in self._values.items():
+            if name in hidden and (isinstance(value, Invalid) or name in refused):
+                continue  # kept for when the task shows it again; the request takes the default
             if isinstance(value, Invalid):
                 errors[name] = value.message
             else:

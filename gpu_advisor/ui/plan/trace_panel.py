@@ -3,7 +3,9 @@ background, its bytes shown beside the formulas' and used as the plan's memory b
 
 The trace runs on a worker thread (ui.workers.JobRunner, started on first use) and never blocks the
 window; a trace of inputs that changed meanwhile is dropped by the form. A model the formulas only
-approximate is traced as soon as it is chosen.
+approximate is traced as soon as it is chosen, and again (debounced) after each change of the inputs
+its trace depends on, as the CLI traces the final inputs: the GUI and the CLI plan from the same bytes.
+A change (a second model) while a trace runs queues a trace of the new inputs.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.workers import JobRunner, RunContext
 
 TRACE_NICE_INCREMENT = 5  # the window wins the CPU while a trace runs
+# An approximated model is traced again this long after the last input change (typing "128" is three
+# changes; a trace takes seconds to a minute on two cores).
+AUTO_TRACE_DEBOUNCE_MS = 700
+PENDING_TEXT = "Approximate memory (formulas): the trace of these inputs is pending…"
 
 
 def run_trace(request: PlanRequest, config: dict[str, Any] | None, context: RunContext | None = None) -> Any:
@@ -48,6 +54,10 @@ class TracePanel(QWidget):
         self._tracer = tracer
         self._runner: JobRunner | None = None
         self._pending_request: PlanRequest | None = None
+        self._auto_timer = QTimer(self)
+        self._auto_timer.setSingleShot(True)
+        self._auto_timer.setInterval(AUTO_TRACE_DEBOUNCE_MS)
+        self._auto_timer.timeout.connect(self._auto_trace)
         self.button = QPushButton("E&xact trace")
         self.button.setToolTip(
             "Run one step of the real model on fake tensors (PyTorch, transformers) and plan from the "
@@ -124,7 +134,10 @@ class TracePanel(QWidget):
         if self._form.request is None or self._pending_request is None:
             return
         if self._without_trace(self._form.request) != self._without_trace(self._pending_request):
-            self.status.setText("The inputs changed while tracing: trace again.")
+            if self._wants_auto_trace():  # queued: the new inputs (or model) are traced now
+                self._auto_trace()
+            else:
+                self.status.setText("The inputs changed while tracing: trace again.")
             return
         self._form.set_trace(result)
 
@@ -141,22 +154,32 @@ class TracePanel(QWidget):
     # ---- following the form ------------------------------------------------------------------------
     def _request_changed(self, request: PlanRequest | None) -> None:
         self.button.setEnabled(request is not None and not self.running)
+        if self._wants_auto_trace():
+            self.status.setText(PENDING_TEXT)
+            self._auto_timer.start()  # restarted by each change: traced once the inputs settle
 
     def _model_changed(self, _spec: object) -> None:
         # The form validates the new model after announcing it: look once control returns.
         QTimer.singleShot(0, self._auto_trace)
 
-    def _auto_trace(self) -> None:
-        """A model the formulas only approximate is traced right away."""
+    def _wants_auto_trace(self) -> bool:
+        """A model the formulas only approximate, valid inputs and no trace of them."""
         form = self._form
-        if not form.model_exact and form.request is not None and form.trace is None and not self.running:
+        return not form.model_exact and form.request is not None and form.trace is None
+
+    def _auto_trace(self) -> None:
+        """Trace an approximated model's inputs (once the running trace, of older inputs, is done)."""
+        self._auto_timer.stop()
+        if self._wants_auto_trace() and not self.running:
             self.start()
 
     def _trace_changed(self, trace: Any) -> None:
         if trace is None:
             had_rows = bool(self.cells)
             self._show_rows([])
-            if not self.running:
+            if self._wants_auto_trace():
+                self.status.setText(PENDING_TEXT)
+            elif not self.running:
                 self.status.setText(
                     "Memory from the formulas; the inputs changed: trace again."
                     if had_rows
