@@ -71,6 +71,10 @@ class Option(BaseModel):
     rank_usd: float | None = None  # what the options are ranked by (see the plan's assumptions)
     sources: GpuSources
     note: str = ""
+    # training: what the option runs (micro_batch, grad_accum, global_batch, grad_checkpointing, loss,
+    # zero_stage) and, for each key, "user" (locked by the request) or "planner" (chosen by the search)
+    recipe: dict[str, Any] | None = None
+    recipe_source: dict[str, str] | None = None
 
     @property
     def per_gpu_bytes(self) -> int:
@@ -115,6 +119,7 @@ class Option(BaseModel):
             },
             "sources": self.sources.model_dump(),
             "note": self.note,
+            **({"recipe": self.recipe, "recipe_source": self.recipe_source} if self.training else {}),
         }
 
 
@@ -166,6 +171,16 @@ class Recommendation(BaseModel):
     reason: str
 
 
+class FrontierPoint(BaseModel):
+    """One scale of the recommended GPU for a token budget: its time to train and the job's rent."""
+
+    model_config = ConfigDict(frozen=True)
+    count: int
+    time_to_train_s: float
+    job_cloud_usd: float | None
+    fits: bool
+
+
 class Plan(BaseModel):
     """Everything one planning question produced; serialises to the documented JSON contract."""
 
@@ -181,6 +196,8 @@ class Plan(BaseModel):
     trace: TraceComparison | None = None  # formulas beside a memory trace (core/trace.py), when traced
     verdict: Verdict | None = None  # rent or buy across the options (core/verdict.py)
     tiers: tuple[TierChoice, ...] = ()  # the best option of each tier (core/tiers.py)
+    # training with a token budget: the recommended GPU and recipe at each power-of-two scale
+    frontier: tuple[FrontierPoint, ...] = ()
 
     @property
     def best(self) -> Option | None:
@@ -212,7 +229,7 @@ class Plan(BaseModel):
         """The `gpu-advisor plan --json` object (DESIGN.md, "Data contracts")."""
         return {
             "schema": PLAN_SCHEMA,
-            "inputs": self.request.model_dump(mode="json"),
+            "inputs": self.request.inputs_json(),
             "memory": {
                 "total_bytes": self.memory.total_bytes,
                 "components": self.memory.components.model_dump(mode="json"),
@@ -227,5 +244,6 @@ class Plan(BaseModel):
             "suggestions": list(self.suggestions),
             "verdict": None if self.verdict is None else self.verdict.model_dump(mode="json"),
             "tiers": self._tiers_json(),
+            "frontier": [point.model_dump() for point in self.frontier],
             **({"trace": self.trace.to_json_dict()} if self.trace is not None else {}),
         }

@@ -490,6 +490,24 @@ def plan_text(plan: Plan) -> str:
     lines += text_table([c.header for c in chosen], rows, [c.numeric for c in chosen])
     if len(plan.options) > CLI_OPTION_ROWS:
         lines.append(f"... {len(plan.options) - CLI_OPTION_ROWS} more (use --json for all)")
+    lines += frontier_text(plan)
     lines += [f"warning: {w}" for w in plan.warnings]
     lines += [f"suggestion: {s}" for s in plan.suggestions]
     return "\n".join(lines)
+
+
+def frontier_text(plan: Plan) -> list[str]:
+    """Time and cost by scale of the recommended GPU (a token budget without a deadline)."""
+    if not plan.frontier or plan.recommendation.gpu is None:
+        return []
+    rows = [
+        [
+            f"{p.count:,}",
+            format_duration(p.time_to_train_s) if p.fits else "does not fit",
+            format_usd(p.job_cloud_usd) if p.job_cloud_usd is not None and p.fits else "n/a",
+            "recommended" if p.count == plan.recommendation.count else "",
+        ]
+        for p in plan.frontier
+    ]
+    head = f"Time and cost by scale ({plan.recommendation.gpu}, the recommended recipe):"
+    return ["", head, *text_table(["GPUs", "Time to train", "Job rent", ""], rows, [True, True, True, False])]

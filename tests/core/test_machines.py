@@ -44,18 +44,21 @@ def test_70b_for_200_users_is_not_sixteen_geforce_cards_with_tp8_because_desktop
 
 
 def test_qlora_8b_on_a_desktop_suggests_the_one_card_that_checkpointing_allows(catalog):
-    """QLoRA on Llama 3 8B, buying a consumer desktop: without checkpointing the activations need two
-    RTX 3060s (tensor parallel 2 in one desktop); with gradient checkpointing one card fits, and the
-    plan says so."""
-    result = _plan(catalog, model="llama-3-8b", task="qlora", purchase="buy", tier="consumer")
+    """QLoRA on Llama 3 8B, buying a consumer desktop, checkpointing locked off: the activations need
+    two RTX 3060s (tensor parallel 2 in one desktop); with gradient checkpointing one card fits, and the
+    plan says so. Left open, the planner turns checkpointing on itself and names that choice."""
+    kw = dict(model="llama-3-8b", task="qlora", purchase="buy", tier="consumer")
+    result = _plan(catalog, grad_checkpointing=False, **kw)
     best = result.best
     assert best.machines == 1 and best.count == 2 and best.layout.tensor == 2
     hint = next(s for s in result.suggestions if "gradient checkpointing" in s)
     assert f"1 x {best.gpu} instead of 2" in hint
-    with_checkpointing = _plan(
-        catalog, model="llama-3-8b", task="qlora", purchase="buy", tier="consumer", grad_checkpointing=True
-    )
+    with_checkpointing = _plan(catalog, grad_checkpointing=True, **kw)
     assert with_checkpointing.best.count == 1 and with_checkpointing.best.gpu_id == best.gpu_id
+    open_recipe = _plan(catalog, **kw)
+    assert open_recipe.best.count == 1 and open_recipe.best.recipe["grad_checkpointing"] is True
+    assert open_recipe.best.recipe_source["grad_checkpointing"] == "planner"
+    assert open_recipe.recommendation.reason.startswith("With gradient checkpointing")
 
 
 def test_a_329_dollar_card_costs_329_plus_a_desktop_named_in_the_formula_not_a_hidden_50_percent(catalog):
