@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
-class BenchmarkRun:
-    """Built-in workloads on one device (bench@1)."""
+class _BenchFileRun:
+    """A run whose report is a results file (bench@1): its device and its workloads' results."""
 
     report: BenchReport
 
@@ -30,18 +30,13 @@ class BenchmarkRun:
 
 
 @dataclass(frozen=True, slots=True)
-class ClusterRun:
+class BenchmarkRun(_BenchFileRun):
+    """Built-in workloads on one device (bench@1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterRun(_BenchFileRun):
     """Collectives, links and scaling over N processes (bench@1 with its `distributed` section)."""
-
-    report: BenchReport
-
-    @property
-    def device(self) -> DeviceInfo:
-        return self.report.device
-
-    @property
-    def results(self) -> tuple[WorkloadResult, ...]:
-        return tuple(self.report.results)
 
 
 @dataclass(frozen=True, slots=True)
