@@ -7,7 +7,7 @@ plan says which of its numbers come from a measurement and from which file.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypeGuard
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -85,7 +85,7 @@ def assumption_entries(calibration: Calibration | None) -> dict[str, float | int
     return entries
 
 
-def fabric_applies(calibration: Calibration | None, gpu_id: str) -> bool:
+def fabric_applies(calibration: Calibration | None, gpu_id: str) -> TypeGuard[Calibration]:
     """A cluster file's links stand in for a GPU's only where it measured that GPU kind: GPU ranks
     (not CPU/gloo) on the same catalogue GPU."""
     if calibration is None or calibration.fabric is None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .estimates import CostEstimate, MemoryComponents, MemoryEstimate, Speed, TrainingSpeed
+from .estimates import CostEstimate, InferenceSpeed, MemoryComponents, MemoryEstimate, Speed, TrainingSpeed
 from .hosts import HostSpec
 from .layout import Parallelism
 from .precision import Tier
@@ -106,6 +106,14 @@ class Option(BaseModel):
     def training(self) -> TrainingSpeed | None:
         """The training speed, or None for an inference option."""
         return self.speed if isinstance(self.speed, TrainingSpeed) else None
+
+    @property
+    def serving(self) -> InferenceSpeed:
+        """The speed of an option of a serving plan; TypeError for a training option (callers that
+        read serving figures run only for an inference request)."""
+        if not isinstance(self.speed, InferenceSpeed):
+            raise TypeError(f"{self.count} × {self.gpu} is a training option: it has no serving speed")
+        return self.speed
 
     def to_json_dict(self) -> dict[str, Any]:
         """The option as the flat object of the plan@1 contract (speed keys of its own task only)."""

@@ -75,7 +75,7 @@ def _why_none(req: PlanRequest, tier: Tier, mine: list[Option], catalog: Catalog
         hours = closest.training.time_to_train_s if closest.training else None
         near = "" if hours is None else f"; closest: {closest.count} × {closest.gpu} in {hours / 3600:,.0f} h"
         return f"Nothing in this tier meets the {req.max_hours:g} h deadline{room}{near}."
-    speed = format_rate(closest.speed.tokens_per_s_per_user, "tokens/s per user")
+    speed = format_rate(closest.serving.tokens_per_s_per_user, "tokens/s per user")
     return (
         f"Nothing in this tier meets the target{room}; closest: {closest.count} × {closest.gpu} at {speed}."
     )

@@ -225,7 +225,7 @@ class AmdSmiSource:
                 listed = self._call("amdsmi_get_gpu_process_list", device.handle) or []
             except _DeviceLost:
                 return []
-            rows = []
+            rows: list[tuple[int, int | None, float | None]] = []
             for item in listed:
                 # ROCm 6.0 listed process handles to ask amdsmi_get_gpu_process_info about; later, dicts.
                 info = (

@@ -22,9 +22,15 @@ from gpu_advisor.telemetry.samples import GpuSample
 class GpuSource(Protocol):
     """What the sampler, the Monitor and the doctor need from a GPU library (NvmlSource, AmdSmiSource)."""
 
-    backend: str  # "nvml" | "amdsmi"
-    label: str  # the library's name for sentences: "NVML", "AMD SMI"
-    vendor: str  # "NVIDIA", "AMD"
+    # Read-only (properties): AutoGpuSource answers them from the backend it chose.
+    @property
+    def backend(self) -> str: ...  # "nvml" | "amdsmi"
+
+    @property
+    def label(self) -> str: ...  # the library's name for sentences: "NVML", "AMD SMI"
+
+    @property
+    def vendor(self) -> str: ...  # "NVIDIA", "AMD"
 
     @property
     def available(self) -> bool: ...

@@ -18,7 +18,7 @@ import contextlib
 import threading
 from dataclasses import dataclass, fields
 from types import ModuleType
-from typing import Any
+from typing import Any, TypedDict
 
 from gpu_advisor.telemetry.clock_reasons import decode_clock_event_reasons, reason_bits
 from gpu_advisor.telemetry.samples import GpuSample
@@ -65,6 +65,14 @@ class GpuInfo:
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-friendly dict."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+class _Versions(TypedDict):
+    """The driver's versions, the same for every GPU: GpuInfo's fields of those names."""
+
+    driver_version: str | None
+    nvml_version: str | None
+    cuda_driver_version: str | None
 
 
 class _DeviceLost(Exception):
@@ -298,7 +306,7 @@ class NvmlSource:
         except _DeviceLost as lost:
             count, driver, nvml_version, cuda = 0, None, None, None
             self._reason = str(lost)
-        versions = {
+        versions: _Versions = {
             "driver_version": driver,
             "nvml_version": nvml_version,
             "cuda_driver_version": format_cuda_version(cuda),
@@ -307,7 +315,7 @@ class NvmlSource:
             self._devices[index] = self._open_device(index, versions)
         self._infos = tuple(device.info for _, device in sorted(self._devices.items()))
 
-    def _open_device(self, index: int, versions: dict[str, str | None]) -> _Device:
+    def _open_device(self, index: int, versions: _Versions) -> _Device:
         try:
             handle = self._call("nvmlDeviceGetHandleByIndex", index)
             if handle is None:

@@ -61,7 +61,7 @@ def cpu_ticks(stat: bytes) -> tuple[tuple[int, ...] | None, list[tuple[int, ...]
     """The machine's counters (clock ticks, the `cpu` line) and each logical CPU's (`cpuN` lines, in
     file order) from /proc/stat."""
     machine: tuple[int, ...] | None = None
-    cores = []
+    cores: list[tuple[int, ...]] = []
     # The cpu lines come first and together; the rest (interrupt counts, often most of the file) is
     # not split.
     end = stat.find(b"\nintr")

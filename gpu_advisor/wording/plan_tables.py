@@ -132,8 +132,8 @@ def option_columns(training: bool) -> tuple[Column, ...]:
             Column(
                 "per_user",
                 "Tokens/s per user",
-                lambda o: o.speed.tokens_per_s_per_user,
-                lambda o: format_rate(o.speed.tokens_per_s_per_user),
+                lambda o: o.serving.tokens_per_s_per_user,
+                lambda o: format_rate(o.serving.tokens_per_s_per_user),
                 "Generation speed one user sees",
                 "tokens_per_s_per_user",
             ),
@@ -200,8 +200,8 @@ def option_columns(training: bool) -> tuple[Column, ...]:
         detail = Column(
             "prefill",
             "First token",
-            lambda o: o.speed.ttft_s,
-            lambda o: format_duration(o.speed.ttft_s),
+            lambda o: o.serving.ttft_s,
+            lambda o: format_duration(o.serving.ttft_s),
             "Time to first token: the prefill of one user's prompt, then one decode step of the batch",
         )
     efficiency: tuple[Column, ...] = ()
@@ -477,7 +477,9 @@ def memory_notes(plan: Plan) -> list[str]:
     """The memory notes: the unsharded footprint's, then how the serving engine fills the card of the
     answer (or of the first option): its reserve, weights, activation peak, non-PyTorch memory, KV pool."""
     option = plan.best or (plan.options[0] if plan.options else None)
-    engine = [] if option is None else [n for n in option.per_gpu.notes if " memory: " in n]
+    if option is None:
+        return list(plan.memory.notes)
+    engine = [n for n in option.per_gpu.notes if " memory: " in n]
     return [*plan.memory.notes, *(f"{option.count} × {option.gpu}: {n}" for n in engine)]
 
 

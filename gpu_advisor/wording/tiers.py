@@ -33,6 +33,7 @@ def tier_columns(plan: Plan) -> list[TierColumn]:
     out = []
     for choice in plan.tiers:
         best = plan.tier_best(choice)
+        rows: tuple[tuple[str, str], ...]
         if best is None:
             rows = (("Why not", choice.reason), ("Noise", choice.noise), ("Support", choice.support))
             out.append(TierColumn(choice.tier.value, choice.tier.label, "No option", rows, False))
