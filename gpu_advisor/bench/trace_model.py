@@ -73,7 +73,8 @@ def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
 
 
 def hf_config(config: dict[str, Any], *, training: bool) -> Any:
-    """A transformers PretrainedConfig from a config.json dictionary (SDPA attention, no dropout)."""
+    """A transformers PretrainedConfig from a config.json dictionary, its dropout as the model trains
+    with it (GPT-2's 0.1 keeps a mask per dropout layer for backward: 10% of its activations)."""
     transformers = require("transformers")
     fields = {k: v for k, v in config.items() if k not in ("model_type", "auto_map", "architectures")}
     model_type = config.get("model_type")
@@ -84,9 +85,6 @@ def hf_config(config: dict[str, Any], *, training: bool) -> Any:
             f"model: transformers {transformers.__version__} has no model_type {model_type!r} ({exc})"
         ) from None
     cfg.use_cache = not training
-    for key in ("attention_dropout", "hidden_dropout", "resid_pdrop", "embd_pdrop", "attn_pdrop"):
-        if hasattr(cfg, key):
-            setattr(cfg, key, 0.0)  # as core.memory assumes for Llama-style models
     return cfg
 
 
