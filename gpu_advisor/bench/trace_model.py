@@ -51,6 +51,8 @@ def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
             "n_inner": spec.ffn_size,
             "vocab_size": spec.vocab_size,
             "n_positions": spec.max_positions,
+            # GPT2Config's dropout is 0.1: a preset without dropout is traced without it
+            **({} if spec.uses_dropout else {"resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0}),
         }
     if spec.family is Family.BERT:
         raise TraceUnavailable(f"model: {spec.name} is an encoder; the trace runs decoder language models")
