@@ -85,14 +85,29 @@ def main() -> None:
     print("| measurement | published | GPU Advisor | error | source |")
     print("|---|---|---|---|---|")
     catalog = load_catalog(user_file=None)
+    independent: list[tuple[float, float, str]] = []  # (error, tolerance, what) of the checks
     for entry in published_measurements():
         ours = entry.engine_figure(catalog)
         err = (ours - entry.published) / entry.published
         mark = " \u2020" if entry.sets_default else ""
+        if not entry.sets_default:
+            independent.append((err, entry.tolerance, entry.what))
         print(
             f"| {entry.what}{mark} | {_number(entry.published)} {entry.unit} | {_number(ours)} {entry.unit} | "
             f"{err:+.0%} | {entry.source} |"
         )
+    print()
+    print(_check_summary(independent))
+
+
+def _check_summary(checks: list[tuple[float, float, str]]) -> str:
+    """'N of M independent checks within tolerance; worst: WHAT, ERR (tolerance T).'"""
+    within = sum(abs(err) <= tolerance for err, tolerance, _ in checks)
+    err, tolerance, what = max(checks, key=lambda c: abs(c[0]) / c[1])
+    return (
+        f"{within} of {len(checks)} independent checks within their tolerance; the worst relative to its "
+        f"tolerance: {what}, {err:+.0%} (tolerance {tolerance:.0%})."
+    )
 
 
 def _number(value: float) -> str:

@@ -104,6 +104,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--electricity-usd-per-kwh", type=float, default=0.15)
     p.add_argument("--mfu", type=float, default=None, help="override the assumed training MFU (0-1)")
     p.add_argument(
+        "--pipeline-schedule",
+        choices=["interleaved", "1f1b"],
+        default="interleaved",
+        help="interleaved 1F1B (Megatron virtual stages) or plain 1F1B (DeepSpeed, Megatron without them)",
+    )
+    p.add_argument("--lora-rank", type=int, default=16, metavar="R", help="LoRA adapter rank (lora, qlora)")
+    p.add_argument(
+        "--lora-targets",
+        choices=["attention", "all-linear"],
+        default="attention",
+        help="layers the adapters sit on: q, k, v, o, or every linear layer (lora, qlora)",
+    )
+    p.add_argument(
         "--trace",
         action="store_true",
         help="trace the real architecture on fake tensors (needs transformers) and plan from its bytes; "
@@ -130,7 +143,12 @@ def request_from_args(args: argparse.Namespace):
 
     try:
         model = chosen_model(args).spec
-        assumptions = Assumptions() if args.mfu is None else Assumptions(mfu=args.mfu)
+        assumptions = Assumptions(
+            mfu=args.mfu,
+            pipeline_interleaved=args.pipeline_schedule == "interleaved",
+            lora_rank=args.lora_rank,
+            lora_all_linear=args.lora_targets == "all-linear",
+        )
         return PlanRequest(
             model=model,
             task=args.task,
@@ -185,6 +203,9 @@ _FIELD_FLAGS = {
     "mixed_precision": "pure-16bit",
     "purchase": "buy",
     "assumptions.mfu": "mfu",
+    "assumptions.pipeline_interleaved": "pipeline-schedule",
+    "assumptions.lora_rank": "lora-rank",
+    "assumptions.lora_all_linear": "lora-targets",
     "electricity_usd_per_kwh": "electricity-usd-per-kwh",
 }
 

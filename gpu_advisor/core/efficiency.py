@@ -30,6 +30,9 @@ class EngineSpec(BaseModel):
     prefill_source: str
     bandwidth: dict[str, float]
     bandwidth_source: str
+    # Architectures (keys of the architectures table) with a published measurement of this engine that
+    # sets or checks its bandwidth efficiency; elsewhere the option says the figure is assumed.
+    bandwidth_measured_on: tuple[str, ...] = ()
     host_overhead_per_layer_s: float = Field(ge=0)
     step_overhead_s: float = Field(ge=0)
     overhead_source: str
@@ -167,6 +170,11 @@ def resolve_efficiency(
             )
         bandwidth = spec.bandwidth.get(bandwidth_key, spec.bandwidth.get("16-bit", 0.79))
         bandwidth_source = f"{spec.label}, {bandwidth_key} weights: {spec.bandwidth_source}"
+        if arch and spec.bandwidth_measured_on and architecture_key(arch) not in spec.bandwidth_measured_on:
+            bandwidth_source += (
+                f"; no measurement for {spec.label} on {arch}: the figure measured on "
+                f"{', '.join(spec.bandwidth_measured_on)} is assumed"
+            )
         host, step, overhead_source = (
             spec.host_overhead_per_layer_s,
             spec.step_overhead_s,

@@ -117,6 +117,12 @@ class Assumptions(BaseModel):
         "--num-layers-per-virtual-pipeline-stage; NeMo's Llama recipes use 2-4). The bubble is "
         "(pp - 1) / (v m + pp - 1) with v virtual stages per GPU and m micro-batches.",
     )
+    pipeline_interleaved: bool = Field(
+        default=True,
+        description="Pipeline schedule: interleaved 1F1B (Megatron-LM/Megatron-Core with virtual stages; "
+        "Narayanan et al. 2021), bubble (pp - 1) / v micro-batch times; or plain 1F1B (PipeDream-Flush, "
+        "DeepSpeed's TrainSchedule, Megatron without virtual stages; False), bubble pp - 1 micro-batch times.",
+    )
     loss_chunks: int = Field(
         default=8,
         ge=1,

@@ -4,11 +4,11 @@ Every function takes one GPU's peaks with its efficiencies and links (DevicePeak
 layout, and returns seconds with the bound that set them and every term of the step with its formula.
 - Training: compute at the architecture's MFU on model FLOPs; the weights' memory traffic; tensor-
   parallel all-reduces; ZeRO-3 gathers (per layer, the longer of compute and gathering); the data-
-  parallel gradient reduction, hidden behind backward where it can be; the pipeline bubble from the
-  actual micro-batch count; host (launch) overhead, which overlaps the GPU's work.
-- Inference: prefill at the engine's prefill efficiency; decode reads the weights and the KV cache at
-  the engine's bandwidth efficiency for the weight format; tensor-parallel all-reduces; a fixed
-  per-step overhead.
+  parallel gradient reduction, hidden behind backward where it can be; the pipeline bubble of the
+  schedule (interleaved or plain 1F1B); host (launch) overhead, which overlaps the GPU's work.
+- Serving: each operator group on its own roofline, the groups summed: the weight GEMMs (FLOPs at
+  the engine's compute efficiency, the weights at its bandwidth efficiency for the weight format) and
+  attention over the prompt or the KV cache; tensor-parallel all-reduces; a fixed per-step overhead.
 """
 
 from __future__ import annotations
@@ -102,21 +102,24 @@ def _flops(model: ModelSpec, adapter: bool, seq_len: int, recompute: bool) -> fl
     return flops
 
 
-def _groups(par: Parallelism, fabric: Fabric | None) -> tuple[Group, Group, bool]:
+@lru_cache(maxsize=4096)
+def _groups_of(tensor: int, data: int, node_gpus: int) -> tuple[Group, Group, bool]:
     """Tensor-parallel and data-parallel groups, and whether pipeline neighbours sit on other nodes.
 
     Ranks are ordered Megatron-style (tensor innermost, then data, pipeline outermost): a node holds
     node_gpus / tp data-parallel replicas of one stage.
     """
-    node = fabric.node_gpus if fabric is not None else max(par.gpus, 1)
-    return _groups_of(par.tensor, par.data, node)
+    tp_group = Group(tensor, min(tensor, node_gpus))
+    dp_group = Group(data, max(1, min(data, node_gpus // tensor)))
+    return tp_group, dp_group, tensor * data >= node_gpus
 
 
-@lru_cache(maxsize=4096)
-def _groups_of(tensor: int, data: int, node: int) -> tuple[Group, Group, bool]:
-    tp_group = Group(tensor, min(tensor, node))
-    dp_group = Group(data, max(1, min(data, node // tensor)))
-    return tp_group, dp_group, tensor * data >= node
+def _layout_groups(fabric: Fabric | None, par: Parallelism) -> tuple[Group, Group, bool]:
+    """_groups_of for a layout on a fabric (none: one node holds every GPU)."""
+    return _groups_of(par.tensor, par.data, fabric.node_gpus if fabric is not None else max(par.gpus, 1))
+
+
+# Training ---------------------------------------------------------------------------------------------
 
 
 class _TrainingJob(NamedTuple):
@@ -128,22 +131,23 @@ class _TrainingJob(NamedTuple):
     peaks: DevicePeaks
     eff: Efficiency
     basis: MemoryBasis
-    f_model: float
-    f_hw: float
-    m: int
-    tokens_mb: int
-    compute_flops: float  # tokens_mb x f_model
-    peak_mfu: float  # peak x MFU
-    weights_x3: float
-    bw: float
+    model_flops_per_token: float
+    hardware_flops_per_token: float
+    micro_batches: int  # per optimizer step (gradient accumulation)
+    tokens_per_micro_batch: int  # b x s
+    micro_batch_flops: float  # b x s x model FLOPs per token
+    achieved_flops_per_s: float  # peak x MFU
+    achieved_bytes_per_s: float  # bandwidth x efficiency
+    weights_bytes: float
     layer_params: int
-    activation_bytes: int
-    act: float  # b s h x activation bytes
-    tp_per_layer: int
+    activation_bytes: int  # bytes of one activation value
+    micro_batch_activation_bytes: float  # b x s x h x activation bytes
+    tp_collectives_per_layer: int
     n_layers: int
     layers_per_virtual_stage: int
-    overlap_x2: float
-    grad_opt_bytes: float
+    interleaved_pipeline: bool  # interleaved 1F1B (virtual stages), else plain 1F1B
+    dp_comm_overlap: float
+    grad_and_state_bytes_per_param: float
     trainable_grad_bytes: float
     total_tokens: float | None
 
@@ -154,8 +158,8 @@ def _training_job(req: PlanRequest, peaks: DevicePeaks, basis: MemoryBasis) -> _
         **_training_constants(req, basis),
         peaks=peaks,
         eff=eff,
-        peak_mfu=peaks.flops_per_s * eff.mfu,
-        bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
+        achieved_flops_per_s=peaks.flops_per_s * eff.mfu,
+        achieved_bytes_per_s=peaks.bandwidth_bytes_per_s * eff.bandwidth,
     )
 
 
@@ -166,251 +170,684 @@ def _training_constants(req: PlanRequest, basis: MemoryBasis) -> dict[str, Any]:
     by every call that hits the memo: read it, never change it."""
     model = req.model
     a = req.assumptions
-    f_model = training_flops_per_token(req)
-    tokens_mb = req.batch_size * req.seq_len
+    model_flops = training_flops_per_token(req)
+    tokens = req.batch_size * req.seq_len
     return dict(
         req=req,
         basis=basis,
-        f_model=f_model,
-        f_hw=hardware_flops_per_token(req),
-        m=req.grad_accumulation_steps,
-        tokens_mb=tokens_mb,
-        compute_flops=tokens_mb * f_model,
-        weights_x3=3 * basis.weights,
+        model_flops_per_token=model_flops,
+        hardware_flops_per_token=hardware_flops_per_token(req),
+        micro_batches=req.grad_accumulation_steps,
+        tokens_per_micro_batch=tokens,
+        micro_batch_flops=tokens * model_flops,
+        weights_bytes=basis.weights,
         layer_params=model.layer_params(),
         activation_bytes=basis.profile.activation_bytes,
-        act=tokens_mb * model.hidden_size * basis.profile.activation_bytes,
-        tp_per_layer=6 if req.grad_checkpointing else 4,
+        micro_batch_activation_bytes=tokens * model.hidden_size * basis.profile.activation_bytes,
+        tp_collectives_per_layer=6 if req.grad_checkpointing else 4,
         n_layers=model.n_layers,
         layers_per_virtual_stage=a.pipeline_layers_per_virtual_stage,
-        overlap_x2=a.dp_comm_overlap * 2,
-        grad_opt_bytes=basis.grad_bytes + basis.opt_bytes,
+        interleaved_pipeline=a.pipeline_interleaved,
+        dp_comm_overlap=a.dp_comm_overlap,
+        grad_and_state_bytes_per_param=basis.grad_bytes + basis.opt_bytes,
         trainable_grad_bytes=basis.trainable * basis.grad_bytes,
         total_tokens=req.total_train_tokens,
     )
 
 
-def training_speed(
-    req: PlanRequest,
-    par: Parallelism,
-    peaks: DevicePeaks,
-    detail: bool = True,
-    basis: MemoryBasis | None = None,
-) -> TrainingSpeed:
-    """One optimizer step: `grad_accumulation_steps` micro-batches of `batch_size` sequences per replica.
+class _Zero3Gathers(NamedTuple):
+    """ZeRO-3's per-layer communication and the time it adds to one micro-batch beyond its compute."""
 
-    `detail=False` skips the worded terms and formula (the recommender compares many layouts and words
-    only the one it keeps).
-    """
-    job = _training_job(req, peaks, basis or memory_basis(req, Device.CUDA))
-    return _training(job, par, detail)  # type: ignore[return-value]
+    extra_s: float
+    gather_s: float
+    scatter_s: float
+    layer_bytes: float
 
 
-def _training(job: _TrainingJob, par: Parallelism, detail: bool) -> TrainingSpeed | SpeedSummary:
-    """training_speed of one layout, the job's constants resolved."""
-    eff = job.eff
-    peaks = job.peaks
-    fabric = peaks.fabric
-    basis = job.basis
-    m = job.m
-    tensor, pipeline, data, zero_stage = par.tensor, par.pipeline, par.data, par.zero_stage
-    gpus = tensor * pipeline * data
+class _TrainingStep(NamedTuple):
+    """The terms of one optimizer step of one layout, in seconds (micro-batch terms for one micro-batch)."""
+
+    layers: float  # layers per pipeline stage
+    compute_s: float  # one micro-batch
+    weights_read_s: float  # one micro-batch
+    zero3: _Zero3Gathers | None
+    tp_all_reduces_s: float  # one micro-batch
+    gpu_micro_batch_s: float  # max(compute + ZeRO-3, weights read) + TP
+    micro_batch_s: float  # with host time
+    virtual_stages: int
+    bubble_s: float
+    pipeline_sends_s: float
+    dp_reduction_s: float
+    dp_exposed_s: float
+    optimizer_s: float
+    step_s: float
+    tokens_per_s: float
+
+
+def _compute_s(job: _TrainingJob, shards: int) -> float:
+    """Compute of one micro-batch on one GPU, at the MFU on model FLOPs."""
+    return job.micro_batch_flops / shards / job.achieved_flops_per_s
+
+
+def _weights_read_s(job: _TrainingJob, shards: int) -> float:
+    """The weights read in forward and twice in backward, per micro-batch."""
+    return 3 * job.weights_bytes / shards / job.achieved_bytes_per_s
+
+
+def _zero3_gathers(
+    job: _TrainingJob, par: Parallelism, dp_group: Group, layers: float, compute_s: float
+) -> _Zero3Gathers | None:
+    """ZeRO-3: each layer's weights gathered before forward and again before backward, and its
+    gradients reduce-scattered after; per layer the longer of compute and communication counts."""
+    fabric = job.peaks.fabric
+    if par.zero_stage < 3 or fabric is None or par.data <= 1:
+        return None
+    layer_bytes = job.layer_params * job.activation_bytes / par.tensor
+    gather = all_gather_s(fabric, dp_group, layer_bytes)
+    scatter = all_gather_s(fabric, dp_group, job.layer_params * job.basis.grad_bytes / par.tensor)
+    forward_layer_s, backward_layer_s = compute_s / 3 / layers, 2 * compute_s / 3 / layers
+    with_comm = layers * (max(forward_layer_s, gather) + max(backward_layer_s, gather + scatter))
+    return _Zero3Gathers(with_comm - compute_s, gather, scatter, layer_bytes)
+
+
+def _tp_all_reduces_s(job: _TrainingJob, par: Parallelism, tp_group: Group, layers: float) -> float:
+    """Tensor parallelism: with sequence parallelism two all-gather/reduce-scatter pairs per layer in
+    forward and two in backward (Korthikanti et al. 2022), each the volume of one all-reduce of the
+    layer's activations; recomputation repeats the forward ones. One micro-batch."""
+    fabric = job.peaks.fabric
+    if par.tensor <= 1 or fabric is None:
+        return 0.0
+    return (
+        layers
+        * job.tp_collectives_per_layer
+        * all_reduce_s(fabric, tp_group, job.micro_batch_activation_bytes)
+    )
+
+
+def _virtual_stages(job: _TrainingJob, layers: float) -> int:
+    """Model chunks per GPU: `layers_per_virtual_stage` layers each under the interleaved schedule,
+    one (the whole stage) under plain 1F1B."""
+    if not job.interleaved_pipeline:
+        return 1
+    return max(1, math.ceil(layers / job.layers_per_virtual_stage))
+
+
+def _pipeline_bubble_s(pipeline: int, virtual_stages: int, micro_batch_s: float) -> float:
+    """1F1B with v model chunks per GPU (Narayanan et al. 2021): the warm-up and drain leave the
+    pipeline idle (pp - 1) / v micro-batch times; plain 1F1B is v = 1."""
+    return (pipeline - 1) / virtual_stages * micro_batch_s if pipeline > 1 else 0.0
+
+
+def _pipeline_sends_s(job: _TrainingJob, par: Parallelism, virtual_stages: int, pp_cross: bool) -> float:
+    """Activations sent forward and gradients back between stages, per virtual stage and micro-batch."""
+    fabric = job.peaks.fabric
+    if par.pipeline <= 1 or fabric is None:
+        return 0.0
+    act = job.micro_batch_activation_bytes / par.tensor
+    return 2 * virtual_stages * job.micro_batches * p2p_s(fabric, act, pp_cross)
+
+
+def _reduces_gradients_per_step(par: Parallelism, fabric: Fabric | None) -> bool:
+    return par.data > 1 and par.zero_stage < 3 and fabric is not None
+
+
+def _dp_reduction_s(job: _TrainingJob, par: Parallelism, dp_group: Group) -> float:
+    """Data parallelism: the gradients (all-reduce, or reduce-scatter + all-gather for ZeRO-1/2: the
+    same volume) once per step. ZeRO-3 reduce-scatters per layer instead (see _zero3_gathers)."""
+    fabric = job.peaks.fabric
+    if par.data <= 1 or par.zero_stage >= 3 or fabric is None:
+        return 0.0
+    return all_reduce_s(fabric, dp_group, job.trainable_grad_bytes / (par.tensor * par.pipeline))
+
+
+def _dp_exposed_s(job: _TrainingJob, dp_reduction_s: float, micro_batch_s: float) -> float:
+    """The part of the gradient reduction not hidden behind the last micro-batch's backward."""
+    hidden = job.dp_comm_overlap * 2 * micro_batch_s / 3
+    return max(dp_reduction_s - hidden, 0.0)
+
+
+def _optimizer_params(job: _TrainingJob, par: Parallelism) -> float:
+    """The trainable parameters whose optimizer step this GPU takes."""
+    return job.basis.trainable / (par.tensor * par.pipeline) / (par.data if par.zero_stage >= 1 else 1)
+
+
+def _optimizer_s(job: _TrainingJob, optimizer_params: float) -> float:
+    """The optimizer step reads and writes the gradients and the state of this GPU's parameters."""
+    return 2 * optimizer_params * job.grad_and_state_bytes_per_param / job.achieved_bytes_per_s
+
+
+def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
+    """Every term of one optimizer step of `par`."""
+    tensor, pipeline, data = par.tensor, par.pipeline, par.data
     shards = tensor * pipeline
     layers = job.n_layers / pipeline
-    bw = job.bw
-    node = fabric.node_gpus if fabric is not None else max(gpus, 1)
-    tp_group, dp_group, pp_cross = _groups_of(tensor, data, node)
-    terms: list[SpeedTerm] = []
+    tp_group, dp_group, pp_cross = _layout_groups(job.peaks.fabric, par)
+    compute = _compute_s(job, shards)
+    weights_read = _weights_read_s(job, shards)
+    # Each parallel term only where its degree is above one (most layouts a search compares have few).
+    zero3 = _zero3_gathers(job, par, dp_group, layers, compute) if par.zero_stage >= 3 else None
+    tp_time = _tp_all_reduces_s(job, par, tp_group, layers) if tensor > 1 else 0.0
+    busy = compute + (zero3.extra_s if zero3 is not None else 0.0)
+    gpu_micro = max(busy, weights_read) + tp_time
+    host = layers * job.eff.host_overhead_per_layer_s
+    # Host time adds where the host runs the kernels itself (a CPU), else the GPU works meanwhile.
+    micro = gpu_micro + host if job.peaks.host_serial else max(gpu_micro, host)
+    v, bubble, sends = 1, 0.0, 0.0
+    if pipeline > 1:
+        v = _virtual_stages(job, layers)
+        bubble = _pipeline_bubble_s(pipeline, v, micro)
+        sends = _pipeline_sends_s(job, par, v, pp_cross)
+    dp_time = _dp_reduction_s(job, par, dp_group) if data > 1 else 0.0
+    dp_exposed = _dp_exposed_s(job, dp_time, micro) if dp_time else 0.0
+    optimizer = _optimizer_s(job, _optimizer_params(job, par))
+    step = job.micro_batches * micro + (bubble + sends + dp_exposed + optimizer)
+    tokens_per_s = job.tokens_per_micro_batch * job.micro_batches * data / step
+    return _TrainingStep(
+        layers, compute, weights_read, zero3, tp_time, gpu_micro, micro, v, bubble, sends, dp_time,
+        dp_exposed, optimizer, step, tokens_per_s,
+    )  # fmt: skip
 
-    # Compute of one micro-batch on one GPU, at the MFU on model FLOPs.
-    compute = job.compute_flops / shards / job.peak_mfu
-    if detail:
-        req, model = job.req, job.req.model
+
+def _training_summary(job: _TrainingJob, par: Parallelism) -> SpeedSummary:
+    """The numbers that rank a layout: tokens/s and the time to train."""
+    step = _training_step(job, par)
+    return SpeedSummary(
+        "training",
+        step.tokens_per_s,
+        time_to_train_s=job.total_tokens / step.tokens_per_s if job.total_tokens else None,
+    )
+
+
+def _training_terms(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> list[SpeedTerm]:
+    """Every term of the step worded with its formula, in the order the step adds them."""
+    req, eff, fabric = job.req, job.eff, job.peaks.fabric
+    m, layers, shards = job.micro_batches, step.layers, par.tensor * par.pipeline
+    tp_group, dp_group, pp_cross = _layout_groups(fabric, par)
+    flops_per_param = job.model_flops_per_token / req.model.active_params()
+    terms = [
+        SpeedTerm(
+            name="compute",
+            seconds=m * step.compute_s,
+            formula=f"{m} x b {req.batch_size} x s {req.seq_len} x {flops_per_param:.2f} P "
+            f"FLOPs / (tp x pp = {shards}) / (peak x MFU {eff.mfu:.2f}) [{eff.mfu_source}]",
+        )
+    ]
+    zero3 = step.zero3
+    zero3_extra = 0.0
+    if zero3 is not None:
+        zero3_extra = zero3.extra_s
         terms.append(
             SpeedTerm(
-                name="compute",
-                seconds=m * compute,
-                formula=f"{m} x b {req.batch_size} x s {req.seq_len} x {job.f_model / model.active_params():.2f} P "
-                f"FLOPs / (tp x pp = {shards}) / (peak x MFU {eff.mfu:.2f}) [{eff.mfu_source}]",
+                name="ZeRO-3 gathers",
+                seconds=m * zero3.extra_s,
+                formula=f"per layer max(compute, all-gather {format_duration(zero3.gather_s)}) forward + "
+                f"max(compute, all-gather + reduce-scatter {format_duration(zero3.gather_s + zero3.scatter_s)}) "
+                f"backward, {format_bytes(zero3.layer_bytes)} per layer over dp {par.data} on "
+                f"{link_name(fabric, dp_group)}",
             )
         )
-    # Weights read in forward and twice in backward, per micro-batch.
-    weights_read = job.weights_x3 / shards / bw
-    # ZeRO-3: each layer's weights gathered before forward and again before backward, and its gradients
-    # reduce-scattered after; per layer the longer of compute and communication counts.
-    zero3_extra = 0.0
-    if zero_stage >= 3 and fabric is not None and data > 1:
-        layer_params = job.layer_params
-        layer_bytes = layer_params * job.activation_bytes / tensor
-        gather = all_gather_s(fabric, dp_group, layer_bytes)
-        scatter = all_gather_s(fabric, dp_group, layer_params * basis.grad_bytes / tensor)
-        fwd_layer, bwd_layer = compute / 3 / layers, 2 * compute / 3 / layers
-        both = gather + scatter
-        # max() of two floats as comparisons: the same value (the first on a tie), without a builtin
-        # call per term, and this runs for every layout a plan compares.
-        zero3 = layers * (
-            (gather if gather > fwd_layer else fwd_layer) + (both if both > bwd_layer else bwd_layer)
+    if par.tensor > 1 and fabric is not None:
+        terms.append(
+            SpeedTerm(
+                name="tensor-parallel all-reduces",
+                seconds=m * step.tp_all_reduces_s,
+                formula=f"{m} x {layers:g} layers x {job.tp_collectives_per_layer} x all-reduce of b s h x "
+                f"{job.activation_bytes} B = {format_bytes(job.micro_batch_activation_bytes)}: 2 (t - 1) / t x "
+                f"bytes / busbw over tp {par.tensor} on {link_name(fabric, tp_group)}",
+            )
         )
-        zero3_extra = zero3 - compute
-        if detail:
-            terms.append(
-                SpeedTerm(
-                    name="ZeRO-3 gathers",
-                    seconds=m * zero3_extra,
-                    formula=f"per layer max(compute, all-gather {format_duration(gather)}) forward + max(compute, "
-                    f"all-gather + reduce-scatter {format_duration(gather + scatter)}) backward, "
-                    f"{format_bytes(layer_bytes)} per layer over dp {data} on {link_name(fabric, dp_group)}",
-                )
-            )
-    # Tensor parallelism: with sequence parallelism two all-gather/reduce-scatter pairs per layer in
-    # forward and two in backward (Korthikanti et al. 2022), each the volume of one all-reduce of the
-    # layer's activations; recomputation repeats the forward ones.
-    tp_time = 0.0
-    if tensor > 1 and fabric is not None:
-        act = job.act
-        per_layer = job.tp_per_layer
-        tp_time = layers * per_layer * all_reduce_s(fabric, tp_group, act)
-        if detail:
-            terms.append(
-                SpeedTerm(
-                    name="tensor-parallel all-reduces",
-                    seconds=m * tp_time,
-                    formula=f"{m} x {layers:g} layers x {per_layer} x all-reduce of b s h x {job.activation_bytes} B "
-                    f"= {format_bytes(act)}: 2 (t - 1) / t x bytes / busbw over tp {tensor} on "
-                    f"{link_name(fabric, tp_group)}",
-                )
-            )
-    busy = compute + zero3_extra
-    gpu_mb = (weights_read if weights_read > busy else busy) + tp_time
-    host = layers * eff.host_overhead_per_layer_s
-    micro = gpu_mb + host if peaks.host_serial else (host if host > gpu_mb else gpu_mb)
-    if micro > gpu_mb and detail:
+    if step.micro_batch_s > step.gpu_micro_batch_s:
         terms.append(
             SpeedTerm(
                 name="host overhead",
-                seconds=m * (micro - gpu_mb),
+                seconds=m * (step.micro_batch_s - step.gpu_micro_batch_s),
                 formula=f"{layers:g} layers x {format_duration(eff.host_overhead_per_layer_s)} host time per "
                 f"layer exceeds the GPU's work [{eff.overhead_source}]",
             )
         )
-    if weights_read > busy and detail:
+    if step.weights_read_s > step.compute_s + zero3_extra:
         terms.append(
             SpeedTerm(
                 name="memory traffic",
-                seconds=m * (weights_read - compute - zero3_extra),
-                formula=f"3 x weights {format_bytes(basis.weights / shards)} / (bandwidth x {eff.bandwidth:.2f}) "
-                "exceeds compute",
+                seconds=m * (step.weights_read_s - step.compute_s - zero3_extra),
+                formula=f"3 x weights {format_bytes(job.weights_bytes / shards)} / (bandwidth x "
+                f"{eff.bandwidth:.2f}) exceeds compute",
             )
         )
-    step = m * micro
-    # Pipeline: interleaved 1F1B with v virtual stages per GPU; bubble (pp - 1) / v micro-batch times.
-    bubble = p2p = 0.0
-    if pipeline > 1:
-        v = max(1, math.ceil(layers / job.layers_per_virtual_stage))
-        bubble = (pipeline - 1) / v * micro
-        if detail:
-            terms.append(
-                SpeedTerm(
-                    name="pipeline bubble",
-                    seconds=bubble,
-                    formula=f"(pp {pipeline} - 1) / (v {v} virtual stages) x one micro-batch "
-                    f"{format_duration(micro)}; {m} micro-batches: {format_pct(bubble / (step + bubble))} idle",
-                )
-            )
-        if fabric is not None:
-            act = job.act / tensor
-            p2p = 2 * v * m * p2p_s(fabric, act, pp_cross)
-            if detail:
-                terms.append(
-                    SpeedTerm(
-                        name="pipeline sends",
-                        seconds=p2p,
-                        formula=f"2 x v {v} x {m} micro-batches x {format_bytes(act)} between stages "
-                        f"({'across nodes' if pp_cross else 'inside the node'})",
-                    )
-                )
-    # Data parallelism: the gradients (all-reduce, or reduce-scatter + all-gather for ZeRO-1/2: the same
-    # volume) once per step, hidden behind the last micro-batch's backward as far as it goes.
-    dp_exposed = 0.0
-    if data > 1 and zero_stage < 3 and fabric is not None:
-        grad_bytes = job.trainable_grad_bytes / shards
-        dp_time = all_reduce_s(fabric, dp_group, grad_bytes)
-        hidden = job.overlap_x2 * micro / 3
-        dp_exposed = dp_time - hidden if dp_time - hidden > 0.0 else 0.0
-        if detail:
-            overlap = job.req.assumptions.dp_comm_overlap
-            terms.append(
-                SpeedTerm(
-                    name="data-parallel gradient reduction",
-                    seconds=dp_time,
-                    formula=f"2 (N - 1) / N x {format_bytes(grad_bytes)} / busbw over dp {data} on "
-                    f"{link_name(fabric, dp_group)} = {format_duration(dp_time)}, {overlap:.0%} of the "
-                    f"last backward ({format_duration(2 * micro / 3)}) hides it: {format_duration(dp_exposed)} exposed",
-                    exposed=dp_exposed > 0,
-                )
-            )
-    # The optimizer step reads and writes the gradients and the state of this GPU's parameters.
-    local = basis.trainable / shards / (data if zero_stage >= 1 else 1)
-    optimizer = 2 * local * job.grad_opt_bytes / bw
-    if detail:
+    if par.pipeline > 1:
+        v = step.virtual_stages
+        idle = step.bubble_s / (m * step.micro_batch_s + step.bubble_s)
+        schedule = "interleaved 1F1B" if job.interleaved_pipeline else "1F1B"
         terms.append(
             SpeedTerm(
-                name="optimizer step",
-                seconds=optimizer,
-                formula=f"2 x {local:,.0f} params x {job.grad_opt_bytes:.3g} B / (bandwidth x "
-                f"{eff.bandwidth:.2f})",
+                name="pipeline bubble",
+                seconds=step.bubble_s,
+                formula=f"{schedule}: (pp {par.pipeline} - 1) / (v {v} virtual stages) x one micro-batch "
+                f"{format_duration(step.micro_batch_s)}; {m} micro-batches: {format_pct(idle)} idle",
             )
         )
-    step += bubble + p2p + dp_exposed + optimizer
-    tokens_per_step = job.tokens_mb * m * data
-    tok_s = tokens_per_step / step
-    ttt = gpu_hours = None
-    total_tokens = job.total_tokens
-    if total_tokens:
-        ttt = total_tokens / tok_s
-        gpu_hours = ttt * gpus / 3600
-    if not detail:
-        return SpeedSummary("training", tok_s, time_to_train_s=ttt)
-    req, model = job.req, job.req.model
-    comm = m * (tp_time + zero3_extra) + p2p + dp_exposed
-    memory_time = m * weights_read + optimizer
-    compute_time = m * compute
+        if fabric is not None:
+            terms.append(
+                SpeedTerm(
+                    name="pipeline sends",
+                    seconds=step.pipeline_sends_s,
+                    formula=f"2 x v {v} x {m} micro-batches x "
+                    f"{format_bytes(job.micro_batch_activation_bytes / par.tensor)} between stages "
+                    f"({'across nodes' if pp_cross else 'inside the node'})",
+                )
+            )
+    if _reduces_gradients_per_step(par, fabric):
+        terms.append(
+            SpeedTerm(
+                name="data-parallel gradient reduction",
+                seconds=step.dp_reduction_s,
+                formula=f"2 (N - 1) / N x {format_bytes(job.trainable_grad_bytes / shards)} / busbw over dp "
+                f"{par.data} on {link_name(fabric, dp_group)} = {format_duration(step.dp_reduction_s)}, "
+                f"{job.dp_comm_overlap:.0%} of the last backward ({format_duration(2 * step.micro_batch_s / 3)}) "
+                f"hides it: {format_duration(step.dp_exposed_s)} exposed",
+                exposed=step.dp_exposed_s > 0,
+            )
+        )
+    terms.append(
+        SpeedTerm(
+            name="optimizer step",
+            seconds=step.optimizer_s,
+            formula=f"2 x {_optimizer_params(job, par):,.0f} params x {job.grad_and_state_bytes_per_param:.3g} B "
+            f"/ (bandwidth x {eff.bandwidth:.2f})",
+        )
+    )
+    return terms
+
+
+def _training_bound(job: _TrainingJob, step: _TrainingStep) -> str:
+    """What sets the step: compute, memory traffic or communication, whichever takes longest."""
+    m = job.micro_batches
+    zero3_extra = step.zero3.extra_s if step.zero3 is not None else 0.0
+    comm = m * (step.tp_all_reduces_s + zero3_extra) + step.pipeline_sends_s + step.dp_exposed_s
+    memory_time = m * step.weights_read_s + step.optimizer_s
+    compute_time = m * step.compute_s
     if comm >= compute_time and comm >= memory_time:
-        bound = "communication"
-    else:
-        bound = "memory" if memory_time > compute_time else "compute"
-    peak = peaks.flops_per_s
-    mfu = tok_s * job.f_model / (gpus * peak)
-    hfu = tok_s * job.f_hw / (gpus * peak)
+        return "communication"
+    return "memory" if memory_time > compute_time else "compute"
+
+
+def _training_speed(job: _TrainingJob, par: Parallelism) -> TrainingSpeed:
+    """training_speed of one layout, the job's constants resolved."""
+    step = _training_step(job, par)
+    req, model = job.req, job.req.model
+    tok_s = step.tokens_per_s
+    gpus = par.tensor * par.pipeline * par.data
+    ttt = job.total_tokens / tok_s if job.total_tokens else None
+    peak = job.peaks.flops_per_s
+    mfu = tok_s * job.model_flops_per_token / (gpus * peak)
+    hfu = tok_s * job.hardware_flops_per_token / (gpus * peak)
     epoch_tokens = req.epoch_tokens
     formula = (
-        f"step = {m} micro-batch(es) x max(compute, memory, host) + communication + bubble + optimizer "
-        f"= {format_duration(step)}; MFU {mfu:.1%} of the peak on model FLOPs "
-        f"({job.f_model / model.active_params():.2f} P per token), HFU {hfu:.1%} with recomputation"
+        f"step = {job.micro_batches} micro-batch(es) x max(compute, memory, host) + communication + bubble "
+        f"+ optimizer = {format_duration(step.step_s)}; MFU {mfu:.1%} of the peak on model FLOPs "
+        f"({job.model_flops_per_token / model.active_params():.2f} P per token), HFU {hfu:.1%} with recomputation"
     )
     return TrainingSpeed(
-        flops_per_token=job.f_model,
-        hardware_flops_per_token=job.f_hw,
-        tokens_per_step=tokens_per_step,
-        step_time_s=step,
+        flops_per_token=job.model_flops_per_token,
+        hardware_flops_per_token=job.hardware_flops_per_token,
+        tokens_per_step=job.tokens_per_micro_batch * job.micro_batches * par.data,
+        step_time_s=step.step_s,
         tokens_per_s=tok_s,
         time_to_train_s=ttt,
         time_per_epoch_s=None if epoch_tokens is None else epoch_tokens / tok_s,
         epochs=None if epoch_tokens is None else req.epochs or 1.0,
-        gpu_hours=gpu_hours,
-        bound=bound,
+        gpu_hours=None if ttt is None else ttt * gpus / 3600,
+        bound=_training_bound(job, step),
         formula=formula,
         mfu=mfu,
         hfu=hfu,
-        terms=tuple(terms),
-        efficiency_source=eff.mfu_source,
+        terms=tuple(_training_terms(job, par, step)),
+        efficiency_source=job.eff.mfu_source,
     )
+
+
+def training_speed(
+    req: PlanRequest, par: Parallelism, peaks: DevicePeaks, basis: MemoryBasis | None = None
+) -> TrainingSpeed:
+    """One optimizer step: `grad_accumulation_steps` micro-batches of `batch_size` sequences per replica,
+    with every term worded (LayoutSpeeds.summary gives the numbers alone, for comparing many layouts)."""
+    return _training_speed(_training_job(req, peaks, basis or memory_basis(req, Device.CUDA)), par)
+
+
+# Serving ----------------------------------------------------------------------------------------------
+
+
+def decode_bytes_per_step(req: PlanRequest, concurrency: int) -> float:
+    """Bytes read per decode step: the weights an active token set touches, plus every cached K/V."""
+    model = req.model
+    profile = request_profile(req)
+    weights = _touched_weight_bytes(req, profile, concurrency)
+    avg_context = req.prompt_tokens + req.output_tokens / 2
+    return weights + concurrency * avg_context * kv_bytes_per_token(model, profile.kv_bytes)
+
+
+def _touched_weight_bytes(req: PlanRequest, profile: PrecisionProfile, concurrency: int) -> float:
+    """The weight bytes one decode step reads: all of them, or for a mixture of experts only the
+    experts that `concurrency` tokens route to (at most every expert)."""
+    model = req.model
+    if not model.is_moe:
+        return profile.weight_bytes_total(model.total_params(), model.embedding_params())
+    experts_touched = min(model.n_experts, concurrency * model.experts_per_token)
+    unused = model.n_layers * (model.n_experts - experts_touched) * model.expert_params()
+    return profile.weight_bytes_total(model.total_params() - unused, model.embedding_params())
+
+
+class _InferenceJob(NamedTuple):
+    """What serving's times take from the request and the device, resolved once (see _TrainingJob)."""
+
+    req: PlanRequest
+    peaks: DevicePeaks
+    eff: Efficiency
+    profile: PrecisionProfile
+    active_params: int
+    achieved_bytes_per_s: float  # bandwidth x efficiency for the weight format
+    achieved_flops_per_s: float  # peak x the prefill efficiency
+    host_s: float  # host time per forward pass: every stage's layers, one after another
+    weights_bytes: float
+    prefill_linear_flops: float  # one prompt: 2 P n
+    prefill_attention_flops: float  # one prompt: 2 L n^2 a d
+    attention_flops_per_cached_token: int  # one decode token attending to one cached token: 4 L a d
+    avg_context: float  # prompt + half the output
+    kv_bytes_per_token: int
+    token_activation_bytes: int  # h x activation bytes
+    n_layers: int
+    n_heads: int
+    d_head: int
+    kv_heads: int
+    is_moe: bool
+    host_serial: bool
+    step_overhead_s: float
+
+
+def _inference_job(req: PlanRequest, peaks: DevicePeaks) -> _InferenceJob:
+    eff = _efficiency(req, peaks)
+    return _InferenceJob(
+        **_inference_constants(req),
+        peaks=peaks,
+        eff=eff,
+        achieved_bytes_per_s=peaks.bandwidth_bytes_per_s * eff.bandwidth,
+        achieved_flops_per_s=peaks.flops_per_s * eff.peak_multiplier * eff.prefill,
+        host_s=req.model.n_layers * eff.host_overhead_per_layer_s,
+        host_serial=peaks.host_serial,
+        step_overhead_s=eff.step_overhead_s,
+    )
+
+
+@same_args_as_recent_call
+def _inference_constants(req: PlanRequest) -> dict[str, Any]:
+    """The fields of an _InferenceJob that come from the request alone (see _training_constants)."""
+    model = req.model
+    profile = request_profile(req)
+    active = model.active_params()
+    return dict(
+        req=req,
+        profile=profile,
+        active_params=active,
+        weights_bytes=profile.weight_bytes_total(model.total_params(), model.embedding_params()),
+        prefill_linear_flops=2 * active * req.prompt_tokens,
+        prefill_attention_flops=2 * model.n_layers * req.prompt_tokens**2 * model.n_heads * model.d_head,
+        attention_flops_per_cached_token=4 * model.n_layers * model.n_heads * model.d_head,
+        avg_context=req.prompt_tokens + req.output_tokens / 2,
+        kv_bytes_per_token=kv_bytes_per_token(model, profile.kv_bytes),
+        token_activation_bytes=model.hidden_size * profile.activation_bytes,
+        n_layers=model.n_layers,
+        n_heads=model.n_heads,
+        d_head=model.d_head,
+        kv_heads=model.kv_heads,
+        is_moe=model.is_moe,
+    )
+
+
+class _OperatorTime(NamedTuple):
+    """One group of a layer's operators on its roofline: its FLOPs at the compute rate and its bytes
+    at the bandwidth, per GPU; the larger of the two is its time."""
+
+    compute_s: float
+    memory_s: float
+    seconds: float
+    bound: str  # "compute-bound" or "memory-bound"
+
+
+def _roofline(compute_s: float, memory_s: float) -> _OperatorTime:
+    if compute_s > memory_s:
+        return _OperatorTime(compute_s, memory_s, compute_s, "compute-bound")
+    return _OperatorTime(compute_s, memory_s, memory_s, "memory-bound")
+
+
+class _ServingStep(NamedTuple):
+    """The terms of prefill (one prompt) and of one decode step of `concurrency` users, in seconds.
+
+    Each operator group sits on its own roofline and the groups add up: the weight GEMMs (QKV, output
+    projection, MLP or experts, LM head) and attention over the KV cache. A batch whose GEMMs are
+    compute-bound still reads its KV cache at the bandwidth, after them, so the step is not the larger
+    of the whole step's compute and memory (which would let one hide the other)."""
+
+    concurrency: int
+    prefill_linear: _OperatorTime
+    prefill_attention: _OperatorTime
+    prefill_comm_s: float
+    prefill_s: float
+    decode_bytes_per_gpu: float
+    decode_linear: _OperatorTime
+    decode_attention: _OperatorTime
+    decode_comm_s: float
+    decode_gpu_s: float  # linear + attention + communication
+    decode_s: float
+
+
+def _serving_comm_s(job: _InferenceJob, par: Parallelism, tokens: float) -> float:
+    """Two all-reduces per layer of tokens x h (Megatron TP), and the sends between stages."""
+    fabric = job.peaks.fabric
+    if fabric is None or par.tensor * par.pipeline == 1:
+        return 0.0
+    tp_group, _, pp_cross = _groups_of(par.tensor, par.data, fabric.node_gpus)
+    comm = 2 * job.n_layers * all_reduce_s(fabric, tp_group, tokens * job.token_activation_bytes)
+    if par.pipeline > 1:
+        comm += (par.pipeline - 1) * p2p_s(fabric, tokens * job.token_activation_bytes / par.tensor, pp_cross)
+    return comm
+
+
+def _forward_s(job: _InferenceJob, gpu_s: float) -> float:
+    """A forward pass: the GPU's time with the host's, plus the engine's fixed cost per step."""
+    return (gpu_s + job.host_s if job.host_serial else max(job.host_s, gpu_s)) + job.step_overhead_s
+
+
+def _decode_weight_bytes_per_gpu(job: _InferenceJob, par: Parallelism, concurrency: int) -> float:
+    """One GPU's share of the weights a decode step reads: split over tp (MoE: the experts touched)."""
+    weights = _touched_weight_bytes(job.req, job.profile, concurrency) if job.is_moe else job.weights_bytes
+    return weights / par.tensor
+
+
+def _decode_kv_bytes_per_gpu(job: _InferenceJob, par: Parallelism, concurrency: int) -> float:
+    """One GPU's share of every cached K/V the users' tokens attend to, read once per decode step:
+    split over at most as many GPUs as there are KV heads (beyond that the heads are copied)."""
+    return concurrency * job.avg_context * job.kv_bytes_per_token / min(job.kv_heads, par.tensor)
+
+
+def _decode_linear(
+    job: _InferenceJob, par: Parallelism, concurrency: int, weight_bytes: float
+) -> _OperatorTime:
+    """The weight GEMMs of a decode step: 2 P FLOPs per token, `weight_bytes` read once per GPU."""
+    return _roofline(
+        2 * job.active_params * concurrency / par.tensor / job.achieved_flops_per_s,
+        weight_bytes / job.achieved_bytes_per_s,
+    )
+
+
+def _decode_attention(
+    job: _InferenceJob, par: Parallelism, concurrency: int, kv_bytes: float
+) -> _OperatorTime:
+    """Attention of a decode step over the average context: 4 L a d FLOPs per cached token attended
+    to, and `kv_bytes` of the KV cache read per GPU."""
+    flops = job.attention_flops_per_cached_token * concurrency * job.avg_context
+    return _roofline(flops / par.tensor / job.achieved_flops_per_s, kv_bytes / job.achieved_bytes_per_s)
+
+
+def _prefill_linear(job: _InferenceJob, par: Parallelism) -> _OperatorTime:
+    """The weight GEMMs of one prompt's prefill: 2 P n FLOPs, the weights read once."""
+    return _roofline(
+        job.prefill_linear_flops / par.tensor / job.achieved_flops_per_s,
+        job.weights_bytes / par.tensor / job.achieved_bytes_per_s,
+    )
+
+
+def _prefill_attention(job: _InferenceJob, par: Parallelism) -> _OperatorTime:
+    """Attention over the prompt: 2 L n^2 a d FLOPs (causal, fused: no score matrix written out)."""
+    compute = job.prefill_attention_flops / par.tensor / job.achieved_flops_per_s
+    return _OperatorTime(compute, 0.0, compute, "compute-bound")
+
+
+def _serving_step(job: _InferenceJob, par: Parallelism, concurrency: int | None) -> _ServingStep:
+    """Prefill of one prompt (a pipeline's stages one after another) and one decode step, each the
+    sum of its operator groups' rooflines plus communication, host time and the engine's step cost."""
+    c = concurrency if concurrency is not None else -(-job.req.users // par.data)
+    prefill_linear, prefill_attention = _prefill_linear(job, par), _prefill_attention(job, par)
+    prefill_comm = _serving_comm_s(job, par, job.req.prompt_tokens)
+    prefill = _forward_s(job, prefill_linear.seconds + prefill_attention.seconds + prefill_comm)
+    weight_bytes, kv_bytes = _decode_weight_bytes_per_gpu(job, par, c), _decode_kv_bytes_per_gpu(job, par, c)
+    decode_linear = _decode_linear(job, par, c, weight_bytes)
+    decode_attention = _decode_attention(job, par, c, kv_bytes)
+    decode_comm = _serving_comm_s(job, par, c)
+    decode_gpu = decode_linear.seconds + decode_attention.seconds + decode_comm
+    per_gpu_bytes = weight_bytes + kv_bytes
+    return _ServingStep(
+        c, prefill_linear, prefill_attention, prefill_comm, prefill, per_gpu_bytes, decode_linear,
+        decode_attention, decode_comm, decode_gpu, _forward_s(job, decode_gpu),
+    )  # fmt: skip
+
+
+def _inference_summary(job: _InferenceJob, par: Parallelism) -> SpeedSummary:
+    """The numbers that rank a layout: tokens/s in all and per user, and the first token's time."""
+    step = _serving_step(job, par, None)
+    per_user = 1.0 / step.decode_s
+    return SpeedSummary(
+        "inference",
+        per_user * step.concurrency * par.data,
+        tokens_per_s_per_user=per_user,
+        prefill_s=step.prefill_s,
+    )
+
+
+def _decode_terms(
+    job: _InferenceJob, par: Parallelism, step: _ServingStep, host_extra: float
+) -> list[SpeedTerm]:
+    """The terms of one decode step worded with their formulas (`host_extra`: host time beyond the GPU's)."""
+    eff, fabric, tp = job.eff, job.peaks.fabric, par.tensor
+    linear, attention = step.decode_linear, step.decode_attention
+    rates = f"(peak x {eff.prefill:.2f}), bandwidth x {eff.bandwidth:.2f}"
+    terms = [
+        SpeedTerm(
+            name="weight GEMMs",
+            seconds=linear.seconds,
+            formula=f"max(2 P x {step.concurrency} users FLOPs, weights read) / tp {tp} at {rates}: "
+            f"{linear.bound} [{eff.bandwidth_source}]",
+            exposed=linear.compute_s > linear.memory_s,
+        ),
+        SpeedTerm(
+            name="attention over the KV cache",
+            seconds=attention.seconds,
+            formula=f"max(4 L c ctx a d FLOPs, c {step.concurrency} x ctx {job.avg_context:g} tokens x "
+            f"{job.kv_bytes_per_token:,} B of KV) per GPU at {rates}: {attention.bound}",
+            exposed=attention.compute_s > attention.memory_s,
+        ),
+    ]
+    if step.decode_comm_s:
+        tp_group = _layout_groups(fabric, par)[0]
+        terms.append(
+            SpeedTerm(
+                name="tensor-parallel all-reduces",
+                seconds=step.decode_comm_s,
+                formula=f"2 x L {job.n_layers} all-reduces of {step.concurrency} x h x {job.profile.activation_bytes} "
+                f"B over tp {tp} on {link_name(fabric, tp_group)}"
+                + (f", {par.pipeline - 1} stage sends" if par.pipeline > 1 else ""),
+            )
+        )
+    if host_extra > 0:
+        terms.append(
+            SpeedTerm(
+                name="host overhead",
+                seconds=host_extra,
+                formula=f"L {job.n_layers} x {format_duration(eff.host_overhead_per_layer_s)} of host time "
+                f"per layer exceeds the GPU's work [{eff.overhead_source}]",
+            )
+        )
+    if eff.step_overhead_s:
+        terms.append(
+            SpeedTerm(
+                name="step overhead",
+                seconds=eff.step_overhead_s,
+                formula=f"{format_duration(eff.step_overhead_s)} per step [{eff.overhead_source}]",
+            )
+        )
+    return terms
+
+
+def _decode_host_extra_s(job: _InferenceJob, step: _ServingStep) -> float:
+    """The host time of a decode step beyond the GPU's work (positive only where the host sets it)."""
+    return step.decode_s - job.eff.step_overhead_s - step.decode_gpu_s
+
+
+def _decode_bound(step: _ServingStep, host_extra: float) -> str:
+    """What sets a decode step: communication, memory traffic or compute, whichever takes longest."""
+    linear, attention = step.decode_linear, step.decode_attention
+    memory, compute = linear.memory_s + attention.memory_s, linear.compute_s + attention.compute_s
+    if step.decode_comm_s >= max(memory, compute, host_extra):
+        return "communication"
+    return "memory" if memory >= compute else "compute"
+
+
+def _inference_speed(job: _InferenceJob, par: Parallelism, concurrency: int | None) -> InferenceSpeed:
+    """inference_speed of one layout, the job's constants resolved."""
+    step = _serving_step(job, par, concurrency)
+    eff, tp = job.eff, par.tensor
+    per_user = 1.0 / step.decode_s
+    prefill_formula = (
+        f"max(2 P x {job.req.prompt_tokens} FLOPs, weights read) / tp {tp} + 2 L n^2 a d attention FLOPs / "
+        f"tp {tp}, at (peak x {eff.prefill:.2f}) and bandwidth x {eff.bandwidth:.2f}"
+        + (f" + TP all-reduces {format_duration(step.prefill_comm_s)}" if step.prefill_comm_s else "")
+        + f" + step overhead [{eff.prefill_source}]"
+    )
+    host_extra = _decode_host_extra_s(job, step)
+    formula = (
+        f"decode = weight GEMMs ({step.decode_linear.bound}) + attention over the KV cache "
+        f"({step.decode_attention.bound}), {format_bytes(step.decode_bytes_per_gpu)} read per GPU"
+        + (f" + TP {format_duration(step.decode_comm_s)}" if step.decode_comm_s else "")
+        + f" + overhead {format_duration(step.decode_s - step.decode_gpu_s)} = {format_duration(step.decode_s)}"
+    )
+    return InferenceSpeed(
+        flops_per_token=2.0 * job.active_params,
+        prefill_s=step.prefill_s,
+        decode_s_per_token=step.decode_s,
+        tokens_per_s_per_user=per_user,
+        tokens_per_s=per_user * step.concurrency * par.data,
+        bound=_decode_bound(step, host_extra),
+        formula=formula,
+        prefill_formula=prefill_formula,
+        terms=tuple(_decode_terms(job, par, step, host_extra)),
+        efficiency_source=eff.bandwidth_source,
+    )
+
+
+def inference_speed(
+    req: PlanRequest, par: Parallelism, peaks: DevicePeaks, concurrency: int | None = None
+) -> InferenceSpeed:
+    """Prefill of one user's prompt, and decode per token with `concurrency` users per replica (None:
+    the request's users spread over the data-parallel replicas), every term worded."""
+    return _inference_speed(_inference_job(req, peaks), par, concurrency)
+
+
+# Many layouts of one request --------------------------------------------------------------------------
 
 
 class LayoutSpeeds:
     """The speeds of layouts of one request on one device, with what they take from the request and
-    the device resolved once (on first use): `summary` the numbers that rank layouts (training_speed
-    and inference_speed with `detail=False`), `detail` the worded speed of the layout kept."""
+    the device resolved once (on first use): `summary` the numbers that rank layouts, `detail` the
+    worded speed of the layout kept (the same as training_speed or inference_speed)."""
 
     __slots__ = ("_basis", "_job", "_peaks", "_req")
 
@@ -430,242 +867,11 @@ class LayoutSpeeds:
     def summary(self, par: Parallelism) -> SpeedSummary:
         job = self._job or self._resolved()
         if isinstance(job, _TrainingJob):
-            return _training(job, par, False)  # type: ignore[return-value]
-        return _inference(job, par, None, False)  # type: ignore[return-value]
+            return _training_summary(job, par)
+        return _inference_summary(job, par)
 
     def detail(self, par: Parallelism) -> TrainingSpeed | InferenceSpeed:
         job = self._job or self._resolved()
         if isinstance(job, _TrainingJob):
-            return _training(job, par, True)  # type: ignore[return-value]
-        return _inference(job, par, None, True)  # type: ignore[return-value]
-
-
-def decode_bytes_per_step(req: PlanRequest, concurrency: int) -> float:
-    """Bytes read per decode step: the weights an active token set touches, plus every cached K/V."""
-    model = req.model
-    profile = request_profile(req)
-    if model.is_moe:
-        experts_touched = min(model.n_experts, concurrency * model.experts_per_token)
-        unused = model.n_layers * (model.n_experts - experts_touched) * model.expert_params()
-        weights = profile.weight_bytes_total(model.total_params() - unused, model.embedding_params())
-    else:
-        weights = profile.weight_bytes_total(model.total_params(), model.embedding_params())
-    avg_context = req.prompt_tokens + req.output_tokens / 2
-    return weights + concurrency * avg_context * kv_bytes_per_token(model, profile.kv_bytes)
-
-
-class _InferenceJob(NamedTuple):
-    """What serving's times take from the request and the device, resolved once (see _TrainingJob)."""
-
-    req: PlanRequest
-    peaks: DevicePeaks
-    eff: Efficiency
-    profile: PrecisionProfile
-    p_active: int
-    bw: float
-    act_b: int
-    host: float
-    weights: float
-    prefill_flops: float
-    avg_context: float
-    kv_token_bytes: int
-    prefill_peak: float  # peak x the prefill efficiency
-    hidden_act: int  # h x activation bytes
-    two_layers: int
-    four_layers: int
-    two_p_active: int
-    heads: int
-    d_head: int
-    kv_heads: int
-    moe: bool
-    host_serial: bool
-    step_overhead_s: float
-
-
-def _inference_job(req: PlanRequest, peaks: DevicePeaks) -> _InferenceJob:
-    eff = _efficiency(req, peaks)
-    return _InferenceJob(
-        **_inference_constants(req),
-        peaks=peaks,
-        eff=eff,
-        bw=peaks.bandwidth_bytes_per_s * eff.bandwidth,
-        host=req.model.n_layers * eff.host_overhead_per_layer_s,  # every stage's layers, one after another
-        prefill_peak=peaks.flops_per_s * eff.peak_multiplier * eff.prefill,
-        host_serial=peaks.host_serial,
-        step_overhead_s=eff.step_overhead_s,
-    )
-
-
-@same_args_as_recent_call
-def _inference_constants(req: PlanRequest) -> dict[str, Any]:
-    """The fields of an _InferenceJob that come from the request alone (see _training_constants)."""
-    model = req.model
-    profile = request_profile(req)
-    p_active = model.active_params()
-    n = req.prompt_tokens
-    return dict(
-        req=req,
-        profile=profile,
-        p_active=p_active,
-        act_b=profile.activation_bytes,
-        weights=profile.weight_bytes_total(model.total_params(), model.embedding_params()),
-        prefill_flops=2 * p_active * n + 2 * model.n_layers * n * n * model.n_heads * model.d_head,
-        avg_context=req.prompt_tokens + req.output_tokens / 2,
-        kv_token_bytes=kv_bytes_per_token(model, profile.kv_bytes),
-        hidden_act=model.hidden_size * profile.activation_bytes,
-        two_layers=2 * model.n_layers,
-        four_layers=4 * model.n_layers,
-        two_p_active=2 * p_active,
-        heads=model.n_heads,
-        d_head=model.d_head,
-        kv_heads=model.kv_heads,
-        moe=model.is_moe,
-    )
-
-
-def _decode_bytes(job: _InferenceJob, concurrency: int) -> float:
-    """decode_bytes_per_step with the job's constants."""
-    model = job.req.model
-    weights = job.weights
-    if model.is_moe:
-        experts_touched = min(model.n_experts, concurrency * model.experts_per_token)
-        unused = model.n_layers * (model.n_experts - experts_touched) * model.expert_params()
-        weights = job.profile.weight_bytes_total(model.total_params() - unused, model.embedding_params())
-    return weights + concurrency * job.avg_context * job.kv_token_bytes
-
-
-def inference_speed(
-    req: PlanRequest,
-    par: Parallelism,
-    peaks: DevicePeaks,
-    concurrency: int | None = None,
-    detail: bool = True,
-) -> InferenceSpeed:
-    """Prefill of one user's prompt, and decode per token with `concurrency` users per replica
-    (`detail=False`: numbers only, no worded terms)."""
-    return _inference(_inference_job(req, peaks), par, concurrency, detail)  # type: ignore[return-value]
-
-
-def _inference(
-    job: _InferenceJob, par: Parallelism, concurrency: int | None, detail: bool
-) -> InferenceSpeed | SpeedSummary:
-    """inference_speed of one layout, the job's constants resolved."""
-    req = job.req
-    model = req.model
-    eff = job.eff
-    peaks = job.peaks
-    fabric = peaks.fabric
-    tp, pipeline, data = par.tensor, par.pipeline, par.data
-    c = concurrency if concurrency is not None else -(-req.users // data)
-    p_active = job.p_active
-    bw = job.bw
-    act_b = job.act_b
-    host = job.host
-    terms: list[SpeedTerm] = []
-    weights = job.weights
-    # Two all-reduces per layer of tokens x h (Megatron TP), and the sends between stages.
-    n = req.prompt_tokens
-    tp_group, _, pp_cross = _groups_of(tp, data, fabric.node_gpus if fabric is not None else max(par.gpus, 1))
-    prefill_comm = decode_comm = 0.0
-    if fabric is not None:
-        prefill_comm = job.two_layers * all_reduce_s(fabric, tp_group, n * job.hidden_act)
-        decode_comm = job.two_layers * all_reduce_s(fabric, tp_group, c * job.hidden_act)
-        if pipeline > 1:
-            prefill_comm += (pipeline - 1) * p2p_s(fabric, n * job.hidden_act / tp, pp_cross)
-            decode_comm += (pipeline - 1) * p2p_s(fabric, c * job.hidden_act / tp, pp_cross)
-
-    # Prefill: one user's prompt; the stages of a pipeline run one after another.
-    prefill_compute = job.prefill_flops / tp / job.prefill_peak
-    prefill_memory = weights / tp / bw
-    # max() of two numbers as comparisons (the same value, the first on a tie): see _training
-    prefill_gpu = (prefill_memory if prefill_memory > prefill_compute else prefill_compute) + prefill_comm
-    prefill = (
-        prefill_gpu + host if job.host_serial else (host if host > prefill_gpu else prefill_gpu)
-    ) + job.step_overhead_s
-    # Decode: every step reads the weights (MoE: the experts the batch touches) and every cached K/V.
-    avg_context = job.avg_context
-    kv_part = c * avg_context * job.kv_token_bytes
-    decode_bytes = _decode_bytes(job, c) if job.moe else weights + kv_part
-    kv_heads = job.kv_heads
-    per_gpu_bytes = (decode_bytes - kv_part) / tp + kv_part / (kv_heads if kv_heads < tp else tp)
-    decode_memory = per_gpu_bytes / bw
-    attn_flops = job.four_layers * c * avg_context * job.heads * job.d_head
-    decode_compute = (job.two_p_active * c + attn_flops) / tp / job.prefill_peak
-    gpu_step = (decode_compute if decode_compute > decode_memory else decode_memory) + decode_comm
-    decode = (
-        gpu_step + host if job.host_serial else (host if host > gpu_step else gpu_step)
-    ) + job.step_overhead_s
-    per_user = 1.0 / decode
-    if not detail:
-        return SpeedSummary(
-            "inference", per_user * c * par.data, tokens_per_s_per_user=per_user, prefill_s=prefill
-        )
-    terms += [
-        SpeedTerm(
-            name="weights and KV read",
-            seconds=decode_memory,
-            formula=f"{format_bytes(per_gpu_bytes)} per GPU / (bandwidth x {eff.bandwidth:.2f}) "
-            f"[{eff.bandwidth_source}]",
-        ),
-        SpeedTerm(
-            name="decode compute",
-            seconds=decode_compute,
-            formula=f"(2 P x {c} users + attention) / tp {tp} / (peak x {eff.prefill:.2f})",
-            exposed=decode_compute > decode_memory,
-        ),
-    ]
-    if decode_comm:
-        terms.append(
-            SpeedTerm(
-                name="tensor-parallel all-reduces",
-                seconds=decode_comm,
-                formula=f"2 x L {model.n_layers} all-reduces of {c} x h x {act_b} B over tp {tp} on "
-                f"{link_name(fabric, tp_group)}"
-                + (f", {par.pipeline - 1} stage sends" if par.pipeline > 1 else ""),
-            )
-        )
-    host_extra = decode - eff.step_overhead_s - gpu_step
-    if host_extra > 0:
-        terms.append(
-            SpeedTerm(
-                name="host overhead",
-                seconds=host_extra,
-                formula=f"L {model.n_layers} x {format_duration(eff.host_overhead_per_layer_s)} of host time "
-                f"per layer exceeds the GPU's work [{eff.overhead_source}]",
-            )
-        )
-    if eff.step_overhead_s:
-        terms.append(
-            SpeedTerm(
-                name="step overhead",
-                seconds=eff.step_overhead_s,
-                formula=f"{format_duration(eff.step_overhead_s)} per step [{eff.overhead_source}]",
-            )
-        )
-    if decode_comm >= max(decode_memory, decode_compute, host_extra):
-        bound = "communication"
-    else:
-        bound = "memory" if decode_memory >= decode_compute else "compute"
-    prefill_formula = (
-        f"max(2 P x {n} + 2 L n^2 a d FLOPs / tp {tp} / (peak x {eff.prefill:.2f}), weights / bandwidth)"
-        + (f" + TP all-reduces {format_duration(prefill_comm)}" if prefill_comm else "")
-        + f" + step overhead [{eff.prefill_source}]"
-    )
-    formula = (
-        f"decode = max(bytes read {format_bytes(per_gpu_bytes)} / (bandwidth x {eff.bandwidth:.2f}), "
-        f"2 P x {c} users / (peak x {eff.prefill:.2f}))"
-        + (f" + TP {format_duration(decode_comm)}" if decode_comm else "")
-        + f" + overhead {format_duration(decode - gpu_step)} = {format_duration(decode)}"
-    )
-    return InferenceSpeed(
-        flops_per_token=2.0 * p_active,
-        prefill_s=prefill,
-        decode_s_per_token=decode,
-        tokens_per_s_per_user=per_user,
-        tokens_per_s=per_user * c * par.data,
-        bound=bound,
-        formula=formula,
-        prefill_formula=prefill_formula,
-        terms=tuple(terms),
-        efficiency_source=eff.bandwidth_source,
-    )
+            return _training_speed(job, par)
+        return _inference_speed(job, par, None)

@@ -21,6 +21,7 @@ ASSUMPTION_LABELS: dict[str, tuple[str, int]] = {
     "host_overhead_per_layer_s": ("Host time per layer (s):", 1),
     "dp_comm_overlap": ("Gradient reduction hidden (0-1):", 1),
     "pipeline_layers_per_virtual_stage": ("Layers per virtual pipeline stage:", 1),
+    "pipeline_interleaved": ("Interleaved pipeline schedule:", 1),
     "cuda_context_bytes": ("CUDA context per GPU (MiB):", 2**20),
     "loss_chunks": ("Chunked loss: chunks:", 1),
     "fragmentation": ("Allocator fragmentation (fraction):", 1),
@@ -43,6 +44,7 @@ GROUPS = (
             "host_overhead_per_layer_s",
             "dp_comm_overlap",
             "pipeline_layers_per_virtual_stage",
+            "pipeline_interleaved",
         ),
     ),
     (
