@@ -242,10 +242,20 @@ def test_plan_reads_counts_as_the_gui_fields_do(capsys):
     )
     inputs = json.loads(capsys.readouterr().out)["inputs"]
     assert (inputs["users"], inputs["prompt_tokens"]) == (10_000, 1024)
-    argv = ["plan", "--model", "llama-3-8b", "--task", "pretrain", "--train-tokens", "20B", "--seq-len", "4k"]
+    argv = [
+        "plan",
+        "--model",
+        "llama-3-8b",
+        "--task",
+        "pretrain",
+        "--train-tokens",
+        "20B",
+        "--seq-len",
+        "8,192",
+    ]
     assert run_cli([*argv, "--json"]) == 0
     inputs = json.loads(capsys.readouterr().out)["inputs"]
-    assert (inputs["train_tokens"], inputs["seq_len"]) == (20e9, 4096)
+    assert (inputs["train_tokens"], inputs["seq_len"]) == (20e9, 8192)
     with pytest.raises(SystemExit) as exc:
         run_cli(["plan", "--model", "llama-3-8b", "--users", "many"])
     assert exc.value.code == 2
