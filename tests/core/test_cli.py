@@ -260,3 +260,11 @@ def test_plan_reads_counts_as_the_gui_fields_do(capsys):
         run_cli(["plan", "--model", "llama-3-8b", "--users", "many"])
     assert exc.value.code == 2
     assert "'many' is not a number" in capsys.readouterr().err
+
+
+def test_a_prompt_longer_than_the_models_context_is_refused_in_one_line(capsys):
+    """D19: 100,000 prompt tokens on Llama 3 8B (context 8,192)."""
+    assert run_cli(["plan", "--model", "llama-3-8b", "--prompt-tokens", "100k"]) == 2
+    err = capsys.readouterr().err
+    assert "exceed the model's context of 8,192 tokens" in err and len(err.strip().splitlines()) == 1
+    assert run_cli(["plan", "--model", "llama-3-8b", "--prompt-tokens", "7936", "--json"]) == 0
