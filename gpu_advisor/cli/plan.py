@@ -46,10 +46,31 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--precision", choices=[x.value for x in Precision], default="bf16")
     p.add_argument("--optimizer", choices=[o.value for o in Optimizer], default="adamw")
     p.add_argument("--seq-len", type=count_arg, default=2048, help="tokens per sequence (training)")
-    p.add_argument("--batch-size", type=int, default=1, help="micro-batch per GPU (training)")
-    p.add_argument("--grad-checkpointing", action="store_true", help="recompute activations in backward")
-    p.add_argument("--grad-accum", type=int, default=1, metavar="N", help="micro-batches per optimizer step")
-    p.add_argument("--loss", choices=[x.value for x in LossImpl], default="full", help="cross-entropy recipe")
+    p.add_argument(
+        "--batch-size", type=int, default=None, help="micro-batch per GPU (training; default: the planner's)"
+    )
+    p.add_argument(
+        "--grad-checkpointing",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="recompute activations in backward (on or off; default: the planner chooses)",
+    )
+    p.add_argument(
+        "--grad-accum", type=int, default=None, metavar="N", help="micro-batches per optimizer step"
+    )
+    p.add_argument(
+        "--global-batch",
+        type=int,
+        default=None,
+        metavar="N",
+        help="sequences per optimizer step over all replicas (replicas x micro-batch x accumulation)",
+    )
+    p.add_argument(
+        "--loss",
+        choices=[x.value for x in LossImpl],
+        default=None,
+        help="cross-entropy recipe (default full)",
+    )
     p.add_argument(
         "--pure-16bit", action="store_true", help="16-bit weights and optimizer state (no fp32 master copy)"
     )
@@ -135,6 +156,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_plan)
 
 
+def _recipe_locks(args: argparse.Namespace) -> dict:
+    """The recipe knobs given on the command line: locks; the others are left to the planner."""
+    given = {
+        "batch_size": args.batch_size,
+        "grad_checkpointing": args.grad_checkpointing,
+        "grad_accumulation_steps": args.grad_accum,
+        "global_batch": args.global_batch,
+        "loss": args.loss,
+    }
+    return {key: value for key, value in given.items() if value is not None}
+
+
 def request_from_args(args: argparse.Namespace):
     """Build the validated PlanRequest; raises CliError naming the field."""
     from pydantic import ValidationError
@@ -155,10 +188,7 @@ def request_from_args(args: argparse.Namespace):
             precision=args.precision,
             optimizer=args.optimizer,
             seq_len=args.seq_len,
-            batch_size=args.batch_size,
-            grad_checkpointing=args.grad_checkpointing,
-            grad_accumulation_steps=args.grad_accum,
-            loss=args.loss,
+            **_recipe_locks(args),
             mixed_precision=not args.pure_16bit,
             attention=args.attention,
             zero_stage=args.zero,

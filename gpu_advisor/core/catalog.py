@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .files import parse_json, read_text_file
 from .paths import USER_GPUS_FILENAME, config_dir, resource
 from .precision import Tier
+from .support import support_fields
 from .systems import Link, NodeDefaults, systems, usable_memory_bytes, usable_memory_rule
 from .units import GB
 
@@ -79,6 +80,18 @@ class GpuSpec(BaseModel):
     scale_out: str | None = Field(default=None, description="the network between nodes (systems.json)")
     nics_per_node: int | None = Field(default=None, ge=1, le=64)
     system_source: str = ""
+    # What it runs natively (resources/support.json). None / empty: not recorded.
+    compute_capability: str | None = Field(default=None, pattern=r"^[0-9]+\.[0-9]+$")
+    gfx_target: str | None = Field(default=None, pattern=r"^gfx[0-9a-f]+$")
+    native_precisions: tuple[str, ...] = ()
+    baseboard_gpus: tuple[int, ...] | None = Field(
+        default=None, description="GPU counts SXM/OAM baseboards are sold in; None = per card"
+    )
+    support_source: str = ""
+
+    def runs_natively(self, dtype: str) -> bool | None:
+        """Whether the part has tensor math for `dtype`; None when support is not recorded."""
+        return None if not self.native_precisions else dtype in self.native_precisions
 
     @cached_property
     def memory_bytes(self) -> int:
@@ -270,6 +283,7 @@ def load_catalog(user_file: Path | None = None) -> Catalog:
         else g
         for g in builtin.gpus
     }
+    by_id = {k: g.model_copy(update=support_fields(k)) for k, g in by_id.items()}
     warnings: list[str] = []
     path = user_file if user_file is not None else config_dir() / USER_GPUS_FILENAME
     if path.exists():

@@ -49,6 +49,9 @@ class LayoutSpace(NamedTuple):
     inference: bool
     n_heads: int
     n_layers: int
+    # With a global batch, the sequences per step over the micro-batch: the data-parallel degree must
+    # divide it (replicas x micro-batch x accumulation = global batch). None: any degree.
+    replica_batches: int | None = None
 
     @classmethod
     def of(cls, req: PlanRequest) -> LayoutSpace:
@@ -59,6 +62,9 @@ class LayoutSpace(NamedTuple):
             req.task is Task.INFERENCE,
             req.model.n_heads,
             req.model.n_layers,
+            None
+            if req.global_batch is None or not req.task.is_training
+            else req.global_batch // req.batch_size,
         )
 
 
@@ -93,11 +99,18 @@ def pp_options(req: PlanRequest | LayoutSpace, count: int, tp: int, node_gpus: i
     when all GPUs are one replica), up to one layer per stage."""
     space = req if isinstance(req, LayoutSpace) else LayoutSpace.of(req)
     if space.pipeline_parallel is not None:
-        return [space.pipeline_parallel] if count % (tp * space.pipeline_parallel) == 0 else []
-    if not (tp >= node_gpus or count == tp):
-        return [1]
-    limit = min(count // tp, space.n_layers)
-    return [p for p in (2**i for i in range(limit.bit_length())) if p <= limit and count % (tp * p) == 0]
+        depths = [space.pipeline_parallel] if count % (tp * space.pipeline_parallel) == 0 else []
+    elif not (tp >= node_gpus or count == tp):
+        depths = [1]
+    else:
+        limit = min(count // tp, space.n_layers)
+        depths = [
+            p for p in (2**i for i in range(limit.bit_length())) if p <= limit and count % (tp * p) == 0
+        ]
+    batches = space.replica_batches
+    if batches is None:
+        return depths
+    return [p for p in depths if batches % (count // (tp * p)) == 0]
 
 
 def zero_options(req: PlanRequest | LayoutSpace, dp: int) -> list[int]:

@@ -85,7 +85,17 @@ class Published:
 
 
 def _best(req: PlanRequest, catalog: Catalog) -> Option:
-    return plan(req, catalog).options[0]
+    """The plan's first option for the recipe the publication used: every knob locked, so the
+    planner's recipe search (core/recipe.py) changes nothing the paper fixed."""
+    as_published = req.model_copy(
+        update={
+            "grad_checkpointing": bool(req.grad_checkpointing),
+            "batch_size": req.batch_size,
+            "grad_accumulation_steps": req.grad_accumulation_steps,
+            "loss": req.loss,
+        }
+    )
+    return plan(as_published, catalog).options[0]
 
 
 def _train(model: ModelSpec, gpu: str, gpus: int, seq: int, micro: int, **kw) -> Callable[[Catalog], Option]:

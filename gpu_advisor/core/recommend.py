@@ -6,22 +6,35 @@ from __future__ import annotations
 import re
 
 from .advice import count_suggestions, fallback_suggestions
-from .calibration import assumption_entries
+from .calibration import assumption_entries, fabric_applies, fabric_scope_warning
 from .catalog import Catalog, GpuSpec, default_catalog
 from .comms import resolve_fabric
 from .cost import estimate_cost
 from .deployment import count_limit, deployment_note, filters_text, passes_filters, tier_room
 from .efficiency import resolve_efficiency
-from .estimates import OWNERSHIP_MONTHS, TrainingSpeed
+from .estimates import OWNERSHIP_MONTHS, TrainingSpeed, time_to_first_token_s
 from .hosts import machines_for
 from .layout import Parallelism
 from .layouts import Candidate, LayoutSearch, best, meets
 from .memory import Device, estimate_memory, request_profile
 from .precision import Task, Tier
+from .recipe import (
+    DEADLINE_SOURCE,
+    DEFAULT_DEADLINE_DAYS,
+    YEAR_S,
+    chosen_words,
+    default_deadline_hours,
+    describe,
+    keep_global_batch,
+    locked,
+    published_global_batch,
+    variants,
+)
 from .request import PlanRequest, Purchase
-from .result import GpuSources, Option, Plan, Recommendation
-from .serving import with_concurrency
+from .result import FrontierPoint, GpuSources, Option, Plan, Recommendation
+from .serving import little_users, queued_ttft_s, rate_only, with_concurrency
 from .speed import DevicePeaks, LayoutSpeeds, hardware_flops_per_token, training_flops_per_token
+from .support import gpus_bought
 from .tiers import tier_choices
 from .trace import attention_kernel_note, compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
@@ -40,13 +53,17 @@ def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str |
     dtype = profile.peak_column
     flops = gpu.peak_flops_per_s(dtype)
     note = None
-    if flops is None and dtype in ("fp8", "bf16"):
+    if gpu.runs_natively(dtype) is False or (flops is None and dtype in ("fp8", "bf16")):
         for fallback in ("bf16", "fp16"):
+            if fallback == dtype or gpu.runs_natively(fallback) is False:
+                continue
             flops = gpu.peak_flops_per_s(fallback)
             if flops is not None:
-                note = f"no {dtype} tensor rate known; {fallback} rate used"
+                note = _fallback_note(gpu, dtype, fallback, req.task.is_training)
                 dtype = fallback
                 break
+        else:
+            flops = None
     if flops is None or gpu.bandwidth_bytes_per_s is None:
         return None, "tensor throughput or bandwidth unknown in the catalogue"
     a = req.assumptions
@@ -71,6 +88,19 @@ def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str |
         efficiency=efficiency,
         fabric=resolve_fabric(gpu, cal),
     ), note
+
+
+def _fallback_note(gpu: GpuSpec, wanted: str, used: str, training: bool) -> str:
+    """'runs as fp16 (loss scaling): no bf16 on Volta (compute capability 7.0)'."""
+    where = gpu.arch or gpu.name
+    if gpu.compute_capability:
+        where += f" (compute capability {gpu.compute_capability})"
+    elif gpu.gfx_target:
+        where += f" ({gpu.gfx_target})"
+    if gpu.runs_natively(wanted) is None:
+        return f"no {wanted} tensor rate known; {used} rate used"
+    how = f"runs as {used} (loss scaling)" if training and used == "fp16" else f"runs as {used}"
+    return f"{how}: no {wanted} on {where}"
 
 
 def _best_layout(
@@ -167,21 +197,80 @@ def _sources(gpu: GpuSpec, catalog: Catalog) -> GpuSources:
     return sources
 
 
-def _option(
-    req: PlanRequest, gpu: GpuSpec, catalog: Catalog, search: LayoutSearch | None = None
-) -> tuple[Option | None, str | None]:
-    peaks, note = gpu_peaks(gpu, req)
+Found = tuple[DevicePeaks, str | None, LayoutSpeeds, Candidate]
+
+
+def _layout_for(
+    req: PlanRequest,
+    gpu: GpuSpec,
+    search: LayoutSearch,
+    known_peaks: dict[str, tuple[DevicePeaks | None, str | None]] | None = None,
+) -> tuple[Found | None, str | None]:
+    """The GPU's peaks and the layout `_best_layout` keeps (with its summary speed), or why none.
+    `known_peaks` keeps each GPU's peaks for the other recipes of a plan (a recipe changes no dtype)."""
+    if known_peaks is None:
+        peaks, note = gpu_peaks(gpu, req)
+    else:
+        known = known_peaks.get(gpu.id)
+        if known is None:
+            known = known_peaks[gpu.id] = gpu_peaks(gpu, req)
+        peaks, note = known
     if peaks is None:
         return None, f"{gpu.name}: skipped, {note}"
-    search = search or LayoutSearch(req)
     speeds = LayoutSpeeds(req, peaks, search.basis)
     found = _best_layout(req, gpu, speeds, search)
     if found is None:
         return None, f"{gpu.name}: not offered, the layout asked for needs more than {tier_room(gpu)}"
+    return (peaks, note, speeds, found), None
+
+
+def _screen_key(req: PlanRequest, found: Found) -> tuple:
+    """One GPU's recipes compared before their options are worked out: what ranks them on one GPU
+    (fitting, meeting the target, then GPU-hours of the job when renting for a token budget, else the
+    GPU count, which prices the rent per hour and the purchase), then the faster step."""
+    cand = found[3]
+    speed = cand.speed
+    fits = cand.fits
+    count = cand.layout.gpus
+    time_s = getattr(speed, "time_to_train_s", None)
+    primary = count * time_s if time_s is not None and req.purchase is Purchase.RENT else count
+    return (not fits, not (fits and meets(req, speed)), primary, -speed.tokens_per_s)
+
+
+def _option(
+    req: PlanRequest,
+    gpu: GpuSpec,
+    catalog: Catalog,
+    search: LayoutSearch | None = None,
+    user: PlanRequest | None = None,
+    laid_out: Found | None = None,
+) -> tuple[Option | None, str | None]:
+    search = search or LayoutSearch(req)
+    if laid_out is None:
+        laid_out, skipped = _layout_for(req, gpu, search)
+        if laid_out is None:
+            return None, skipped
+    peaks, note, speeds, found = laid_out
     par, fits = found.layout, found.fits
+    user = user or req
+    batch_kept = True
+    if req.task.is_training and req.global_batch is not None:
+        # The layout's replicas decide the accumulation that keeps the global batch (core/recipe.py).
+        kept = keep_global_batch(req, par.data, locked(user)["grad_accum"])
+        batch_kept = kept is not None
+        if kept is not None and kept is not req:
+            req, search = kept, LayoutSearch(kept)
+            speeds = LayoutSpeeds(req, peaks, search.basis)
+            cap = (gpu.memory_bytes,) if search.basis.reserves else ()
+            fits = (
+                fits
+                and search.basis.total_of(par.tensor, par.pipeline, par.data, par.zero_stage, *cap)
+                <= gpu.memory_bytes
+            )
     speed = speeds.detail(par)  # the kept layout, with its worded terms
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
     machines = machines_for(gpu, par.gpus)
+    bought = gpus_bought(gpu.baseboard_gpus, machines.machines, machines.gpus_per_machine)
     cost = estimate_cost(
         gpu,
         par.gpus,
@@ -191,6 +280,7 @@ def _option(
         req.assumptions,
         job_hours,
         req.own_machines,
+        gpus_bought=bought,
     )
     if req.purchase is Purchase.BUY:
         rank = (
@@ -202,6 +292,15 @@ def _option(
         rank = cost.job_cloud_usd
     else:
         rank = cost.cloud_usd_per_hour
+    recipe, recipe_source = (
+        describe(user, req, par.data, par.zero_stage) if req.task.is_training else (None, None)
+    )
+    notes = [note, deployment_note(gpu, machines.machines), _low_mfu(speed)]
+    if not batch_kept:
+        notes.append(
+            f"{par.data} replicas x micro-batch {req.batch_size} do not divide the global batch of "
+            f"{req.global_batch} sequences"
+        )
     option = Option(
         gpu=gpu.name,
         gpu_id=gpu.id,
@@ -209,9 +308,12 @@ def _option(
         count=par.gpus,
         machines=machines.machines,
         gpus_per_machine=machines.gpus_per_machine,
+        last_machine_gpus=machines.last_machine_gpus,
+        gpus_bought=bought,
+        runs_as=note.split(":")[0].removeprefix("runs as ") if note and note.startswith("runs as") else "",
         host=machines.host,
         fits=fits,
-        meets_target=fits and meets(req, speed),
+        meets_target=fits and batch_kept and meets(req, speed),
         gpu_memory_bytes=gpu.memory_bytes,
         per_gpu=search.memory(par, gpu.memory_bytes),
         layout=par,
@@ -219,9 +321,65 @@ def _option(
         cost=cost,
         rank_usd=rank,
         sources=_sources(gpu, catalog),
-        note="; ".join(n for n in (note, deployment_note(gpu, machines.machines)) if n),
+        note="; ".join(n for n in notes if n),
+        recipe=recipe,
+        recipe_source=recipe_source,
     )
     return option, None
+
+
+LOW_MFU = 0.10  # below this a training option spends most of its step off the tensor cores
+
+
+def _low_mfu(speed) -> str:
+    """'low utilisation: MFU 4% (under 10%) ...' for a training option, else ''."""
+    mfu = speed.mfu if isinstance(speed, TrainingSpeed) else None
+    if mfu is None or mfu >= LOW_MFU:
+        return ""
+    return (
+        f"low utilisation: MFU {mfu:.0%} (under {LOW_MFU:.0%}): most of each step is communication or "
+        "memory traffic, not tensor math"
+    )
+
+
+RATE_ITERATIONS = 8  # Little's law fixed point: L users slow decode, which raises W and L
+
+
+def _rate_option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | None, str | None]:
+    """An option sized for requests/s alone: L = ceil(rate x W) with W this option's own first token
+    and output at its decode speed with L users; meets the target when its first token, queued behind
+    the other arrivals' prefills, is within the TTFT target (throughput follows from L = rate x W)."""
+    assert req.requests_per_s is not None
+    users = little_users(req.requests_per_s, 1.0)
+    option: Option | None = None
+    for _ in range(RATE_ITERATIONS):
+        sized = req.model_copy(update={"users": users})
+        option, skipped = _option(sized, gpu, catalog, LayoutSearch(sized))
+        if option is None or not option.fits:
+            return option, skipped
+        speed = option.speed
+        ttft = time_to_first_token_s(speed.prefill_s, speed.tokens_per_s_per_user)
+        seconds = ttft + req.output_tokens / speed.tokens_per_s_per_user
+        needed = little_users(req.requests_per_s, seconds)
+        if needed <= users:
+            break
+        users = needed
+    else:
+        return option.model_copy(update={"meets_target": False}), None
+    queued = queued_ttft_s(ttft, speed.prefill_s, req.requests_per_s, option.layout.data)
+    meets_ttft = req.ttft_s is None or queued <= req.ttft_s
+    wait = "saturated" if queued == float("inf") else f"{queued:.3g} s with queueing"
+    note = (
+        f"{users} users in flight = ceil({req.requests_per_s:g} requests/s x {seconds:.3g} s per request "
+        f"at {speed.tokens_per_s_per_user:.3g} tokens/s each) (Little's law); first token {wait} (M/D/1)"
+    )
+    return option.model_copy(
+        update={
+            "meets_target": option.meets_target and meets_ttft,
+            "users_in_flight": users,
+            "note": "; ".join(n for n in (option.note, note) if n),
+        }
+    ), None
 
 
 def _rank_key(option: Option) -> tuple:
@@ -235,6 +393,17 @@ def _rank_key(option: Option) -> tuple:
     )
 
 
+def _entry_key(entry: tuple[tuple, int, Found]) -> tuple:
+    return entry[:2]
+
+
+def _cannot_improve(entry: tuple[tuple, int, Found], step: int) -> bool:
+    """Whether a screened recipe already fits and meets the target on the fewest GPUs a layout allows:
+    gradient checkpointing could then only slow it down."""
+    (no_fit, misses, *_), _, laid_out = entry
+    return not no_fit and not misses and laid_out[3].layout.gpus == step
+
+
 def _serving_target(req: PlanRequest) -> str:
     """'30 tokens/s per user and a first token within 0.5 s'."""
     parts = []
@@ -243,6 +412,24 @@ def _serving_target(req: PlanRequest) -> str:
     if req.ttft_s is not None:
         parts.append(f"a first token within {req.ttft_s:g} s")
     return " and ".join(parts)
+
+
+def _chosen(req: PlanRequest, best: Option, literal: Option | None) -> str:
+    """'With gradient checkpointing and micro-batch 4 (the planner's choice); your recipe as given
+    would need 8 GPUs. ' when the search changed what the request left open."""
+    if best.recipe is None or best.recipe_source is None:
+        return ""
+    words = chosen_words(req, best.recipe, best.recipe_source)
+    if not words:
+        return ""
+    head = f"With {words} (the planner's choice): "
+    if literal is None or literal is best:
+        return head
+    if not (literal.fits and literal.meets_target):
+        return head + "your recipe as given does not fit or meet the target on this GPU; "
+    if literal.count != best.count:
+        return head + f"your recipe as given would need {literal.count} GPUs; "
+    return head
 
 
 def _reason(req: PlanRequest, best: Option) -> str:
@@ -257,7 +444,8 @@ def _reason(req: PlanRequest, best: Option) -> str:
     )
     head = f"{format_count(model.total_params())} parameters {fmt} need {format_bytes(weights)} for weights"
     if req.task is Task.INFERENCE:
-        head += f" and the KV cache for {req.users} user{'' if req.users == 1 else 's'} takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
+        users = best.users_in_flight or req.users
+        head += f" and the KV cache for {users} user{'' if users == 1 else 's'} takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
     what = f"{best.count} x {best.gpu}" if best.count > 1 else f"one {best.gpu}"
     layout = f" with {best.layout.describe()}" if best.count > 1 else ""
     speed = (
@@ -270,12 +458,96 @@ def _reason(req: PlanRequest, best: Option) -> str:
         money = f", {format_usd(best.cost.cloud_usd_per_hour)}/h to rent"
     elif req.purchase is Purchase.BUY and best.cost.purchase_usd:
         money = f", {format_usd(best.cost.purchase_usd)} to buy"
-    return f"{head}; {what}{layout} fit{'s' if best.count == 1 else ''} it at {format_bytes(best.per_gpu_bytes)} per GPU, {speed}{money}."
+    runs_as = f" (runs as {best.runs_as}: the card has no {req.precision})" if best.runs_as else ""
+    tight = " (tight)" if best.tight else ""
+    return (
+        f"{head}; {what}{layout} fit{'s' if best.count == 1 else ''} it{runs_as} at "
+        f"{format_bytes(best.per_gpu_bytes)} per GPU{tight}, {speed}{money}."
+    )
 
 
 def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
-    """Answer one planning question. Pure: the same request and catalogue give the same plan."""
+    """Answer one planning question. Pure: the same request and catalogue give the same plan.
+
+    A token budget without a deadline is planned to finish within the default duration
+    (core/recipe.py, DEFAULT_DEADLINE_DAYS); when nothing does, to the fastest plan. A plan that takes
+    longer than a year says so."""
     catalog = catalog or default_catalog()
+    deadline_h = default_deadline_hours(req)
+    result = None
+    extra: list[str] = []
+    if deadline_h is not None:
+        paced = _plan(req.model_copy(update={"max_hours": deadline_h}), catalog)
+        if paced.best is not None:
+            result = paced.model_copy(
+                update={
+                    "request": req,
+                    "assumptions": paced.assumptions
+                    | {
+                        "default_deadline": f"no deadline given: planned to finish within "
+                        f"{DEFAULT_DEADLINE_DAYS} days ({DEADLINE_SOURCE}); set --max-hours to change it"
+                    },
+                }
+            )
+            extra.append(
+                f"No deadline given: the plan finishes within {DEFAULT_DEADLINE_DAYS} days, as published "
+                "runs of this kind did; set a deadline to trade time for cost."
+            )
+    if result is None:
+        result = _plan(req, catalog)
+    best = result.best
+    time_s = getattr(best.speed, "time_to_train_s", None) if best is not None else None
+    if time_s is not None and time_s > YEAR_S:
+        extra.append(
+            f"This plan trains for {format_duration(time_s)}, more than a year: set a deadline "
+            "(--max-hours) or a smaller token budget."
+        )
+    if extra:
+        result = result.model_copy(update={"warnings": (*result.warnings, *extra)})
+    if deadline_h is not None and best is not None:
+        result = result.model_copy(update={"frontier": _frontier(req, best, catalog)})
+    return result
+
+
+FRONTIER_POINTS = 8  # scales shown: powers of two up to twice the recommended count
+
+
+def _frontier(req: PlanRequest, best: Option, catalog: Catalog) -> tuple[FrontierPoint, ...]:
+    """The recommended GPU with the recommended recipe at powers of two up to twice its count: time to
+    train against the job's rent, to show where scaling stops paying."""
+    gpu = catalog.get(best.gpu_id)
+    recipe = best.recipe or {}
+    top = best.count * 2
+    counts = [n for n in (2**i for i in range(top.bit_length())) if n <= top][-FRONTIER_POINTS:]
+    points = []
+    for n in counts:
+        update = {"gpus": n, "gpu": best.gpu_id}
+        if recipe:
+            update |= {
+                "batch_size": recipe["micro_batch"],
+                "grad_checkpointing": recipe["grad_checkpointing"],
+            }
+        try:
+            fixed = req.model_copy(update=update)
+            option, _ = _option(fixed, gpu, catalog)
+        except ValueError:
+            continue
+        speed = option.training if option is not None else None
+        if speed is None or speed.time_to_train_s is None:
+            continue
+        points.append(
+            FrontierPoint(
+                count=option.count,
+                time_to_train_s=speed.time_to_train_s,
+                job_cloud_usd=option.cost.job_cloud_usd,
+                fits=option.fits,
+            )
+        )
+    return tuple(points)
+
+
+def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
+    """plan() for one request as it stands (its deadline, if any)."""
     req, concurrency = with_concurrency(req)
     gpus = [g for g in catalog.gpus if req.tier is None or g.tier is req.tier]
     warnings = list(catalog.warnings)
@@ -286,15 +558,69 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     gpus = [g for g in gpus if passes_filters(req, g)]
     options: list[Option] = []
     not_considered: list[str] = []
-    search = LayoutSearch(req)
-    for gpu in gpus:
-        option, skipped = _option(req, gpu, catalog, search)
-        if skipped:
-            # A catalogue gap, not a problem with this plan: a warning only when the user asked for it.
-            (warnings if req.gpu is not None else not_considered).append(skipped)
-        if option is not None:
-            options.append(option)
+    runs = variants(req)  # the literal recipe first, then every choice of the knobs left open
+    searches = [LayoutSearch(run) for run in runs]
+    ran: dict[int, tuple[PlanRequest, LayoutSearch]] = {}  # id(option) -> its recipe and search
+    literal: dict[str, Option] = {}  # gpu id -> the option of the recipe as given
+    if rate_only(req):
+        # Sized for an arrival rate: each GPU's concurrency follows from its own speed (core/serving.py).
+        for gpu in gpus:
+            option, skipped = _rate_option(req, gpu, catalog)
+            if skipped:
+                # A catalogue gap, not a problem with this plan: a warning only when the user asked for it.
+                (warnings if req.gpu is not None else not_considered).append(skipped)
+            if option is not None:
+                options.append(option)
+                ran[id(option)] = (runs[0], searches[0])
+    else:
+        step = (req.tensor_parallel or 1) * (req.pipeline_parallel or 1)
+        # Each recipe's layout is found and screened on its summary speed; only the literal recipe's and
+        # the best recipe's options are worked out in full. One recipe at a time over every GPU: the speed
+        # and memory memos (core/memo.py) then see the same request object call after call.
+        screened: dict[str, list[tuple[tuple, int, Found]]] = {gpu.id: [] for gpu in gpus}
+        peaks_of: dict[str, tuple[DevicePeaks | None, str | None]] = {}
+        done: set[str] = set()
+        for i, (run, run_search) in enumerate(zip(runs, searches, strict=True)):
+            first_of_group = i == 0 or run.grad_checkpointing != runs[i - 1].grad_checkpointing
+            for gpu in gpus:
+                entries = screened[gpu.id]
+                if gpu.id in done:
+                    continue
+                if first_of_group and entries and _cannot_improve(min(entries, key=_entry_key), step):
+                    done.add(gpu.id)  # checkpointing only slows a recipe already on the fewest GPUs
+                    continue
+                if not first_of_group and entries and entries[-1][:2] != min(entries, key=_entry_key)[:2]:
+                    continue  # a larger micro-batch stopped paying: the larger ones of this group neither
+                laid_out, skipped = _layout_for(run, gpu, run_search, peaks_of)
+                if laid_out is None:
+                    if i == 0:  # a catalogue gap, not a problem with this plan: a warning only when asked
+                        (warnings if req.gpu is not None else not_considered).append(skipped)
+                    done.add(gpu.id)  # the GPU's peaks are unknown, or the layout exceeds the tier's room
+                    continue
+                entries.append((_screen_key(run, laid_out), i, laid_out))
+        chosen_of = {gid: min(entries, key=_entry_key)[1] for gid, entries in screened.items() if entries}
+        kept: dict[str, Option] = {}
+        for i, run in enumerate(runs):
+            for gpu in gpus:
+                chosen_i = chosen_of.get(gpu.id)
+                if chosen_i is None or i not in (0, chosen_i):
+                    continue
+                laid_out = next(entry[2] for entry in screened[gpu.id] if entry[1] == i)
+                option, _ = _option(run, gpu, catalog, searches[i], user=req, laid_out=laid_out)
+                if option is None:
+                    continue
+                ran[id(option)] = (run, searches[i])
+                if i == 0:
+                    literal[gpu.id] = option
+                if i == chosen_i:
+                    kept[gpu.id] = option
+        options.extend(kept[gpu.id] for gpu in gpus if gpu.id in kept)
     options.sort(key=_rank_key)
+    scope = fabric_scope_warning(
+        req.calibration, [g.name for g in gpus if not fabric_applies(req.calibration, g.id)]
+    )
+    if scope:
+        warnings.append(scope)
     unsharded = estimate_memory(req, Parallelism(), device=Device.CUDA)
     best = next((o for o in options if o.fits and o.meets_target), None)
     suggestions: list[str] = []
@@ -306,35 +632,50 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         if not gpus:
             reason = "No GPU in the catalogue passes the filters (" + filters_text(req) + ")."
         elif any(o.fits for o in options):
-            target = f"the {req.max_hours:g} h deadline" if req.task.is_training else _serving_target(req)
+            if req.task.is_training:
+                target = (
+                    f"the {req.max_hours:g} h deadline"
+                    if req.max_hours is not None
+                    else f"the global batch of {req.global_batch} sequences"
+                )
+            else:
+                target = _serving_target(req)
             limit = f"{req.gpus} GPUs" if req.gpus else f"{MAX_GPUS:,} GPUs"
             reason = f"Nothing in {where} meets {target} with up to {limit}. " + suggestions[0]
         else:
             with_count = f" with {req.gpus} GPU{'s' if req.gpus != 1 else ''}" if req.gpus else ""
+            # On the largest card, with what its serving engine reserves of it, so the two numbers
+            # compared are the ones that decided (never "nothing fits 21.5 GiB; the largest has 23.6").
+            on_biggest = estimate_memory(req, Parallelism(), device=Device.CUDA, capacity=biggest or None)
+            reserve = (
+                " (the engine's reserve included)" if on_biggest.total_bytes != unsharded.total_bytes else ""
+            )
             reason = (
-                f"Nothing in {where} fits {format_bytes(unsharded.total_bytes)} (one-device footprint)"
-                f"{with_count}; the largest GPU has {format_bytes(biggest)}. " + suggestions[0]
+                f"Nothing in {where} fits{with_count}: one device needs "
+                f"{format_bytes(on_biggest.total_bytes)}{reserve}; the largest GPU has "
+                f"{format_bytes(biggest)}. " + suggestions[0]
             )
         recommendation = Recommendation(
             tier=None, gpu=None, gpu_id=None, count=None, parallelism=None, reason=reason
         )
     else:
+        best_req, search = ran[id(best)]
         recommendation = Recommendation(
             tier=best.tier,
             gpu=best.gpu,
             gpu_id=best.gpu_id,
             count=best.count,
             parallelism=best.layout,
-            reason=_reason(req, best),
+            reason=_chosen(req, best, literal.get(best.gpu_id)) + _reason(best_req, best),
         )
         chosen = catalog.get(best.gpu_id)
         deployment = deployment_note(chosen, best.machines)
         if deployment:
             warnings.append(f"{best.gpu}: {deployment}.")
         # A count set by the target, not by memory, is not lowered by changes that only cut memory.
-        memory_set = best.count % 2 == 1 or not _fits_at(req, chosen, best.count // 2, search)
+        memory_set = best.count % 2 == 1 or not _fits_at(best_req, chosen, best.count // 2, search)
         suggestions = count_suggestions(
-            req, best, lambda changed: _fewer(changed, chosen, catalog, best.count), memory_set
+            best_req, best, lambda changed: _fewer(changed, chosen, catalog, best.count), memory_set
         )
         if best.rank_usd is None:
             warnings.append(
@@ -363,11 +704,12 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         )
     # ---- end of the trace ------------------------------------------------------------------------------
     if req.task.is_training:
-        f_tok = training_flops_per_token(req)
-        tokens = req.batch_size * req.seq_len * req.grad_accumulation_steps
+        used = ran[id(best)][0] if best is not None else runs[0]
+        f_tok = training_flops_per_token(used)
+        tokens = used.batch_size * used.seq_len * used.grad_accumulation_steps
         compute = {
             "flops_per_token": f_tok,
-            "hardware_flops_per_token": hardware_flops_per_token(req),
+            "hardware_flops_per_token": hardware_flops_per_token(used),
             "tokens_per_step": tokens,
             "flops_per_step": f_tok * tokens,
         }
@@ -400,6 +742,19 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
         )
     if concurrency is not None:
         assumptions["concurrent_users_from_requests_per_s"] = concurrency
+    if req.task.is_training:
+        sequences, source = published_global_batch(req)
+        assumptions["global_batch"] = (
+            f"{req.global_batch} sequences per step (yours): replicas x micro-batch x accumulation"
+            if req.global_batch is not None
+            else f"none given: micro-batch x accumulation per replica as the recipe says; published "
+            f"practice is about {sequences} sequences of {req.seq_len} tokens per step ({source}); "
+            "set --global-batch to hold it"
+        )
+        assumptions["recipe_search"] = (
+            "knobs the request leaves open (gradient checkpointing, micro-batch 1-8) are the planner's: "
+            "each GPU keeps the recipe that ranks first, the faster step breaking ties"
+        )
     return Plan(
         request=req,
         memory=unsharded,

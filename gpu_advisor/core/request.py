@@ -172,6 +172,11 @@ class Assumptions(BaseModel):
         return data
 
 
+# Recipe knobs with a value even when the user leaves them to the planner (core/recipe.py): a saved
+# plan's inputs list the ones left open under "recipe_open", and reading them back drops their values.
+OPEN_RECIPE_FIELDS = ("batch_size", "grad_accumulation_steps", "loss")
+
+
 class PlanRequest(BaseModel):
     """One planning question. Validation messages name the field; the CLI and the GUI show them."""
 
@@ -182,7 +187,18 @@ class PlanRequest(BaseModel):
     optimizer: Optimizer = Optimizer.ADAMW
     seq_len: int = Field(default=2048, ge=1, le=10_000_000, description="Tokens per sequence")
     batch_size: int = Field(default=1, ge=1, le=1_000_000, description="Micro-batch per GPU")
-    grad_checkpointing: bool = False
+    grad_checkpointing: bool | None = Field(
+        default=None,
+        description="Recompute activations in backward: True or False is the user's lock, None lets the "
+        "planner choose",
+    )
+    global_batch: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000,
+        description="Sequences per optimizer step over all replicas (data-parallel replicas x micro-batch "
+        "x accumulation); None: the published-practice default for the task (core/recipe.py)",
+    )
     grad_accumulation_steps: int = Field(
         default=1,
         ge=1,
@@ -258,10 +274,29 @@ class PlanRequest(BaseModel):
         default=None, description="A memory trace of the real architecture; replaces the memory formulas"
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _open_recipe(cls, data: Any) -> Any:
+        """Saved inputs: the recipe knobs listed under recipe_open stay the planner's."""
+        if isinstance(data, dict) and "recipe_open" in data:
+            open_ = data["recipe_open"]
+            names = set(open_) & set(OPEN_RECIPE_FIELDS) if isinstance(open_, list) else set()
+            return {k: v for k, v in data.items() if k != "recipe_open" and k not in names}
+        return data
+
+    def inputs_json(self) -> dict[str, Any]:
+        """The request as saved (plan@1 `inputs`): every field, and for training the recipe knobs
+        left to the planner under recipe_open."""
+        out = self.model_dump(mode="json")
+        if self.task.is_training:
+            out["recipe_open"] = [k for k in OPEN_RECIPE_FIELDS if k not in self.model_fields_set]
+        return out
+
     @field_validator(
         "seq_len",
         "batch_size",
         "grad_accumulation_steps",
+        "global_batch",
         "zero_stage",
         "gpus",
         "tensor_parallel",
@@ -322,10 +357,12 @@ class PlanRequest(BaseModel):
         if self.task.is_training and (self.requests_per_s is not None or self.ttft_s is not None):
             field = "requests_per_s" if self.requests_per_s is not None else "ttft_s"
             raise ValueError(f"{field}: serving targets apply to inference, not {self.task}")
-        if self.requests_per_s is not None and self.tokens_per_s_per_user is None:
+        if self.global_batch is not None and not self.task.is_training:
+            raise ValueError("global_batch: a global batch applies to training, not inference")
+        if self.global_batch is not None and self.global_batch % self.batch_size:
             raise ValueError(
-                "requests_per_s: give a tokens/s per user target too: Little's law needs the time each "
-                "request takes (its output tokens at that speed)"
+                f"global_batch: {self.global_batch} sequences are not a multiple of the micro-batch "
+                f"{self.batch_size}"
             )
         if self.zero_stage and not self.task.is_training:
             raise ValueError("zero_stage: ZeRO shards training state; it does not apply to inference")

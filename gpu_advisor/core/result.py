@@ -18,6 +18,7 @@ from .request import PlanRequest
 from .trace import TraceComparison
 
 PLAN_SCHEMA = "gpu-advisor/plan@1"
+TIGHT_FILL = 0.95  # a fit above 95 % of the memory that decides it leaves no room for a longer prompt
 TRAINING_SPEED_KEYS = (
     "step_time_s",
     "tokens_per_s",
@@ -58,8 +59,12 @@ class Option(BaseModel):
     gpu_id: str
     tier: Tier
     count: int
-    machines: int  # count = machines x gpus_per_machine; tensor parallelism stays inside one machine
+    machines: int  # count = machines x gpus_per_machine (or last_machine_gpus on the last); tensor parallelism stays inside one machine
     gpus_per_machine: int
+    last_machine_gpus: int | None = None  # when the count does not split evenly: the last machine's
+    gpus_bought: int = 0  # SXM/OAM: whole baseboards; cards: the count (0 = not computed)
+    runs_as: str = ""  # 'fp16 (loss scaling)' where the card lacks the precision asked for
+    users_in_flight: int | None = None  # requests/s alone: this option's Little's-law concurrency
     host: HostSpec  # what one machine is, costs and draws besides its GPUs
     fits: bool
     meets_target: bool
@@ -71,6 +76,10 @@ class Option(BaseModel):
     rank_usd: float | None = None  # what the options are ranked by (see the plan's assumptions)
     sources: GpuSources
     note: str = ""
+    # training: what the option runs (micro_batch, grad_accum, global_batch, grad_checkpointing, loss,
+    # zero_stage) and, for each key, "user" (locked by the request) or "planner" (chosen by the search)
+    recipe: dict[str, Any] | None = None
+    recipe_source: dict[str, str] | None = None
 
     @property
     def per_gpu_bytes(self) -> int:
@@ -79,6 +88,19 @@ class Option(BaseModel):
     @property
     def per_gpu_components(self) -> MemoryComponents:
         return self.per_gpu.components
+
+    @property
+    def memory_fill(self) -> float:
+        """How full the memory that decides the fit is: the engine's KV pool with the users' KV cache,
+        else the card with the footprint. Above TIGHT_FILL a fit is marked tight."""
+        pool = self.per_gpu.kv_pool_bytes
+        if pool is not None:
+            return self.per_gpu.components.kv_cache / pool if pool > 0 else float("inf")
+        return self.per_gpu_bytes / self.gpu_memory_bytes
+
+    @property
+    def tight(self) -> bool:
+        return self.fits and self.memory_fill > TIGHT_FILL
 
     @property
     def training(self) -> TrainingSpeed | None:
@@ -95,6 +117,10 @@ class Option(BaseModel):
             "count": self.count,
             "machines": self.machines,
             "gpus_per_machine": self.gpus_per_machine,
+            "last_machine_gpus": self.last_machine_gpus,
+            "gpus_bought": self.gpus_bought or self.count,
+            "runs_as": self.runs_as or None,
+            "users_in_flight": self.users_in_flight,
             "machine": self.host.label,
             "fits": self.fits,
             "meets_target": self.meets_target,
@@ -102,6 +128,9 @@ class Option(BaseModel):
             "per_gpu_bytes": self.per_gpu_bytes,
             "per_gpu_components": self.per_gpu_components.model_dump(),
             "memory_phase": self.per_gpu.phase,
+            "kv_pool_bytes": self.per_gpu.kv_pool_bytes,
+            "memory_fill": round(self.memory_fill, 4) if self.memory_fill != float("inf") else None,
+            "tight": self.tight,
             "parallelism": self.layout.model_dump(),
             "parallelism_text": self.layout.describe(),
             "bound": self.speed.bound,
@@ -115,6 +144,7 @@ class Option(BaseModel):
             },
             "sources": self.sources.model_dump(),
             "note": self.note,
+            **({"recipe": self.recipe, "recipe_source": self.recipe_source} if self.training else {}),
         }
 
 
@@ -127,6 +157,7 @@ class VerdictSide(BaseModel):
     count: int
     machines: int
     gpus_per_machine: int
+    gpus_bought: int | None = None  # buying SXM/OAM parts takes whole baseboards
     machine: str
     cost_usd: float  # rent: per month, or for the job; buy: the purchase
     usd_per_month: float | None  # rent per month, or the purchase's electricity per month
@@ -166,6 +197,16 @@ class Recommendation(BaseModel):
     reason: str
 
 
+class FrontierPoint(BaseModel):
+    """One scale of the recommended GPU for a token budget: its time to train and the job's rent."""
+
+    model_config = ConfigDict(frozen=True)
+    count: int
+    time_to_train_s: float
+    job_cloud_usd: float | None
+    fits: bool
+
+
 class Plan(BaseModel):
     """Everything one planning question produced; serialises to the documented JSON contract."""
 
@@ -181,6 +222,8 @@ class Plan(BaseModel):
     trace: TraceComparison | None = None  # formulas beside a memory trace (core/trace.py), when traced
     verdict: Verdict | None = None  # rent or buy across the options (core/verdict.py)
     tiers: tuple[TierChoice, ...] = ()  # the best option of each tier (core/tiers.py)
+    # training with a token budget: the recommended GPU and recipe at each power-of-two scale
+    frontier: tuple[FrontierPoint, ...] = ()
 
     @property
     def best(self) -> Option | None:
@@ -212,7 +255,7 @@ class Plan(BaseModel):
         """The `gpu-advisor plan --json` object (DESIGN.md, "Data contracts")."""
         return {
             "schema": PLAN_SCHEMA,
-            "inputs": self.request.model_dump(mode="json"),
+            "inputs": self.request.inputs_json(),
             "memory": {
                 "total_bytes": self.memory.total_bytes,
                 "components": self.memory.components.model_dump(mode="json"),
@@ -227,5 +270,6 @@ class Plan(BaseModel):
             "suggestions": list(self.suggestions),
             "verdict": None if self.verdict is None else self.verdict.model_dump(mode="json"),
             "tiers": self._tiers_json(),
+            "frontier": [point.model_dump() for point in self.frontier],
             **({"trace": self.trace.to_json_dict()} if self.trace is not None else {}),
         }

@@ -135,7 +135,7 @@ def check_trace_matches(req: PlanRequest) -> None:
         pairs += [
             ("seq_len", trace.seq_len, req.seq_len),
             ("batch_size", trace.batch_size, req.batch_size),
-            ("grad_checkpointing", trace.grad_checkpointing, req.grad_checkpointing),
+            ("grad_checkpointing", trace.grad_checkpointing, bool(req.grad_checkpointing)),
             ("optimizer", trace.optimizer, req.optimizer.value),
         ]
     else:

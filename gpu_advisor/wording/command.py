@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from gpu_advisor.bench.monitor import MonitorReport
-from gpu_advisor.bench.probe_events import EpochRecord, Event, StepsSummary, summarize_epochs, summarize_steps
+from gpu_advisor.bench.probe_events import EpochRecord, StepsSummary
 from gpu_advisor.core.units import (
     NA,
     format_bytes,
@@ -170,11 +170,13 @@ def command_cards(report: MonitorReport) -> tuple[Cards, tuple[str, str, str, st
     return cards, captions
 
 
-def live_cards(events: Sequence[Event], elapsed_s: float) -> tuple[Cards, tuple[str, str, str, str]]:
-    """Cards while the command runs, from the probe's events so far."""
+def live_cards(
+    steps: StepsSummary | None, epochs: Sequence[EpochRecord], elapsed_s: float
+) -> tuple[Cards, tuple[str, str, str, str]]:
+    """Cards while the command runs, from the probe's steps and epochs so far."""
     return probe_cards(
-        summarize_steps(events),
-        summarize_epochs(events),
+        steps,
+        epochs,
         duration_s=elapsed_s,
         status="running",
         rss_max_bytes=None,
@@ -231,16 +233,3 @@ def monitor_lines(report: MonitorReport) -> list[str]:
         if v.severity in ("warning", "critical") and v.fix:
             lines.append(f"      fix: {v.fix}")
     return lines
-
-
-def recent_rate(events: Sequence[Event]) -> tuple[float, float, str] | None:
-    """(time of the last step on the monotonic clock, rate, unit) over the given events' timed steps:
-    samples/s where the steps give samples, else tokens/s, else steps/s. None without a timed step."""
-    steps = summarize_steps(events)
-    if steps is None or steps.step_time is None:
-        return None
-    rate, unit = _rate(steps)
-    last_t = max(
-        float(e["t"]) for e in events if e.get("event") == "step" and isinstance(e.get("t"), int | float)
-    )
-    return (last_t, rate, unit) if rate is not None else None

@@ -30,6 +30,7 @@ from gpu_advisor.wording.plan import (
     TASK_LABELS,
     bound_text,
     breakeven_text,
+    count_text,
     fits_text,
     gpu_line,
     headline,
@@ -85,7 +86,13 @@ def option_columns(training: bool) -> tuple[Column, ...]:
     """
     head = (
         Column("gpu", "GPU", lambda o: o.gpu, lambda o: o.gpu, numeric=False),
-        Column("count", "GPUs", lambda o: o.count, lambda o: str(o.count), "GPUs needed"),
+        Column(
+            "count",
+            "GPUs",
+            lambda o: o.count,
+            count_text,
+            "GPUs used (and bought, where SXM/OAM baseboards hold more)",
+        ),
         Column(
             "fits",
             "Fits",
@@ -466,13 +473,21 @@ CLI_COLUMNS = {
 CLI_OPTION_ROWS = 12
 
 
+def memory_notes(plan: Plan) -> list[str]:
+    """The memory notes: the unsharded footprint's, then how the serving engine fills the card of the
+    answer (or of the first option): its reserve, weights, activation peak, non-PyTorch memory, KV pool."""
+    option = plan.best or (plan.options[0] if plan.options else None)
+    engine = [] if option is None else [n for n in option.per_gpu.notes if " memory: " in n]
+    return [*plan.memory.notes, *(f"{option.count} × {option.gpu}: {n}" for n in engine)]
+
+
 def plan_text(plan: Plan) -> str:
     """The plan as the CLI prints it: the answer, the memory breakdown, the best options."""
     title = plan_title(plan)
     lines = [title, "=" * len(title), f"Recommendation: {headline(plan)}", plan.recommendation.reason, ""]
     lines.append("Memory on one device, unsharded:")
     lines += [f"  {label:<28} {size:>10}   {formula}" for label, size, formula in memory_rows(plan.memory)]
-    lines += [f"  note: {note}" for note in plan.memory.notes]
+    lines += [f"  note: {note}" for note in memory_notes(plan)]
     verdict = verdict_text(plan)
     if verdict:
         lines += ["", f"Rent or buy: {verdict}"]
@@ -490,6 +505,24 @@ def plan_text(plan: Plan) -> str:
     lines += text_table([c.header for c in chosen], rows, [c.numeric for c in chosen])
     if len(plan.options) > CLI_OPTION_ROWS:
         lines.append(f"... {len(plan.options) - CLI_OPTION_ROWS} more (use --json for all)")
+    lines += frontier_text(plan)
     lines += [f"warning: {w}" for w in plan.warnings]
     lines += [f"suggestion: {s}" for s in plan.suggestions]
     return "\n".join(lines)
+
+
+def frontier_text(plan: Plan) -> list[str]:
+    """Time and cost by scale of the recommended GPU (a token budget without a deadline)."""
+    if not plan.frontier or plan.recommendation.gpu is None:
+        return []
+    rows = [
+        [
+            f"{p.count:,}",
+            format_duration(p.time_to_train_s) if p.fits else "does not fit",
+            format_usd(p.job_cloud_usd) if p.job_cloud_usd is not None and p.fits else "n/a",
+            "recommended" if p.count == plan.recommendation.count else "",
+        ]
+        for p in plan.frontier
+    ]
+    head = f"Time and cost by scale ({plan.recommendation.gpu}, the recommended recipe):"
+    return ["", head, *text_table(["GPUs", "Time to train", "Job rent", ""], rows, [True, True, True, False])]

@@ -100,6 +100,14 @@ def test_the_numbers_that_rank_layouts_are_the_numbers_the_plan_shows(catalog, n
     req = _request(name)
     result = plan(req, catalog)
     for option in result.options:
+        if option.recipe is not None:  # the recipe the planner ran this option with
+            req = _request(name).model_copy(
+                update={
+                    "batch_size": option.recipe["micro_batch"],
+                    "grad_accumulation_steps": option.recipe["grad_accum"],
+                    "grad_checkpointing": option.recipe["grad_checkpointing"],
+                }
+            )
         peaks, _ = gpu_peaks(catalog.get(option.gpu_id), req)
         speeds = LayoutSpeeds(req, peaks)
         par = option.layout
