@@ -160,7 +160,9 @@ def comparison_warnings(comparison: TraceComparison) -> list[str]:
 def traced_formulas(trace: TraceResult, formulas: dict[str, str]) -> dict[str, str]:
     """The plan's per-component working when the memory basis is a trace."""
     how = f"traced: {trace.architecture}, peak at {trace.peak_phase}"
-    out: dict[str, str] = {k: how for k in ("weights", "gradients", "optimizer", "activations", "kv_cache") if k in formulas}
+    out: dict[str, str] = {
+        k: how for k in ("weights", "gradients", "optimizer", "activations", "kv_cache") if k in formulas
+    }
     if "overhead" in formulas:
         out["overhead"] = formulas["overhead"]
     return out
