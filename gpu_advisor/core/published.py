@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from .architecture import ModelSpec
 from .catalog import Catalog
+from .estimates import TrainingSpeed
 from .layout import Parallelism
 from .memory import Device, OptimizerImpl, estimate_memory
 from .presets import get_preset
@@ -118,14 +119,28 @@ def _model_tflops_per_gpu(run: Callable[[Catalog], Option]) -> Callable[[Catalog
     )
 
 
+def _training_speed(option: Option) -> TrainingSpeed:
+    """The speed of an option a training run planned (the figures below are published for training)."""
+    if option.training is None:
+        raise TypeError(f"{option.count} × {option.gpu} is an inference option: no training speed")
+    return option.training
+
+
 def _hardware_tflops_per_gpu(run: Callable[[Catalog], Option]) -> Callable[[Catalog], float]:
     return lambda catalog: (
-        lambda o: o.speed.tokens_per_s / o.count * o.speed.hardware_flops_per_token / 1e12
+        lambda o: o.speed.tokens_per_s / o.count * _training_speed(o).hardware_flops_per_token / 1e12
     )(run(catalog))
 
 
 def _gpu_hours(run: Callable[[Catalog], Option]) -> Callable[[Catalog], float]:
-    return lambda catalog: run(catalog).speed.gpu_hours
+    def hours(catalog: Catalog) -> float:
+        option = run(catalog)
+        gpu_hours = _training_speed(option).gpu_hours
+        if gpu_hours is None:
+            raise ValueError(f"{option.count} × {option.gpu}: no GPU-hours without a token budget")
+        return gpu_hours
+
+    return hours
 
 
 def _serve(

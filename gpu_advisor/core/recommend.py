@@ -68,7 +68,7 @@ def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str |
         return None, "tensor throughput or bandwidth unknown in the catalogue"
     a = req.assumptions
     cal = req.calibration
-    calibrated = cal is not None and cal.mfu is not None and cal.gpu_id in (None, gpu.id)
+    measured = cal if cal is not None and cal.mfu is not None and cal.gpu_id in (None, gpu.id) else None
     efficiency = resolve_efficiency(
         gpu.arch,
         gpu.tier is Tier.CONSUMER and gpu.vendor == "NVIDIA",
@@ -78,8 +78,8 @@ def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str |
         a.mfu,
         a.prefill_efficiency,
         a.bandwidth_efficiency,
-        cal.mfu if calibrated else None,
-        cal.source if calibrated else "",
+        measured.mfu if measured is not None else None,
+        measured.source if measured is not None else "",
     )
     return DevicePeaks(
         flops_per_s=flops,
@@ -123,7 +123,7 @@ def _best_layout(
         found = search.candidates(count, gpu, speeds)
         last = found[-1] if found else last
         fitting = [c for c in found if c.fits]
-        meeting = [c for c in fitting if meets(req, c.speed)]
+        meeting = [c for c in fitting if c.speed is not None and meets(req, c.speed)]
         if meeting:
             return best(req, meeting)
         here = best(req, fitting)
@@ -141,9 +141,11 @@ def _best_layout(
 
 
 def _faster(a: Candidate, b: Candidate) -> bool:
-    if a.speed.kind == "inference":
-        return a.speed.tokens_per_s_per_user > b.speed.tokens_per_s_per_user * 1.01
-    return a.speed.tokens_per_s > b.speed.tokens_per_s * 1.01
+    fast, slow = a.speed, b.speed
+    assert fast is not None and slow is not None  # both fit: their speeds are worked out
+    if fast.kind == "inference" and slow.kind == "inference":  # one request: both of one kind
+        return fast.tokens_per_s_per_user > slow.tokens_per_s_per_user * 1.01
+    return fast.tokens_per_s > slow.tokens_per_s * 1.01
 
 
 def _fits_at(req: PlanRequest, gpu: GpuSpec, count: int, search: LayoutSearch | None = None) -> bool:
@@ -155,8 +157,9 @@ def _fits_at(req: PlanRequest, gpu: GpuSpec, count: int, search: LayoutSearch | 
 def _next_count(req: PlanRequest, count: int, best_fit: Candidate | None) -> int:
     """Double, or jump straight to the data-parallel size a training deadline implies."""
     nxt = count * 2
-    if best_fit is not None and best_fit.speed.kind == "training" and req.max_hours:
-        needed = best_fit.speed.time_to_train_s / (req.max_hours * 3600) * count
+    speed = best_fit.speed if best_fit is not None else None
+    if speed is not None and speed.kind == "training" and req.max_hours and speed.time_to_train_s is not None:
+        needed = speed.time_to_train_s / (req.max_hours * 3600) * count
         while nxt < needed and nxt <= MAX_GPUS:
             nxt *= 2
         nxt = max(count * 2, nxt // 2 if nxt // 2 > count else nxt)
@@ -230,6 +233,7 @@ def _screen_key(req: PlanRequest, found: Found) -> tuple:
     GPU count, which prices the rent per hour and the purchase), then the faster step."""
     cand = found[3]
     speed = cand.speed
+    assert speed is not None  # a laid-out candidate carries its speed (a summary where it does not fit)
     fits = cand.fits
     count = cand.layout.gpus
     time_s = getattr(speed, "time_to_train_s", None)
@@ -357,7 +361,7 @@ def _rate_option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Opti
         option, skipped = _option(sized, gpu, catalog, LayoutSearch(sized))
         if option is None or not option.fits:
             return option, skipped
-        speed = option.speed
+        speed = option.serving
         ttft = time_to_first_token_s(speed.prefill_s, speed.tokens_per_s_per_user)
         seconds = ttft + req.output_tokens / speed.tokens_per_s_per_user
         needed = little_users(req.requests_per_s, seconds)
@@ -365,6 +369,7 @@ def _rate_option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Opti
             break
         users = needed
     else:
+        assert option is not None  # the loop returned where no option was found
         return option.model_copy(update={"meets_target": False}), None
     queued = queued_ttft_s(ttft, speed.prefill_s, req.requests_per_s, option.layout.data)
     meets_ttft = req.ttft_s is None or queued <= req.ttft_s
@@ -532,7 +537,9 @@ def _frontier(req: PlanRequest, best: Option, catalog: Catalog) -> tuple[Frontie
             option, _ = _option(fixed, gpu, catalog)
         except ValueError:
             continue
-        speed = option.training if option is not None else None
+        if option is None:
+            continue
+        speed = option.training
         if speed is None or speed.time_to_train_s is None:
             continue
         points.append(
@@ -593,7 +600,9 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
                     continue  # a larger micro-batch stopped paying: the larger ones of this group neither
                 laid_out, skipped = _layout_for(run, gpu, run_search, peaks_of)
                 if laid_out is None:
-                    if i == 0:  # a catalogue gap, not a problem with this plan: a warning only when asked
+                    if (
+                        i == 0 and skipped is not None
+                    ):  # a catalogue gap, not a problem with this plan: a warning only when asked
                         (warnings if req.gpu is not None else not_considered).append(skipped)
                     done.add(gpu.id)  # the GPU's peaks are unknown, or the layout exceeds the tier's room
                     continue

@@ -374,7 +374,7 @@ def _training_terms(job: _TrainingJob, par: Parallelism, step: _TrainingStep) ->
     ]
     zero3 = step.zero3
     zero3_extra = 0.0
-    if zero3 is not None:
+    if zero3 is not None and fabric is not None:  # ZeRO-3 gathers exist only on a fabric
         zero3_extra = zero3.extra_s
         terms.append(
             SpeedTerm(
@@ -436,7 +436,7 @@ def _training_terms(job: _TrainingJob, par: Parallelism, step: _TrainingStep) ->
                     f"({'across nodes' if pp_cross else 'inside the node'})",
                 )
             )
-    if _reduces_gradients_per_step(par, fabric):
+    if fabric is not None and _reduces_gradients_per_step(par, fabric):
         terms.append(
             SpeedTerm(
                 name="data-parallel gradient reduction",
@@ -756,7 +756,7 @@ def _decode_terms(
             exposed=attention.compute_s > attention.memory_s,
         ),
     ]
-    if step.decode_comm_s:
+    if step.decode_comm_s and fabric is not None:  # communication needs a fabric
         tp_group = _layout_groups(fabric, par)[0]
         terms.append(
             SpeedTerm(
