@@ -40,7 +40,7 @@ from gpu_advisor.bench.results import Machine, TelemetryRecord, VerdictRecord
 from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.files import write_json_atomic
 from gpu_advisor.probe.events import EVENTS_ENV
-from gpu_advisor.telemetry import NvmlSource, RunEvidence, Sample, TelemetrySummary, diagnose, summarize
+from gpu_advisor.telemetry import GpuSource, RunEvidence, Sample, TelemetrySummary, diagnose, summarize
 from gpu_advisor.telemetry.recording import Recording
 
 MONITOR_SCHEMA = "gpu-advisor/monitor@1"
@@ -201,7 +201,7 @@ def run_monitor(
     on_sample: Callable[[Sample], None] | None = None,
     on_events: Callable[[list[Event]], None] | None = None,
     stop: threading.Event | None = None,
-    nvml: NvmlSource | None = None,
+    nvml: GpuSource | None = None,
     cwd: str | Path | None = None,
     log_path: str | Path | None = None,
     grace_s: float = GRACE_S,

@@ -16,6 +16,7 @@ at a round number, which changes only when a reading outgrows it (benchmarks/ui_
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,7 +77,7 @@ PLOTS = (
     ),
 )
 # The latest reading in each telemetry plot's title, from the plot's unit.
-LATEST_TEXT = {
+LATEST_TEXT: dict[str, Callable[[float], str]] = {
     "utilisation_pct": lambda v: format_pct(v / 100),
     "memory_gib": lambda v: format_bytes(v * GIB, "GiB"),
     "power_w": format_watts,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -247,9 +248,7 @@ class MonitorPanel(QWidget):
             self.mode_banner.setText(f"Watching {device.label} through {self.backend.gpu_library()}.")
         self.plots.set_mode(gpu=device.nvml_index is not None)
         index = device.nvml_index
-        self.processes.set_source(
-            None if index is None else (lambda backend=self.backend: backend.gpu_processes(index))
-        )
+        self.processes.set_source(None if index is None else partial(self.backend.gpu_processes, index))
 
     def _show_plan(self, _index: int = 0) -> None:
         """Idle: the checklist lists what Start will run, every line 'waiting'."""
@@ -480,7 +479,9 @@ class MonitorPanel(QWidget):
         device = run.device
         train = [r for r in self.results if r.workload == "train" and r.status == "ok"]
         result = pick_result(train) if train else None
-        mfu = None if result is None else measured_mfu(result)
+        if result is None:
+            return None
+        mfu = measured_mfu(result)
         if mfu is None:
             return None
         return mfu, f"{result.name} on {device.name}, {run.report.created[:10]}"
