@@ -282,12 +282,12 @@ def real_control_flow(offset: CacheOffset) -> Iterator[None]:
     original_ignore = masking._ignore_causal_mask_sdpa
     original_packed = masking.find_packed_sequence_indices
 
-    def ignore_causal_mask(padding_mask, q_length, kv_length, q_offset, kv_offset, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def ignore_causal_mask(padding_mask, q_length, kv_length, q_offset, kv_offset, *args, **kwargs):
         if isinstance(q_offset, FakeTensor):
             q_offset = offset.tokens
         return original_ignore(padding_mask, q_length, kv_length, q_offset, kv_offset, *args, **kwargs)
 
-    def packed_indices(position_ids):  # type: ignore[no-untyped-def]
+    def packed_indices(position_ids):
         return None if isinstance(position_ids, FakeTensor) else original_packed(position_ids)
 
     masking._ignore_causal_mask_sdpa = ignore_causal_mask

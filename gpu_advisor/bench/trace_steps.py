@@ -63,7 +63,7 @@ class MasterWeightOptimizer(torch.optim.Optimizer):
             state["variance"] = torch.zeros_like(target)
 
     @torch.no_grad()
-    def step(self, closure=None):  # type: ignore[no-untyped-def, override]
+    def step(self, closure=None):
         for group in self.param_groups:
             for p in group["params"]:
                 if p.grad is not None:

@@ -125,7 +125,7 @@ class CategoryTracker(MemTracker):
         self.by_group[group] = self.by_group.get(group, 0) + size
 
     # ---- MemTracker's bookkeeping, extended ----------------------------------------------------------
-    def _update_snap(self, u_type, winfo, old_mem_consumed=None, old_reftype=None) -> None:  # type: ignore[no-untyped-def, override]
+    def _update_snap(self, u_type, winfo, old_mem_consumed=None, old_reftype=None) -> None:
         super()._update_snap(u_type, winfo, old_mem_consumed, old_reftype)
         if u_type == _UpdateType.ADD:
             if getattr(winfo, "category", None) is None:
@@ -147,7 +147,7 @@ class CategoryTracker(MemTracker):
         elif u_type == _UpdateType.REF and winfo.reftype in (_MemRefType.GRAD, _MemRefType.PARAM):
             self._move(winfo, _CATEGORY_OF[winfo.reftype], winfo.group)
 
-    def _update_peak_stats(self, peak_state) -> None:  # type: ignore[no-untyped-def]
+    def _update_peak_stats(self, peak_state) -> None:
         total = sum(snap[_TOTAL] for snap in self._curr_mem_snap.values())
         phase = self.phase_name or (
             PHASE_STEP if self._in_opt else PHASE_BACKWARD if self._mod_tracker.is_bw else PHASE_FORWARD
@@ -163,7 +163,7 @@ class CategoryTracker(MemTracker):
             inside = where or ("the optimizer" if self._in_opt else "the top-level module (loss, head)")
             snap.moment = f"{phase}, in {inside} ({self._last_op})"
 
-    def _track_module_params_and_buffers(self, module, install_grad_hooks=True):  # type: ignore[no-untyped-def]
+    def _track_module_params_and_buffers(self, module, install_grad_hooks=True):
         # MemTracker hooks every parameter's gradient, which fails on frozen ones (a LoRA base): hook
         # only those that train.
         memory = super()._track_module_params_and_buffers(module, install_grad_hooks=False)
@@ -179,7 +179,7 @@ class CategoryTracker(MemTracker):
     def _grad_seen(self, grad: torch.Tensor) -> None:
         self._update_and_maybe_create_winfos(grad, _MemRefType.GRAD)
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self._last_op = getattr(func, "__name__", str(func)).split(".")[0]
         return super().__torch_dispatch__(func, types, args, kwargs)
 

@@ -261,12 +261,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if error is not None:
             raise error  # BenchError is a UserInputError (one line); anything else is a bug: let it be seen
         report = _with_epoch_projection(outcome["report"], args)
-        if signals.exit_code is not None and not report.partial:  # type: ignore[attr-defined]
-            report = report.model_copy(update={"partial": True})  # type: ignore[attr-defined]
+        if signals.exit_code is not None and not report.partial:
+            report = report.model_copy(update={"partial": True})
         print(bench_text(report))
         if args.json:
             try:
-                report.save(args.json)  # type: ignore[attr-defined]
+                report.save(args.json)
             except OSError as exc:
                 raise UserInputError(f"{args.json}: cannot write ({exc.strerror or exc})") from None
             print(f"\nResults written to {args.json}")

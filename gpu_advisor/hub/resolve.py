@@ -193,7 +193,7 @@ def _cached_safetensors(repo_id: str, revision: str | None, cache_dir: str | Pat
             return {}
     counts: dict[str, int] = {}
     for path in files:
-        for dtype, n in read_safetensors_header(path).items():  # type: ignore[arg-type]
+        for dtype, n in read_safetensors_header(path).items():
             counts[dtype] = counts.get(dtype, 0) + n
     if sum(counts.values()) > MAX_PARAMETERS:
         return {}

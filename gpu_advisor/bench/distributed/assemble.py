@@ -82,8 +82,8 @@ def build_report(
     rows = [row for o in outputs for row in o.collectives]
     scaling = outputs[0].scaling
     section = DistributedSection(
-        backend=backend,  # type: ignore[arg-type]
-        device_kind=device_kind,  # type: ignore[arg-type]
+        backend=backend,
+        device_kind=device_kind,
         world_size=len(outputs),
         hosts=hosts,
         ranks=ranks,
@@ -99,7 +99,7 @@ def build_report(
     machine = dict(outputs[0].machine or {"os": platform.platform()})
     machine.setdefault("hostname", socket.gethostname())
     device = DeviceInfo(
-        kind=device_kind,  # type: ignore[arg-type]
+        kind=device_kind,
         index=int(rank0.device.partition(":")[2]) if ":" in rank0.device else None,
         name=rank0.device_name,
         torch_threads=rank0.torch_threads,

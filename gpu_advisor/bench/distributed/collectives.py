@@ -141,7 +141,7 @@ def record(op: str, size_bytes: int, times_s: list[float], group: Group) -> Coll
         time_s=s.median,
         algbw_bytes_per_s=algorithm_bandwidth(size_bytes, s.median),
         busbw_bytes_per_s=bus_bandwidth(op, size_bytes, s.median, group.size),
-        scope=group.scope,  # type: ignore[arg-type]
+        scope=group.scope,
         ranks=group.size,
         node_rank=group.node_rank,
         time_p10_s=s.p10,

@@ -127,7 +127,7 @@ def host_device(
         median = spread(times).median
         rows.append(
             P2PRecord(
-                kind=kind,  # type: ignore[arg-type]
+                kind=kind,
                 node_rank=node,
                 src=src,
                 dst=dst,

@@ -169,7 +169,7 @@ class AssumptionsPanel(FormPage):
             placeholder = "per GPU" if optional else str(field.default)
             editor = NumberEdit(integer=integer, optional=optional, scale=scale, placeholder=placeholder)
             editor.setMinimumWidth(_editor_min_width(editor))
-            self.binder.number(editor, f"assumptions.{name}")  # type: ignore[arg-type]
+            self.binder.number(editor, f"assumptions.{name}")
         self.editors[name] = editor
         self.add_field(layout, label, editor, f"assumptions.{name}", tooltip)
 
