@@ -64,6 +64,16 @@ class TrainingStack(BaseModel):
     process_overhead_distributed_source: str
 
 
+class TrainingFramework(BaseModel):
+    """A training stack's compute efficiency relative to the stack the architectures' MFU was measured
+    on, with the measurement that sets it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    label: str
+    mfu_factor: float = Field(gt=0, le=2)
+    source: str
+
+
 class CpuStack(BaseModel):
     """Eager PyTorch on a CPU (the benchmark's own check): dispatch time per layer, serial with compute."""
 
@@ -79,6 +89,7 @@ class EfficienciesFile(BaseModel):
     architectures: dict[str, dict[str, dict[str, float | str]]]
     engines: dict[str, EngineSpec]
     training: TrainingStack
+    training_stacks: dict[str, TrainingFramework] = {}
     cpu: CpuStack
 
 
@@ -146,11 +157,17 @@ def resolve_efficiency(
     bandwidth_override: float | None,
     calibrated_mfu: float | None = None,
     calibration_source: str = "",
+    framework: str = "default",
 ) -> Efficiency:
     """Resolve the efficiencies of one GPU (architecture, consumer or not) for a compute dtype, a weight
     format (its bandwidth key) and a serving engine (None: training). Overrides win over the tables;
-    a calibrated MFU wins over both."""
+    a calibrated MFU wins over both. `framework` (training only) scales the table's MFU by that stack's
+    published efficiency relative to the measured one."""
     mfu, mfu_source = _lookup(arch, "training_mfu", dtype)
+    stack_spec = efficiencies().training_stacks.get(framework) if engine is None else None
+    if stack_spec is not None:
+        mfu *= stack_spec.mfu_factor
+        mfu_source += f"; x {stack_spec.mfu_factor:g} for {stack_spec.label} ({stack_spec.source})"
     prefill, prefill_source = _lookup(arch, "prefill", dtype)
     multiplier = 1.0
     if engine is None:

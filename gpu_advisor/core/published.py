@@ -19,7 +19,7 @@ from .layout import Parallelism
 from .memory import Device, OptimizerImpl, estimate_memory
 from .presets import get_preset
 from .recommend import plan
-from .request import PlanRequest
+from .request import Assumptions, PlanRequest
 from .result import Option
 
 SPEED_TOLERANCE = 0.25
@@ -57,6 +57,8 @@ MPT_13B = _gpt("MPT-13B", 5120, 40, 40)
 MPT_30B = _gpt("MPT-30B", 7168, 48, 64)
 MPT_70B = _gpt("MPT-70B", 8192, 80, 64)
 GPT3_175B = _gpt("GPT-3 175B", 12288, 96, 96, vocab=51200)
+BLOOM_176B = _gpt("BLOOM 176B", 14336, 70, 112, vocab=250880)
+MT_NLG_530B = _gpt("MT-NLG 530B", 20480, 105, 128, vocab=50272)
 GPTJ_6B = _gpt("GPT-J 6B", 4096, 28, 16, vocab=50400, untied=True)
 LLAMA_32_3B = ModelSpec(
     name="Llama 3.2 3B",
@@ -110,6 +112,27 @@ def _train(model: ModelSpec, gpu: str, gpus: int, seq: int, micro: int, **kw) ->
         return _best(req, catalog)
 
     return run
+
+
+def _mt_nlg_or_bloom(
+    model: ModelSpec, gpus: int, tp: int, pp: int, micro: int, batch: int, zero_stage: int
+) -> Callable[[Catalog], Option]:
+    """A Megatron-DeepSpeed run on A100 80GB: DeepSpeed's plain 1F1B pipeline, full recomputation."""
+    dp = gpus // (tp * pp)
+    return _train(
+        model,
+        "nvidia-a100-sxm-80gb",
+        gpus,
+        2048,
+        micro,
+        grad_accumulation_steps=batch // (dp * micro),
+        grad_checkpointing=True,
+        tensor_parallel=tp,
+        pipeline_parallel=pp,
+        zero_stage=zero_stage,
+        framework="megatron-deepspeed",
+        assumptions=Assumptions(pipeline_interleaved=False),
+    )
 
 
 def _tokens_per_gpu(run: Callable[[Catalog], Option]) -> Callable[[Catalog], float]:
@@ -464,6 +487,33 @@ def published() -> tuple[Published, ...]:
                     zero_stage=1,
                 )
             ),
+        ),
+        # Megatron-DeepSpeed (--framework megatron-deepspeed, DeepSpeed's plain 1F1B pipeline): BLOOM
+        # sets the stack's MFU factor, MT-NLG checks it at 2,240 to 3,360 GPUs.
+        Published(
+            "bloom-176b-384",
+            "training at scale",
+            "BLOOM 176B, 384 x A100 80GB, Megatron-DeepSpeed, TP 4 x PP 12 x DP 8, ZeRO-1, micro-batch 2, "
+            "batch 2,048, seq 2,048, full recomputation (hardware FLOPs)",
+            150,
+            "TFLOP/s/GPU",
+            "bigscience.notion.site, 'BigScience 176B Model' (2022), 'training throughput: about 150 TFLOPs'",
+            _hardware_tflops_per_gpu(_mt_nlg_or_bloom(BLOOM_176B, 384, 4, 12, 2, 2048, zero_stage=1)),
+            sets_default=True,
+        ),
+        *(
+            Published(
+                f"mt-nlg-530b-{gpus}",
+                "training at scale",
+                f"MT-NLG 530B, {gpus:,} x A100 80GB, Megatron-DeepSpeed, TP 8 x PP 35 x DP {gpus // 280}, "
+                "micro-batch 1 (assumed), batch 1,920, seq 2,048, full recomputation (hardware FLOPs)",
+                tflops,
+                "TFLOP/s/GPU",
+                "Smith et al. 2022, 'Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B' "
+                "(arXiv 2201.11990), section 2.4: 60.1, 50.2 and 44.4 s per iteration",
+                _hardware_tflops_per_gpu(_mt_nlg_or_bloom(MT_NLG_530B, gpus, 8, 35, 1, 1920, zero_stage=1)),
+            )
+            for gpus, tflops in ((2240, 126), (2800, 121), (3360, 113))
         ),
         # ---- GPU-hours -----------------------------------------------------------------------------
         Published(
