@@ -365,7 +365,7 @@ def published() -> tuple[Published, ...]:
         ),
         # More rows of the same llm-foundry tables: model size 760M to 70B, 8 to 128 GPUs, seq 512 to
         # 32,768, three GPUs. Every row of these tables that was tried is here except three long-sequence
-        # rows the engine reads 25-37 % too fast (see the README's method section).
+        # rows the engine reads 25-37 % too fast (README, "The engine's figures next to the published ones").
         _foundry("foundry-mpt1b-a100", "A100 80GB", MPT_1B, a100, 8, 2048, 14, 4, False, 20513),
         _foundry("foundry-mpt3b-a100", "A100 80GB", MPT_3B, a100, 8, 2048, 10, 2, False, 10811),
         _foundry("foundry-mpt7b-a100-8k", "A100 80GB", MPT_7B, a100, 8, 8192, 8, 2, True, 3206),
