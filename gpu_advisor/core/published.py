@@ -236,6 +236,35 @@ def _static_batch_tokens_per_gpu(run, batch: int, output: int) -> Callable[[Cata
     return figure
 
 
+def _trt_static_batch(
+    key: str,
+    table: str,
+    model: ModelSpec,
+    gpu: str,
+    tp: int,
+    batch: int,
+    prompt: int,
+    output: int,
+    tok_s: float,
+) -> Published:
+    """One row of TensorRT-LLM's 'Peak Throughput' tables (gptSessionBenchmark, a static batch): output
+    tokens per second per GPU. FP8 (weights and KV cache) on H100 and L40S, FP16 on A100."""
+    precision = "fp16" if "A100" in table else "fp8"
+    name, version = table.split(" (")
+    gpus = f"{tp} x {'A100 80GB' if name == 'A100' else name}" + (f" (TP {tp})" if tp > 1 else "")
+    return Published(
+        key,
+        "serving throughput",
+        f"{model.name}, {gpus}, {precision.upper()}, batch {batch}, {prompt:,} + {output:,} tokens",
+        tok_s,
+        "tokens/s/GPU",
+        f"{TRTLLM}, 'Peak Throughput' {name} table ({version}",
+        _static_batch_tokens_per_gpu(
+            _serve(model, gpu, tp, batch, prompt, output, precision, "tensorrt-llm"), batch, output
+        ),
+    )
+
+
 def _batch_latency_ms(run, output: int) -> Callable[[Catalog], float]:
     """One batch of requests from first prompt to last token (vLLM's latency benchmark)."""
 
@@ -288,7 +317,7 @@ def published() -> tuple[Published, ...]:
         get_preset("mixtral-8x7b"),
     )
     a100, h100, h200 = "nvidia-a100-sxm-80gb", "nvidia-h100-sxm", "nvidia-h200-sxm"
-    a100_40 = "nvidia-a100-sxm-40gb"
+    a100_40, l40s = "nvidia-a100-sxm-40gb", "nvidia-l40s"
     fsdp = {"zero_stage": 3, "tensor_parallel": 1}
     return (
         # ---- training throughput at 8 GPUs ---------------------------------------------------------
@@ -679,6 +708,51 @@ def published() -> tuple[Published, ...]:
             _static_batch_tokens_per_gpu(
                 _serve(l2_7b, "nvidia-l40s", 1, 64, 128, 2048, "fp8", "tensorrt-llm"), 64, 2048
             ),
+        ),
+        # The rest of those tables' rows (static-batch sweeps over batch and prompt/output lengths). Every
+        # row tried is here except the misses the README lists (Llama 70B with 2,048 output tokens, GPT-J
+        # at batch 1,024); the A100 rows at TP > 1 are left out because that table's unit (per GPU or in
+        # all) is not stated.
+        *(
+            _trt_static_batch(f"trt-{key}", table, model, gpu, tp, batch, prompt, output, tok_s)
+            for key, table, model, gpu, tp, batch, prompt, output, tok_s in (
+                ("gptj-h100-2k-128", "H100 (v0.6.1)", GPTJ_6B, h100, 1, 64, 2048, 128, 2551),
+                ("gptj-h100-2k-2k", "H100 (v0.6.1)", GPTJ_6B, h100, 1, 64, 2048, 2048, 3327),
+                ("llama7b-h100-128-128", "H100 (v0.6.1)", l2_7b, h100, 1, 768, 128, 128, 19694),
+                ("llama7b-h100-2k-128", "H100 (v0.6.1)", l2_7b, h100, 1, 80, 2048, 128, 2244),
+                ("llama7b-h100-2k-2k", "H100 (v0.6.1)", l2_7b, h100, 1, 48, 2048, 2048, 2740),
+                ("llama70b-h100-128-128", "H100 (v0.6.1)", l2_70b, h100, 2, 1024, 128, 128, 2657),
+                ("llama70b-h100-2k-128", "H100 (v0.6.1)", l2_70b, h100, 2, 96, 2048, 128, 306),
+                ("gptj-l40s-128-128", "L40S (v0.5)", GPTJ_6B, l40s, 1, 64, 128, 128, 3630),
+                ("gptj-l40s-128-2k", "L40S (v0.5)", GPTJ_6B, l40s, 1, 64, 128, 2048, 1859),
+                ("gptj-l40s-2k-128", "L40S (v0.5)", GPTJ_6B, l40s, 1, 32, 2048, 128, 616),
+                ("gptj-l40s-2k-2k", "L40S (v0.5)", GPTJ_6B, l40s, 1, 32, 2048, 2048, 757),
+                ("llama7b-l40s-128-128", "L40S (v0.5)", l2_7b, l40s, 1, 64, 128, 128, 3240),
+                ("llama7b-l40s-2k-128", "L40S (v0.5)", l2_7b, l40s, 1, 32, 2048, 128, 581),
+                ("llama7b-l40s-2k-2k", "L40S (v0.5)", l2_7b, l40s, 1, 16, 2048, 2048, 531),
+                ("gptj-a100-128-128", "A100 (v0.6.1)", GPTJ_6B, a100, 1, 512, 128, 128, 6374),
+                ("gptj-a100-2k-128", "A100 (v0.6.1)", GPTJ_6B, a100, 1, 60, 2048, 128, 670),
+                ("llama7b-a100-128-128", "A100 (v0.6.1)", l2_7b, a100, 1, 384, 128, 128, 5586),
+                ("llama7b-a100-2k-128", "A100 (v0.6.1)", l2_7b, a100, 1, 52, 2048, 128, 591),
+            )
+        ),
+        Published(
+            "trt-gptj-l40s-ttft",
+            "first-token latency",
+            "GPT-J 6B, 1 x L40S, FP8, batch 1, 2,048-token prompt",
+            71,
+            "ms",
+            f"{TRTLLM}, 'Low Latency' L40S table (v0.5)",
+            _first_token_ms(_serve(GPTJ_6B, l40s, 1, 1, 2048, 1, "fp8", "tensorrt-llm")),
+        ),
+        Published(
+            "trt-gptj-l40s-ttft-short",
+            "first-token latency",
+            "GPT-J 6B, 1 x L40S, FP8, batch 1, 128-token prompt",
+            12,
+            "ms",
+            f"{TRTLLM}, 'Low Latency' L40S table (v0.5)",
+            _first_token_ms(_serve(GPTJ_6B, l40s, 1, 1, 128, 1, "fp8", "tensorrt-llm")),
         ),
         Published(
             "vllm-llama3-70b-h200",
