@@ -33,6 +33,10 @@ class EngineSpec(BaseModel):
     # Architectures (keys of the architectures table) with a published measurement of this engine that
     # sets or checks its bandwidth efficiency; elsewhere the option says the figure is assumed.
     bandwidth_measured_on: tuple[str, ...] = ()
+    # Architecture -> compute dtype -> fraction of that dtype's peak this engine's GEMMs reach there
+    # (prefill and decode), where a published sweep measures it; it replaces the architecture's prefill.
+    compute_by_architecture: dict[str, dict[str, float]] = {}
+    compute_by_architecture_source: str = ""
     host_overhead_per_layer_s: float = Field(ge=0)
     step_overhead_s: float = Field(ge=0)
     overhead_source: str
@@ -185,6 +189,10 @@ def resolve_efficiency(
             prefill_source = (
                 f"{prefill_source}; x {spec.prefill_factor:g} for {spec.label} ({spec.prefill_source})"
             )
+        measured = spec.compute_by_architecture.get(architecture_key(arch), {}).get(dtype) if arch else None
+        if measured is not None:
+            prefill = measured
+            prefill_source = f"{spec.label} on {arch} {dtype}: {spec.compute_by_architecture_source}"
         bandwidth = spec.bandwidth.get(bandwidth_key, spec.bandwidth.get("16-bit", 0.79))
         bandwidth_source = f"{spec.label}, {bandwidth_key} weights: {spec.bandwidth_source}"
         if arch and spec.bandwidth_measured_on and architecture_key(arch) not in spec.bandwidth_measured_on:

@@ -265,12 +265,17 @@ def _trt_static_batch(
     )
 
 
-def _batch_latency_ms(run, output: int) -> Callable[[Catalog], float]:
-    """One batch of requests from first prompt to last token (vLLM's latency benchmark)."""
+def _batch_latency_ms(
+    model: ModelSpec, gpu: str, tp: int, batch: int, prompt: int, output: int, precision: str
+) -> Callable[[Catalog], float]:
+    """One batch of requests from first prompt to last token (vLLM's benchmark_latency.py): the batch's
+    prompts prefilled together (the engine's prefill of batch x prompt tokens), then `output` decode
+    steps at the full batch."""
+    decode = _serve(model, gpu, tp, batch, prompt, output, precision, "vllm")
+    prefill = _serve(model, gpu, tp, 1, batch * prompt, 1, precision, "vllm")
 
     def figure(catalog: Catalog) -> float:
-        o = run(catalog)
-        return (o.speed.prefill_s + output * o.speed.decode_s_per_token) * 1e3
+        return (prefill(catalog).speed.prefill_s + output * decode(catalog).speed.decode_s_per_token) * 1e3
 
     return figure
 
@@ -761,7 +766,7 @@ def published() -> tuple[Published, ...]:
             2077.5,
             "ms",
             "vLLM performance benchmark, buildkite vllm/performance-benchmark build 9515, latency_llama70B_tp4",
-            _batch_latency_ms(_serve(l3_70b, h200, 4, 8, 32, 128, "bf16", "vllm"), 128),
+            _batch_latency_ms(l3_70b, h200, 4, 8, 32, 128, "bf16"),
         ),
         Published(
             "vllm-mixtral-h200",
@@ -770,7 +775,7 @@ def published() -> tuple[Published, ...]:
             1917.4,
             "ms",
             "vLLM performance benchmark, buildkite vllm/performance-benchmark build 9515, latency_mixtral8x7B_tp2",
-            _batch_latency_ms(_serve(mixtral, h200, 2, 8, 32, 128, "bf16", "vllm"), 128),
+            _batch_latency_ms(mixtral, h200, 2, 8, 32, 128, "bf16"),
         ),
         Published(
             "vllm-llama3-8b-h200",
@@ -779,8 +784,32 @@ def published() -> tuple[Published, ...]:
             833.4,
             "ms",
             "vLLM performance benchmark, buildkite vllm/performance-benchmark build 9515, latency_llama8B_tp1",
-            _batch_latency_ms(_serve(l3_8b, h200, 1, 8, 32, 128, "bf16", "vllm"), 128),
+            _batch_latency_ms(l3_8b, h200, 1, 8, 32, 128, "bf16"),
             sets_default=True,
+        ),
+        # vLLM on ROCm: batch 1 and 256 set vLLM's fp8 GEMM efficiency on CDNA 3 (their difference, see
+        # resources/efficiencies.json); the batches between are the checks.
+        *(
+            Published(
+                f"vllm-llama31-405b-mi300x-b{batch}",
+                "serving latency",
+                f"Llama 3.1 405B FP8, 8 x MI300X (TP 8), vLLM, batch {batch}, 128 + 128 tokens, end to end",
+                seconds * 1e3,
+                "ms",
+                "Oracle Cloud Infrastructure blog, 'Serving Llama 3.1 405B model with AMD MI300X GPUs' "
+                "(2024), latency table (vLLM benchmark_latency.py)",
+                _batch_latency_ms(l405, "amd-instinct-mi300x", 8, batch, 128, 128, "fp8"),
+                sets_default=batch in (1, 256),
+            )
+            for batch, seconds in (
+                (1, 3.530),
+                (4, 3.734),
+                (16, 4.375),
+                (32, 5.130),
+                (64, 6.919),
+                (128, 10.340),
+                (256, 17.750),
+            )
         ),
         Published(
             "llamacpp-3090-f16",
