@@ -80,6 +80,7 @@ def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str |
         a.bandwidth_efficiency,
         measured.mfu if measured is not None else None,
         measured.source if measured is not None else "",
+        req.framework.value,
     )
     return DevicePeaks(
         flops_per_s=flops,
