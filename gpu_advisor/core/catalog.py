@@ -92,6 +92,10 @@ class GpuSpec(BaseModel):
     scale_out: str | None = Field(default=None, description="the network between nodes (systems.json)")
     nics_per_node: int | None = Field(default=None, ge=1, le=64)
     system_source: str = ""
+    host_form: str | None = Field(
+        default=None,
+        description="the machine (hosts.json) when not the tier's usual one: a self-contained box",
+    )
     # What it runs natively (resources/support.json). None / empty: not recorded.
     compute_capability: str | None = Field(default=None, pattern=r"^[0-9]+\.[0-9]+$")
     gfx_target: str | None = Field(default=None, pattern=r"^gfx[0-9a-f]+$")
@@ -127,7 +131,10 @@ class GpuSpec(BaseModel):
 
     @cached_property
     def form(self) -> str:
-        """'datacenter-sxm', 'datacenter-pcie', 'workstation' or 'consumer': the usual node it sits in."""
+        """'datacenter-sxm', 'datacenter-pcie', 'workstation' or 'consumer': the usual node it sits in
+        ('desktop-box' and the like where systems.json names the machine, e.g. a DGX Spark)."""
+        if self.host_form is not None:
+            return self.host_form
         if self.tier is Tier.DATACENTER:
             boards = ("SXM", "OAM", "HGX", "DGX")
             return (

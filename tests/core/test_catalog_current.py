@@ -199,3 +199,11 @@ def test_catalog_json_keeps_its_keys_and_adds_the_price_provenance(capsys):
     assert kept | added <= set(gpu)
     assert (gpu["purchase_price_date"], gpu["on_sale"]) == ("2026-06", True)
     assert "P1" in data["source_keys"]
+
+
+def test_buying_a_dgx_spark_prices_the_box_alone_not_a_workstation_tower_around_it(catalog):
+    """The $3,999 list price is the whole machine (CPU, memory, storage, NICs): no $9,000 tower."""
+    result = _plan(catalog, model="llama-3-8b", task="lora", gpu="nvidia-dgx-spark", gpus=1, purchase="buy")
+    option = result.options[0]
+    assert option.cost.purchase_usd == 3999.0
+    assert "workstation tower" not in option.cost.formula
