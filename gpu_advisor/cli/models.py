@@ -100,7 +100,10 @@ def _recipe_to_trace(req: PlanRequest) -> PlanRequest:
     if best is None or best.recipe is None:
         return req.model_copy(update={"grad_checkpointing": bool(req.grad_checkpointing)})
     return req.model_copy(
-        update={"grad_checkpointing": best.recipe["grad_checkpointing"], "batch_size": best.recipe["micro_batch"]}
+        update={
+            "grad_checkpointing": best.recipe["grad_checkpointing"],
+            "batch_size": best.recipe["micro_batch"],
+        }
     )
 
 

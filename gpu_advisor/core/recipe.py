@@ -88,7 +88,10 @@ def variants(req: PlanRequest) -> list[PlanRequest]:
     if req.trace is not None:  # a trace measured one recipe: plan that one (open knobs take its values)
         return [
             req.model_copy(
-                update={"grad_checkpointing": req.trace.grad_checkpointing, "batch_size": req.trace.batch_size}
+                update={
+                    "grad_checkpointing": req.trace.grad_checkpointing,
+                    "batch_size": req.trace.batch_size,
+                }
             )
         ]
     locks = locked(req)
