@@ -508,22 +508,25 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
     kept: dict[str, Option] = {}
     for i, run in enumerate(runs):
         for gpu in gpus:
-            chosen_i = chosen_of.get(gpu.id)
-            if chosen_i is None or i not in (0, chosen_i):
+            if chosen_of.get(gpu.id) != i:
                 continue
             laid_out = next(entry[2] for entry in screened[gpu.id] if entry[1] == i)
             option, _ = _option(run, gpu, catalog, searches[i], user=req, laid_out=laid_out)
             if option is None:
                 continue
             ran[id(option)] = (run, searches[i])
+            kept[gpu.id] = option
             if i == 0:
                 literal[gpu.id] = option
-            if i == chosen_i:
-                kept[gpu.id] = option
     options.extend(kept[gpu.id] for gpu in gpus if gpu.id in kept)
     options.sort(key=_rank_key)
     unsharded = estimate_memory(req, Parallelism(), device=Device.CUDA)
     best = next((o for o in options if o.fits and o.meets_target), None)
+    if best is not None and best.gpu_id not in literal:  # the headline's "your recipe as given"
+        gpu = catalog.get(best.gpu_id)
+        laid_out = next((entry[2] for entry in screened[gpu.id] if entry[1] == 0), None)
+        if laid_out is not None:
+            literal[gpu.id] = _option(runs[0], gpu, catalog, searches[0], user=req, laid_out=laid_out)[0]
     suggestions: list[str] = []
     if best is None:
         suggestions = fallback_suggestions(req)

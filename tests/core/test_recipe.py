@@ -113,6 +113,18 @@ def test_a_1b_pretrain_with_the_micro_batch_left_open_costs_at_most_70_percent_o
     assert open_.cost.job_cloud_usd <= 0.70 * locked.cost.job_cloud_usd
 
 
+def test_a_1b_pretrain_at_micro_batch_1_is_host_bound_its_kernel_launches_outlast_the_gpus_work(catalog):
+    """The step's largest term names the bound: at micro-batch 1 the host's launches (about 50 ms)
+    outlast the 30 ms of compute, so the plan says host-bound, not compute-bound."""
+    kw = dict(model=resolve_model(params="1B"), task="pretrain", train_tokens=20e9, max_hours=168)
+    locked = _plan(catalog, batch_size=1, **kw).best
+    assert locked.speed.bound == "host"
+    # The step's terms show the host's time beyond the GPU's work (host 50 ms = compute 30 ms + 20 ms).
+    terms = {t.name: t.seconds for t in locked.speed.terms}
+    assert terms["host overhead"] > 0.5 * terms["compute"]
+    assert _plan(catalog, **kw).best.speed.bound != "host"  # micro-batch 8 gives the GPU enough work
+
+
 def test_plan_json_gives_every_training_option_a_recipe_and_who_chose_each_knob(capsys):
     args = ["plan", "--model", "llama-3-8b", "--task", "qlora", "--batch-size", "4", "--tier", "consumer"]
     assert run_cli([*args, "--no-grad-checkpointing", "--json"]) == 0
