@@ -872,6 +872,14 @@ class LayoutSpeeds:
                 self._job = _inference_job(req, self._peaks)
         return self._job
 
+    def tokens_per_s_per_gpu_ceiling(self) -> float | None:
+        """Training tokens/s per GPU that no layout of this request exceeds: its compute alone at the
+        MFU, since every other term of a step only adds time (None for inference)."""
+        job = self._job or self._resolved()
+        if not isinstance(job, _TrainingJob):
+            return None
+        return job.achieved_flops_per_s * job.tokens_per_micro_batch / job.micro_batch_flops
+
     def summary(self, par: Parallelism) -> SpeedSummary:
         job = self._job or self._resolved()
         if isinstance(job, _TrainingJob):
