@@ -117,6 +117,13 @@ def _variants() -> Iterator[tuple[str, dict[str, Any]]]:
     )
     yield "lora all linear", dict(model="llama-3-8b", task="lora", assumptions=dict(lora_all_linear=True))
     yield (
+        "pipeline 1f1b",
+        dict(
+            model="llama-3-70b", task="pretrain", gpus=32, tensor_parallel=8, pipeline_parallel=4,
+            assumptions=dict(pipeline_interleaved=False),
+        ),
+    )  # fmt: skip
+    yield (
         "serving assumptions",
         serve | dict(assumptions=dict(bandwidth_efficiency=0.5, step_overhead_s=0.01)),
     )

@@ -34,14 +34,8 @@ from typing import Any, Literal
 import psutil
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
-from gpu_advisor.bench.probe_events import (
-    EpochRecord,
-    Event,
-    EventTail,
-    StepsSummary,
-    summarize_epochs,
-    summarize_steps,
-)
+from gpu_advisor.bench.probe_events import EpochRecord, Event, StepAggregate, StepsSummary
+from gpu_advisor.bench.probe_tail import EventTail
 from gpu_advisor.bench.results import Machine, TelemetryRecord, VerdictRecord
 from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.files import write_json_atomic
@@ -232,7 +226,7 @@ def run_monitor(
         tail = EventTail(events_path)
 
         def poll() -> None:
-            new = tail.read()
+            new = tail.read(keep=on_events is not None)
             if new and on_events is not None:
                 on_events(new)
 
@@ -251,9 +245,9 @@ def run_monitor(
             if log is not None:
                 log.close()
         duration = time.monotonic() - started
-        poll()
+        tail.drain(on_events=on_events)
     return _report(
-        command, machine, samples, tail.events, exit_code, interrupted, duration, interval_s, log_path
+        command, machine, samples, tail.aggregate, exit_code, interrupted, duration, interval_s, log_path
     )
 
 
@@ -261,7 +255,7 @@ def _report(
     command: Sequence[str],
     machine: Machine,
     samples: list[Sample],
-    events: list[Event],
+    events: StepAggregate,
     exit_code: int,
     interrupted: Interruption | None,
     duration: float,
@@ -269,7 +263,7 @@ def _report(
     log_path: str | Path | None,
 ) -> MonitorReport:
     summary = summarize(samples)
-    steps = summarize_steps(events)
+    steps = events.steps()
     device_kind = "cuda" if any(s.gpus for s in samples) else "cpu"
     timed = steps.step_time if steps is not None else None
     verdicts = diagnose(
@@ -291,7 +285,7 @@ def _report(
         machine=machine,
         summary=summary,
         steps=steps,
-        epochs=summarize_epochs(events),
+        epochs=events.epochs(),
         diagnosis=[VerdictRecord.model_validate(v.to_dict()) for v in verdicts],
         telemetry=TelemetryRecord(interval_s=interval_s, samples=samples),
         log=None if log_path is None else str(log_path),

@@ -1,23 +1,26 @@
-"""Read the events `gpu_advisor.probe` writes while a watched command runs, and summarise them.
+"""Summarise the events `gpu_advisor.probe` writes while a watched command runs, as they arrive.
 
-The file is JSON lines (gpu_advisor.probe.events describes each event). `EventTail` reads the lines
-completed since its last call, so the monitor can show steps live; `summarize_events` turns all of
-them into the `steps` and `epochs` sections of the monitor@1 file. Lines that are not events (a
-truncated last line of a killed run, stray text) are skipped: the file is the command's, not ours.
-When several processes write (one per torch.distributed rank), rank 0's events are summarised.
+The events (gpu_advisor.probe.events describes each; bench.probe_tail reads them from the file) are
+folded into a `StepAggregate` one at a time: counts, sums, per-epoch records and a bounded reservoir
+of step times for the quantiles, so memory stays flat however long the run, and the summary costs
+the same at a million steps as at ten. Its `steps()` and `epochs()` are the `steps` and `epochs`
+sections of the monitor@1 file. The events are the command's, not ours: a value that is not a finite,
+non-negative number (or an integer past 2^63) counts as absent. When several processes write (one per
+torch.distributed rank), rank 0's events are summarised, else the first process's.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
-from pathlib import Path
+import math
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from gpu_advisor.bench.results import Spread
-from gpu_advisor.bench.stats import spread
+from gpu_advisor.telemetry.stats import percentile
 
 Event = dict[str, Any]
 
@@ -54,101 +57,125 @@ class EpochRecord(BaseModel):
     peak_rss_bytes: int | None
 
 
-class EventTail:
-    """Reads a growing events file: each `read()` returns the events completed since the last one."""
-
-    def __init__(self, path: str | Path) -> None:
-        self._path = Path(path)
-        self._offset = 0
-        self.events: list[Event] = []
-
-    def read(self) -> list[Event]:
-        try:
-            with self._path.open("rb") as f:
-                f.seek(self._offset)
-                data = f.read()
-        except OSError:  # not created yet (the command has not imported the probe)
-            return []
-        end = data.rfind(b"\n") + 1  # a line still being written waits for the next read
-        self._offset += end
-        new = [e for e in (_parse(line) for line in data[:end].splitlines()) if e is not None]
-        self.events.extend(new)
-        return new
-
-
-def _parse(line: bytes) -> Event | None:
-    try:
-        event = json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(event, dict) or event.get("event") not in ("start", "step", "epoch"):
-        return None
-    return event
+# Step times kept for the median and the 10th/90th percentiles: a uniform sample of every timed step
+# (reservoir sampling), so quantiles stay within about 1 percentile point of exact at any length.
+RESERVOIR_STEPS = 10_000
+# Epoch records kept per process; a run with more says so (MonitorReport keeps the first ones).
+MAX_EPOCHS = 10_000
+# Processes tracked (ranks of one machine, plus strays); events of further processes are ignored.
+MAX_PROCESSES = 256
+MAX_COUNT = 2**63 - 1
 
 
 def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    """A finite, non-negative number as float; None otherwise (NaN, infinity, negative, text)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, int) and value > MAX_COUNT:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 def _int(value: Any) -> int | None:
-    return int(value) if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def main_pid(events: Sequence[Event]) -> int | None:
-    """The process whose events count: rank 0 if a rank said so, else the first process that wrote."""
-    starts = [e for e in events if e.get("event") == "start"]
-    for e in starts:
-        if e.get("rank") == 0:
-            return e.get("pid")
-    return events[0].get("pid") if events else None
-
-
-def summarize_steps(events: Sequence[Event]) -> StepsSummary | None:
-    """The `steps` section; None when the probe reported no step."""
-    pid = main_pid(events)
-    steps = [e for e in events if e.get("event") == "step" and e.get("pid") == pid]
-    if not steps:
+    """A count: a non-negative int up to 2^63 - 1; None otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int):
         return None
-    timed = [e for e in steps if (_num(e.get("step_s")) or -1.0) >= 0]
-    times = sorted(float(e["step_s"]) for e in timed)
-    total = sum(times)
-    wait = sum(_num(e.get("data_wait_s")) or 0.0 for e in timed)
-
-    def rate(key: str) -> float | None:
-        known = _total(_int(e.get(key)) for e in timed)
-        return known / total if known is not None and total > 0 else None
-
-    return StepsSummary(
-        count=len(steps),
-        step_time=spread(times) if times else None,
-        total_s=total,
-        data_wait_s=wait,
-        data_wait_fraction=wait / total if total > 0 else None,
-        samples=_total(_int(e.get("samples")) for e in steps),
-        tokens=_total(_int(e.get("tokens")) for e in steps),
-        steps_per_s=len(times) / total if total > 0 else None,
-        samples_per_s=rate("samples"),
-        tokens_per_s=rate("tokens"),
-    )
+    return value if 0 <= value <= MAX_COUNT else None
 
 
-def _total(values) -> int | None:
-    """Sum of the counts given; None if no step gave one."""
-    known = [v for v in values if v is not None]
-    return sum(known) if known and any(known) else None
+@dataclass(frozen=True)
+class StepCounters:
+    """The main process's running totals at one moment: `rate_since` compares two of them."""
+
+    timed: int = 0
+    total_s: float = 0.0
+    samples: int = 0  # of the timed steps
+    tokens: int = 0
+    last_t: float | None = None  # the last step's time on the probe's clock (time.monotonic())
+
+    def rate_since(self, before: StepCounters) -> tuple[float, float, str] | None:
+        """(time of the last step, rate, unit) over the timed steps between `before` and now:
+        samples/s where they give samples, else tokens/s, else steps/s. None without a timed step."""
+        seconds = self.total_s - before.total_s
+        if self.timed <= before.timed or seconds <= 0 or self.last_t is None:
+            return None
+        for amount, unit in (
+            (self.samples - before.samples, "samples/s"),
+            (self.tokens - before.tokens, "tokens/s"),
+            (self.timed - before.timed, "steps/s"),
+        ):
+            if amount > 0:
+                return self.last_t, amount / seconds, unit
+        return None
 
 
-def summarize_epochs(events: Sequence[Event]) -> list[EpochRecord]:
-    """The `epochs` section: one record per finished epoch of the main process."""
-    pid = main_pid(events)
-    records = []
-    for e in events:
-        if e.get("event") != "epoch" or e.get("pid") != pid or _int(e.get("index")) is None:
-            continue
+class _Process:
+    """One process's running aggregates."""
+
+    def __init__(self, seed: int) -> None:
+        self.count = 0
+        self.timed = 0
+        self.total_s = self.wait_s = 0.0
+        self.min_s = math.inf
+        self.max_s = 0.0
+        self.samples = self.tokens = 0  # over every step
+        self.samples_known = self.tokens_known = False
+        self.timed_samples = self.timed_tokens = 0
+        self.timed_samples_known = self.timed_tokens_known = False
+        self.last_t: float | None = None
+        self.reservoir: list[float] = []
+        self._sorted: list[float] | None = None
+        self._random = random.Random(seed)
+        self.epochs: list[EpochRecord] = []
+        self.epochs_dropped = 0
+
+    def step(self, e: Event) -> None:
+        self.count += 1
+        samples, tokens = _int(e.get("samples")), _int(e.get("tokens"))
+        if samples is not None:
+            self.samples += samples
+            self.samples_known = True
+        if tokens is not None:
+            self.tokens += tokens
+            self.tokens_known = True
+        t = _num(e.get("t"))
+        if t is not None:
+            self.last_t = t
+        step_s = _num(e.get("step_s"))
+        if not step_s:  # absent, or 0: an untimed step (the epoch's first, with nothing before it)
+            return
+        self.timed += 1
+        self.total_s += step_s
+        self.wait_s += _num(e.get("data_wait_s")) or 0.0
+        self.min_s = min(self.min_s, step_s)
+        self.max_s = max(self.max_s, step_s)
+        if samples is not None:
+            self.timed_samples += samples
+            self.timed_samples_known = True
+        if tokens is not None:
+            self.timed_tokens += tokens
+            self.timed_tokens_known = True
+        if len(self.reservoir) < RESERVOIR_STEPS:
+            self.reservoir.append(step_s)
+        else:  # Algorithm R: the timed-th step replaces a kept one with probability RESERVOIR/timed
+            slot = self._random.randrange(self.timed)
+            if slot >= RESERVOIR_STEPS:
+                return
+            self.reservoir[slot] = step_s
+        self._sorted = None
+
+    def epoch(self, e: Event) -> None:
+        index = _int(e.get("index"))
+        if index is None:
+            return
+        if len(self.epochs) >= MAX_EPOCHS:
+            self.epochs_dropped += 1
+            return
         kind = e.get("memory_kind")
-        records.append(
+        self.epochs.append(
             EpochRecord(
-                index=int(e["index"]),
+                index=index,
                 time_s=_num(e.get("time_s")),
                 step_time_s=_num(e.get("step_time_s")) or 0.0,
                 steps=_int(e.get("steps")) or 0,
@@ -156,8 +183,119 @@ def summarize_epochs(events: Sequence[Event]) -> list[EpochRecord]:
                 tokens=_int(e.get("tokens")) or None,
                 data_wait_s=_num(e.get("data_wait_s")) or 0.0,
                 peak_memory_bytes=_int(e.get("peak_memory_bytes")),
-                memory_kind=kind if isinstance(kind, str) else None,
+                memory_kind=kind[:100] if isinstance(kind, str) else None,
                 peak_rss_bytes=_int(e.get("peak_rss_bytes")),
             )
         )
-    return records
+
+    def spread(self) -> Spread | None:
+        if not self.timed:
+            return None
+        if self._sorted is None:
+            self._sorted = sorted(self.reservoir)
+        kept = self._sorted
+        return Spread(
+            median=percentile(kept, 50.0),
+            p10=percentile(kept, 10.0),
+            p90=percentile(kept, 90.0),
+            min=self.min_s,
+            max=self.max_s,
+            n=self.timed,
+        )
+
+    def summary(self) -> StepsSummary | None:
+        if not self.count:
+            return None
+        total = self.total_s
+
+        def per_s(amount: int, known: bool) -> float | None:
+            return amount / total if known and amount and total > 0 else None
+
+        return StepsSummary(
+            count=self.count,
+            step_time=self.spread(),
+            total_s=total,
+            data_wait_s=self.wait_s,
+            data_wait_fraction=self.wait_s / total if total > 0 else None,
+            samples=self.samples if self.samples_known and self.samples else None,
+            tokens=self.tokens if self.tokens_known and self.tokens else None,
+            steps_per_s=self.timed / total if total > 0 else None,
+            samples_per_s=per_s(self.timed_samples, self.timed_samples_known),
+            tokens_per_s=per_s(self.timed_tokens, self.timed_tokens_known),
+        )
+
+
+class StepAggregate:
+    """The probe's events folded as they arrive; `steps()`, `epochs()` and `counters()` at any time."""
+
+    def __init__(self) -> None:
+        self._processes: dict[int | None, _Process] = {}
+        self._first_pid: int | None = None
+        self._rank0_pid: int | None = None
+        self._seen_any = False
+        self.events = 0  # events folded
+
+    def add(self, events: Iterable[Event]) -> None:
+        for e in events:
+            self.add_one(e)
+
+    def add_one(self, e: Event) -> None:
+        kind = e.get("event")
+        if kind not in ("start", "step", "epoch"):
+            return
+        pid = _int(e.get("pid"))
+        if not self._seen_any:
+            self._seen_any, self._first_pid = True, pid
+        if kind == "start":
+            if self._rank0_pid is None and _int(e.get("rank")) == 0:
+                self._rank0_pid = pid
+            return
+        process = self._processes.get(pid)
+        if process is None:
+            if len(self._processes) >= MAX_PROCESSES:
+                return
+            process = self._processes[pid] = _Process(seed=len(self._processes))
+        self.events += 1
+        if kind == "step":
+            process.step(e)
+        else:
+            process.epoch(e)
+
+    def _main(self) -> _Process | None:
+        pid = self._rank0_pid if self._rank0_pid is not None else self._first_pid
+        return self._processes.get(pid)
+
+    def steps(self) -> StepsSummary | None:
+        """The `steps` section; None when the probe reported no step."""
+        main = self._main()
+        return None if main is None else main.summary()
+
+    def epochs(self) -> list[EpochRecord]:
+        """The `epochs` section: one record per finished epoch of the main process (the first
+        MAX_EPOCHS)."""
+        main = self._main()
+        return [] if main is None else list(main.epochs)
+
+    def epochs_dropped(self) -> int:
+        main = self._main()
+        return 0 if main is None else main.epochs_dropped
+
+    def counters(self) -> StepCounters:
+        main = self._main()
+        if main is None:
+            return StepCounters()
+        return StepCounters(main.timed, main.total_s, main.timed_samples, main.timed_tokens, main.last_t)
+
+
+def summarize_steps(events: Iterable[Event]) -> StepsSummary | None:
+    """The `steps` section of these events; None when the probe reported no step."""
+    aggregate = StepAggregate()
+    aggregate.add(events)
+    return aggregate.steps()
+
+
+def summarize_epochs(events: Iterable[Event]) -> list[EpochRecord]:
+    """The `epochs` section of these events."""
+    aggregate = StepAggregate()
+    aggregate.add(events)
+    return aggregate.epochs()

@@ -13,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpu_advisor.bench.distributed.calibrate import calibration_from_report
-from gpu_advisor.bench.results import BenchReport, ResultsFileError, load_report
-from gpu_advisor.core.calibration import Calibration
+from gpu_advisor.bench.loading import load_report
+from gpu_advisor.bench.results import BenchReport, ResultsFileError
+from gpu_advisor.core.calibration import MIN_EFFICIENCY, Calibration
 from gpu_advisor.core.catalog import default_catalog
 from gpu_advisor.core.recommend import gpu_peaks
 from gpu_advisor.core.request import PlanRequest
@@ -23,7 +24,10 @@ from gpu_advisor.core.speed import training_flops_per_token
 
 def calibration_from_run(report: BenchReport, req: PlanRequest, source: str) -> Calibration:
     """The measured MFU of a watched run for `req`'s model; ResultsFileError naming what is missing."""
-    (result,) = report.result("command")
+    found = report.result("command")
+    if len(found) != 1:
+        raise ResultsFileError(f"{source}: results: expected one watched command, found {len(found)}")
+    (result,) = found
     if report.device.kind != "cuda":
         raise ResultsFileError(
             f"{source}: device: the run was on the CPU; a CPU's efficiency says nothing about a GPU's "
@@ -45,6 +49,11 @@ def calibration_from_run(report: BenchReport, req: PlanRequest, source: str) -> 
         raise ResultsFileError(
             f"{source}: steps: {tokens_per_s:,.0f} tokens/s would be {mfu:.0%} of {gpu.name}'s peak for "
             f"{req.model.name}: the run trained another model than the plan's"
+        )
+    if mfu < MIN_EFFICIENCY:  # the planner's own bound: what a calibration gives, every plan takes
+        raise ResultsFileError(
+            f"{source}: steps: a measured MFU of {mfu:.2g} is below the {MIN_EFFICIENCY:.1%} a plan takes "
+            f"({tokens_per_s:,.3g} tokens/s on {gpu.name}): the run was not training {req.model.name} at speed"
         )
     return Calibration(source=f"{source} ({result.name} on {gpu.name})", gpu_id=gpu.id, mfu=mfu)
 

@@ -83,11 +83,49 @@ def hf_config(config: dict[str, Any], *, training: bool) -> Any:
         raise TraceUnavailable(
             f"model: transformers {transformers.__version__} has no model_type {model_type!r} ({exc})"
         ) from None
+    check_config_bounds(cfg.to_dict())
     cfg.use_cache = not training
     for key in ("attention_dropout", "hidden_dropout", "resid_pdrop", "embd_pdrop", "attn_pdrop"):
         if hasattr(cfg, key):
             setattr(cfg, key, 0.0)  # as core.memory assumes for Llama-style models
     return cfg
+
+
+# The ModelSpec field each config key sizes: the trace builds what the planner could size, no more (a
+# nested text_config of 20,000 layers would otherwise run for minutes and take gigabytes).
+_BOUNDED_KEYS = {
+    "n_layers": ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
+    "hidden_size": ("hidden_size", "n_embd", "d_model"),
+    "n_heads": ("num_attention_heads", "n_head", "num_heads"),
+    "ffn_size": ("intermediate_size", "n_inner", "ffn_dim", "d_ff", "moe_intermediate_size"),
+    "vocab_size": ("vocab_size",),
+    "n_experts": ("num_local_experts", "num_experts", "n_routed_experts"),
+}
+
+
+def _upper_bound(field: str) -> int:
+    from gpu_advisor.core.architecture import ModelSpec
+
+    return next(m.le for m in ModelSpec.model_fields[field].metadata if hasattr(m, "le"))
+
+
+def check_config_bounds(config: dict[str, Any]) -> None:
+    """TraceUnavailable naming the key when the built config, or any config nested in it (text_config,
+    vision_config, ...), sizes a layer count, width, vocabulary or expert count beyond ModelSpec's."""
+    limits = {key: (field, _upper_bound(field)) for field, keys in _BOUNDED_KEYS.items() for key in keys}
+    stack: list[tuple[str, Any]] = [("", config)]
+    while stack:
+        where, item = stack.pop()
+        if not isinstance(item, dict):
+            continue
+        for key, value in item.items():
+            at = f"{where}{key}"
+            if isinstance(value, dict) and at.count(".") < 8:
+                stack.append((f"{at}.", value))
+            elif key in limits and type(value) is int and value > limits[key][1]:
+                raise TraceUnavailable(
+                    f"model: {at}: {value:,} is beyond the {limits[key][1]:,} the planner sizes"
+                )
 
 
 def build_hf_model(

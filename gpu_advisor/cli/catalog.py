@@ -52,7 +52,7 @@ def cmd_catalog(args: argparse.Namespace) -> int:
             )
         )
         return 0
-    header = f"{'id':<26} {'tier':<11} {'memory':>8} {'GB/s':>6} {'bf16 TF':>8} {'fp8 TF':>7} {'TDP W':>6} {'$/h':>6} {'buy $':>8}"
+    header = f"{'id':<26} {'tier':<11} {'memory':>8} {'GB/s':>6} {'bf16 TF':>8} {'fp8 TF':>7} {'CC/gfx':>7} {'TDP W':>6} {'$/h':>6} {'buy $':>8}"
     print(header)
     print("-" * len(header))
     for g in cat.gpus:
@@ -61,10 +61,16 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         def num(x, fmt="{:,.0f}"):
             return "n/a" if x is None else fmt.format(x)
 
+        bf16 = num(pk.bf16) if g.runs_natively("bf16") is not False else "no"
+        arch = g.compute_capability or g.gfx_target or "?"
         print(
             f"{g.id:<26} {g.tier.value:<11} {num(g.memory_gb, '{:.0f} GB'):>8} "
-            f"{num(g.memory_bandwidth_gb_per_s):>6} {num(pk.bf16 or pk.fp16):>8} {num(pk.fp8):>7} "
+            f"{num(g.memory_bandwidth_gb_per_s):>6} {bf16:>8} {num(pk.fp8):>7} {arch:>7} "
             f"{num(g.tdp_w):>6} {num(g.cloud_usd_per_hour, '{:.2f}'):>6} {num(g.purchase_usd):>8}"
         )
-    print("\nDense tensor peaks; sources per GPU with --json. n/a = not found in a usable source.")
+    print(
+        "\nDense tensor peaks; sources per GPU with --json. n/a = not found in a usable source; "
+        "bf16 'no' = no bf16 tensor math (a bf16 job runs as fp16). CC/gfx: compute capability or gfx "
+        "target (resources/support.json)."
+    )
     return 0

@@ -79,7 +79,16 @@ def with_trace(req: PlanRequest, chosen: ChosenModel, *, explicit: bool) -> Plan
         result = trace_memory(setup, on_progress=lambda m: _stderr(f"trace: {m} ..."))
     except TraceUnavailable as exc:
         return _untraced(req, str(exc), explicit)
-    except (RuntimeError, NotImplementedError, ValueError) as exc:
+    except (
+        RuntimeError,
+        NotImplementedError,
+        ValueError,
+        TypeError,
+        KeyError,
+        AttributeError,
+        OverflowError,
+    ) as exc:
+        # transformers' own errors for a config it cannot build (a field of the wrong type included)
         return _untraced(
             req, f"the trace failed ({type(exc).__name__}: {str(exc).splitlines()[0]})", explicit
         )

@@ -15,7 +15,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import UserInputError
+from .errors import UserInputError, field_problem
 from .files import FileFormatError, read_json
 from .units import format_count, parse_count
 
@@ -351,7 +351,10 @@ def from_hf_config(config: dict[str, Any], name: str = "config.json") -> ModelSp
     """
     if not isinstance(config, dict):
         raise ConfigError(f"{name}: expected a JSON object")
-    model_type = str(config.get("model_type", "")).lower()
+    raw_type = config.get("model_type", "")
+    if not isinstance(raw_type, str):
+        raise ConfigError(f"{name}: model_type: expected text, found {type(raw_type).__name__}")
+    model_type = raw_type.lower()
     count = _Counts(config, name)
     try:
         if model_type in _LLAMA_VARIANTS:
@@ -406,6 +409,12 @@ _APPROX_KEYS = {
 }
 
 
+def _count(config: dict[str, Any], *keys: str) -> int | None:
+    """The first of `keys` whose value is a positive int (only `type(v) is int`: not a string, a bool
+    or a float, which a hostile config may hold); None if none is."""
+    return next((config[k] for k in keys if type(config.get(k)) is int and config[k] > 0), None)
+
+
 def approximate_hf_config(config: dict[str, Any], name: str, param_count: int | None = None) -> ModelSpec:
     """A Llama-style stand-in for a config the formulas do not count: its layers, width, heads, FFN and
     vocabulary where the config names them (the parameter count's guessed shape otherwise). Marked
@@ -415,18 +424,17 @@ def approximate_hf_config(config: dict[str, Any], name: str, param_count: int | 
         value = next((config[k] for k in keys if type(config.get(k)) is int and config[k] > 0), None)
         if value is not None:
             found[field] = value
-    model_type = str(config.get("model_type") or "unknown")
+    raw_type = config.get("model_type")
+    model_type = raw_type[:100] if isinstance(raw_type, str) and raw_type else "unknown"
     how = f"Llama-style approximation of {model_type!r} from its config.json"
     if {"n_layers", "hidden_size", "n_heads", "vocab_size"} <= set(found):
         h = found["hidden_size"]
-        kv = config.get("num_key_value_heads") or config.get("num_kv_heads")
-        if config.get("multi_query") and not config.get("new_decoder_architecture"):
+        kv = _count(config, "num_key_value_heads", "num_kv_heads")
+        if config.get("multi_query") is True and config.get("new_decoder_architecture") is not True:
             kv = 1  # Falcon-7B style multi-query attention
-        experts = next(
-            (config[k] for k in ("num_local_experts", "n_routed_experts", "num_experts") if config.get(k)), 1
-        )
-        top_k = (config.get("num_experts_per_tok") or 1) if experts > 1 else 1
-        ffn = config.get("moe_intermediate_size") if experts > 1 else None
+        experts = _count(config, "num_local_experts", "n_routed_experts", "num_experts") or 1
+        top_k = (_count(config, "num_experts_per_tok") or 1) if experts > 1 else 1
+        ffn = _count(config, "moe_intermediate_size") if experts > 1 else None
         if not ffn and "ffn_size" not in found:
             ffn = round(8 * h / 3)  # a gated MLP with the weights of a 4h two-matrix (GELU) MLP
         fields: dict[str, Any] = {
@@ -503,9 +511,8 @@ def read_hf_config(path: str | Path) -> tuple[ModelSpec, dict[str, Any], bool]:
 def _first_error(exc: ValidationError, keys: dict[str, str] | None = None) -> str:
     """'field: message' for the first problem, the field named by its config key where known."""
     keys = keys or {}
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"])
-    msg = err["msg"].removeprefix("Value error, ")
+    path, msg = field_problem(exc)
+    loc = ".".join(path)
     if loc and not msg.startswith(loc):  # a whole-model check's message already names its field
         msg = f"{loc}: {msg}"
     field, sep, rest = msg.partition(": ")
@@ -571,6 +578,13 @@ def guess_from_param_count(n_params: int) -> ModelSpec:
         if best is None or misfit < best[0]:
             best = (misfit, probe.model_copy(update={"n_layers": layers}))
     assert best is not None
+    try:  # model_copy does not validate: check the solved layer count against ModelSpec's bounds
+        ModelSpec.model_validate(best[1].model_dump())
+    except ValidationError:
+        raise ConfigError(
+            f"{format_count(n_params)} parameters: more than any shape GPU Advisor sizes holds "
+            "(at most 1,000 layers)"
+        ) from None
     return best[1].model_copy(
         update={
             "name": f"{format_count(n_params)} parameters (guessed shape)",

@@ -37,6 +37,13 @@ class FabricCalibration(BaseModel):
     world_size: int = Field(ge=1)
     hosts: int = Field(ge=1)
     links: tuple[LinkMeasurement, ...] = ()
+    device_kind: str = "cuda"  # "cpu": gloo over TCP, which says nothing of a GPU's links
+    device_name: str | None = None  # what rank 0 ran on, as the driver named it
+
+    def measured(self) -> str:
+        """'gloo on cpu, 4 ranks on 1 node' / 'nccl on NVIDIA H100 80GB HBM3, 16 ranks on 2 nodes'."""
+        on = self.device_name or self.device_kind
+        return f"{self.backend} on {on}, {self.world_size} ranks on {self.hosts} node{'s' if self.hosts > 1 else ''}"
 
     def link(self, scope: Scope, op: str = "all_reduce") -> LinkMeasurement | None:
         """The measurement for a scope and collective (falling back to any collective in that scope)."""
@@ -76,3 +83,22 @@ def assumption_entries(calibration: Calibration | None) -> dict[str, float | int
             if m.latency_s is not None:
                 entries[f"measured_latency_{scope}_{m.op}_s"] = m.latency_s
     return entries
+
+
+def fabric_applies(calibration: Calibration | None, gpu_id: str) -> bool:
+    """A cluster file's links stand in for a GPU's only where it measured that GPU kind: GPU ranks
+    (not CPU/gloo) on the same catalogue GPU."""
+    if calibration is None or calibration.fabric is None:
+        return False
+    return calibration.fabric.device_kind != "cpu" and calibration.gpu_id == gpu_id
+
+
+def fabric_scope_warning(calibration: Calibration | None, refused: list[str]) -> str | None:
+    """One warning naming what the cluster file measured and the GPUs it was not applied to."""
+    if calibration is None or calibration.fabric is None or not refused:
+        return None
+    names = ", ".join(refused[:3]) + (f" and {len(refused) - 3} more" if len(refused) > 3 else "")
+    return (
+        f"calibration: {calibration.source} measured {calibration.fabric.measured()}; its links are not "
+        f"applied to {names} (a different device or fabric): catalogue links used"
+    )

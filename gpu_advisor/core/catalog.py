@@ -14,9 +14,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .errors import field_message
 from .files import parse_json, read_text_file
 from .paths import USER_GPUS_FILENAME, config_dir, resource
 from .precision import Tier
+from .support import support_fields
 from .systems import Link, NodeDefaults, systems, usable_memory_bytes, usable_memory_rule
 from .units import GB
 
@@ -79,6 +81,18 @@ class GpuSpec(BaseModel):
     scale_out: str | None = Field(default=None, description="the network between nodes (systems.json)")
     nics_per_node: int | None = Field(default=None, ge=1, le=64)
     system_source: str = ""
+    # What it runs natively (resources/support.json). None / empty: not recorded.
+    compute_capability: str | None = Field(default=None, pattern=r"^[0-9]+\.[0-9]+$")
+    gfx_target: str | None = Field(default=None, pattern=r"^gfx[0-9a-f]+$")
+    native_precisions: tuple[str, ...] = ()
+    baseboard_gpus: tuple[int, ...] | None = Field(
+        default=None, description="GPU counts SXM/OAM baseboards are sold in; None = per card"
+    )
+    support_source: str = ""
+
+    def runs_natively(self, dtype: str) -> bool | None:
+        """Whether the part has tensor math for `dtype`; None when support is not recorded."""
+        return None if not self.native_precisions else dtype in self.native_precisions
 
     @cached_property
     def memory_bytes(self) -> int:
@@ -248,9 +262,7 @@ def _read_catalog_file(text: str, origin: str) -> CatalogFile:
     try:
         catalog = CatalogFile.model_validate(parse_json(text, origin))
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        raise ValueError(f"{origin}: {loc}: {err['msg']}") from None
+        raise ValueError(f"{origin}: {field_message(exc)}") from None
     ids = [g.id for g in catalog.gpus]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:
@@ -270,6 +282,7 @@ def load_catalog(user_file: Path | None = None) -> Catalog:
         else g
         for g in builtin.gpus
     }
+    by_id = {k: g.model_copy(update=support_fields(k)) for k, g in by_id.items()}
     warnings: list[str] = []
     path = user_file if user_file is not None else config_dir() / USER_GPUS_FILENAME
     if path.exists():

@@ -17,7 +17,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from .calibration import Calibration
+from .calibration import Calibration, fabric_applies
 from .catalog import GpuSpec
 from .systems import systems
 from .units import format_bandwidth
@@ -45,8 +45,7 @@ class Fabric:
 def resolve_fabric(gpu: GpuSpec, calibration: Calibration | None = None) -> Fabric:
     """The catalogue's links for `gpu`, replaced by measured ones where the calibration has them."""
     fabric = _catalogue_fabric(gpu)
-    fab = calibration.fabric if calibration is not None else None
-    if fab is None or (calibration.gpu_id is not None and calibration.gpu_id != gpu.id):
+    if not fabric_applies(calibration, gpu.id):
         return fabric
     return _calibrated(fabric, calibration)
 

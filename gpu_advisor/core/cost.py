@@ -9,6 +9,7 @@ from __future__ import annotations
 from .catalog import GpuSpec
 from .estimates import CostEstimate
 from .hosts import Machines
+from .precision import Tier
 from .request import Assumptions
 from .units import format_usd
 
@@ -38,15 +39,21 @@ def estimate_cost(
     a: Assumptions,
     job_gpu_hours: float | None = None,
     own_machines: bool = False,
+    gpus_bought: int | None = None,
 ) -> CostEstimate:
     """Rent: count x price per GPU-hour. Buy: the cards plus each machine's host, then electricity.
 
+    SXM/OAM parts are bought on whole baseboards: `gpus_bought` cards are priced, `count` powered.
+
     Break-even: the month at which cumulative rent exceeds purchase + cumulative electricity.
     """
-    hourly = None if gpu.cloud_usd_per_hour is None else gpu.cloud_usd_per_hour * count
+    # Clouds rent single desktops/workstations and clusters of servers, not desktops joined by Ethernet.
+    rentable = gpu.tier is Tier.DATACENTER or machines.machines == 1
+    hourly = None if gpu.cloud_usd_per_hour is None or not rentable else gpu.cloud_usd_per_hour * count
     monthly = None if hourly is None else hourly * hours_per_month
     hosts_usd = 0.0 if own_machines else machines.machines * host_price_usd(machines, a)
-    purchase = None if gpu.purchase_usd is None else gpu.purchase_usd * count + hosts_usd
+    bought = max(count, gpus_bought or count)
+    purchase = None if gpu.purchase_usd is None else gpu.purchase_usd * bought + hosts_usd
     kw = power_kw(gpu, count, machines, a)
     electricity = None if kw is None else kw * hours_per_month * electricity_usd_per_kwh
     breakeven = None
@@ -54,14 +61,14 @@ def estimate_cost(
         saving = monthly - (electricity or 0.0)
         breakeven = purchase / saving if saving > 0 else None
     job = None
-    if job_gpu_hours is not None and gpu.cloud_usd_per_hour is not None:
+    if job_gpu_hours is not None and gpu.cloud_usd_per_hour is not None and rentable:
         job = job_gpu_hours * gpu.cloud_usd_per_hour
     unknown = "price unknown"
     n, host = machines.machines, machines.host.label
     h = machines.host
     sizing = (
-        f" (sized to {machines.gpus_per_machine} of {machines.slots} GPUs: {format_usd(h.base_price_usd)} "
-        f"+ the rest x {machines.gpus_per_machine}/{machines.slots})"
+        f" (sized to {machines.host_gpus} of {machines.slots} GPUs: {format_usd(h.base_price_usd)} "
+        f"+ the rest x {machines.host_gpus}/{machines.slots})"
         if machines.sized and a.host_usd_per_machine is None
         else ""
     )
@@ -70,10 +77,16 @@ def estimate_cost(
         if own_machines
         else f"{n} x {format_usd(host_price_usd(machines, a))} {host}{sizing}"
     )
+    spare = f" ({bought - count} spare on the baseboards, not powered)" if bought > count else ""
     tdp = "TDP unknown" if gpu.tdp_w is None else f"{gpu.tdp_w:.0f} W"
+    rent = (
+        f"rent = {count} x {format_usd(gpu.cloud_usd_per_hour, unknown)}/GPU-h x {hours_per_month:g} h/month"
+        if rentable
+        else f"rent: not offered (clouds do not rent {n} {host}s joined as one cluster)"
+    )
     formula = (
-        f"rent = {count} x {format_usd(gpu.cloud_usd_per_hour, unknown)}/GPU-h x {hours_per_month:g} h/month; "
-        f"buy = {count} x {format_usd(gpu.purchase_usd, unknown)} + {host_text}; "
+        f"{rent}; "
+        f"buy = {bought} x {format_usd(gpu.purchase_usd, unknown)}{spare} + {host_text}; "
         f"power = ({count} x {tdp} x {a.utilisation_of_tdp:.0%} + {n} x "
         f"{host_power_w(machines, a):.0f} W {host}) x PUE {a.pue:g} x "
         f"{format_usd(electricity_usd_per_kwh)}/kWh"

@@ -39,6 +39,7 @@ class MemoryEstimate(BaseModel):
     phase: str  # "backward" | "optimizer step" | "inference"
     formulas: dict[str, str]
     notes: tuple[str, ...] = ()
+    kv_pool_bytes: int | None = None  # the serving engine's KV pool on this card (vLLM, TensorRT-LLM)
 
     @property
     def total_bytes(self) -> int:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .catalog import GpuSpec
 from .files import parse_json
 from .paths import resource
+from .support import gpus_bought_per_machine
 
 
 class HostSpec(BaseModel):
@@ -65,11 +66,18 @@ class Machines:
     gpus_per_machine: int
     host: HostSpec  # sized to gpus_per_machine of `slots`
     slots: int
+    last_machine_gpus: int | None = None  # the last machine's GPUs when the count does not split evenly
+    board_gpus: int | None = None  # SXM/OAM: the baseboard each machine is bought with (host sized to it)
+
+    @property
+    def host_gpus(self) -> int:
+        """The GPUs each machine's host is sized to: its baseboard, else the cards it carries."""
+        return self.board_gpus or self.gpus_per_machine
 
     @property
     def sized(self) -> bool:
         """Whether each machine holds fewer GPUs than its slots (and its host is sized to them)."""
-        return self.gpus_per_machine < self.slots and self.host.base_price_usd is not None
+        return self.host_gpus < self.slots and self.host.base_price_usd is not None
 
     @property
     def multi_node(self) -> bool:
@@ -94,12 +102,24 @@ def sized_host(form: str, gpus: int, slots: int) -> HostSpec:
 
 
 def machines_for(gpu: GpuSpec, count: int) -> Machines:
-    """`count` cards in as few machines as the GPU's node holds, spread evenly, each machine's host
-    sized to the cards it carries."""
+    """`count` cards in as few machines as the GPU's node holds, spread evenly (the last machine holds
+    the rest when the count does not split), each machine's host sized to the cards it carries (SXM/OAM:
+    to its baseboard)."""
     node = gpu.node().node_gpus
     machines = -(-count // node)
     per = -(-count // machines)
-    return Machines(machines, per, sized_host(gpu.form, per, node), node)
+    last = count - (machines - 1) * per
+    if last <= 0:  # fill whole machines instead
+        per, last = node, count - (machines - 1) * node
+    board = gpus_bought_per_machine(gpu.baseboard_gpus, per)  # an SXM server is sized to its baseboard
+    return Machines(
+        machines,
+        per,
+        sized_host(gpu.form, board, node),
+        node,
+        None if last == per else last,
+        board if gpu.baseboard_gpus else None,
+    )
 
 
 def max_gpus_in_tier(gpu: GpuSpec) -> int | None:

@@ -11,6 +11,7 @@ The components are what is live at the moment of peak use, and they sum to the t
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -29,6 +30,7 @@ from .precision import (
     precision_profile,
 )
 from .request import Attention, PlanRequest
+from .trace import PHASE_BACKWARD, PHASE_DECODE, PHASE_FORWARD, PHASE_PREFILL, PHASE_STEP
 from .units import format_bytes
 
 # The fp32 cross-entropy keeps its log-softmax output, and the start of backward adds the gradient
@@ -313,6 +315,17 @@ class MemoryBasis:
         context = self.overhead_distributed if gpus > 1 else self.overhead_single
         return fragmenting, context + self.fragmentation * fragmenting
 
+    def kv_pool(self, par: Parallelism, capacity: int | None) -> float | None:
+        """The KV pool the serving engine allocates on a card of `capacity` bytes: its share of the
+        card (vLLM gpu_memory_utilization) or of the memory left free (TensorRT-LLM), less weights,
+        the activation peak and non-PyTorch memory. None where no engine sizes a pool."""
+        if capacity is None or not self.reserves or not self.inference:
+            return None
+        weights, _, _, activations, kv, _ = self._parts(par)
+        fragmenting, overhead = self._context_overhead(weights + activations, kv, par.gpus)
+        free = capacity * self.memory_fraction - fragmenting - overhead
+        return max(0.0, self.kv_free_fraction * free)
+
     def _reserve(self, overhead: float, fragmenting: float, capacity: int) -> float:
         """`overhead` plus what the serving engine leaves unused of a card of `capacity` bytes."""
         # vLLM caps itself at gpu_memory_utilization of the card; TensorRT-LLM gives the KV pool
@@ -333,8 +346,6 @@ def memory_basis(
     """The layout-independent part of a request's memory (cached: the recommender asks often)."""
     # ---- a traced request: the trace's unsharded bytes replace the formulas (core/trace.py) ----------
     if req.trace is not None:
-        from .trace import traced_basis
-
         formula = memory_basis(req.model_copy(update={"trace": None}), device, optimizer_impl, prefill_tokens)
         kernel = req.trace.attention
         at_traced_kernel = None
@@ -413,11 +424,44 @@ def memory_basis(
         overhead_single=single,
         overhead_distributed=distributed,
         overhead_source=source,
-        fragmentation=a.fragmentation,
+        # An engine that sizes its KV pool from memory measured after a profiling run (vLLM's
+        # gpu_memory_utilization, TensorRT-LLM's free_gpu_memory_fraction) has its allocator's slack
+        # inside what it measured: no fragmentation is added on top.
+        fragmentation=0.0 if _measures_its_pool(engine) else a.fragmentation,
         paged_kv=engine is not None and engine.paged,
         memory_fraction=engine.memory_fraction if engine is not None else 1.0,
         kv_free_fraction=float(engine.kv_cache.get("free_fraction", 1.0)) if engine is not None else 1.0,
     )
+
+
+def _pool_note(
+    basis: MemoryBasis, c: MemoryComponents, pool: float, capacity: int, engine: str, non_torch: float
+) -> str:
+    """'vLLM pool: 90% of 23.6 GiB = 21.3 GiB: weights 15.0 GiB + ... leave a KV pool of 3.6 GiB ...'."""
+    reserve = (1 - basis.memory_fraction) * capacity
+    share = (
+        f"{basis.memory_fraction:.0%} of {format_bytes(capacity)} = {format_bytes(capacity - reserve)}"
+        if basis.memory_fraction < 1
+        else f"{basis.kv_free_fraction:.0%} of the memory left free on {format_bytes(capacity)}"
+    )
+    fill = c.kv_cache / pool if pool > 0 else float("inf")
+    holds = "holds" if c.kv_cache <= pool else "cannot hold"
+    return (
+        f"{engine} memory: {share}; weights {format_bytes(c.weights)} + activation peak "
+        f"{format_bytes(c.activations)} + non-PyTorch memory {format_bytes(non_torch)} leave a "
+        f"KV pool of {format_bytes(pool)}, which {holds} the users' {format_bytes(c.kv_cache)}"
+        + (f" ({fill:.0%} full)" if fill != float("inf") else "")
+        + (f"; {format_bytes(reserve)} reserved (unused by the engine)" if reserve > 0 else "")
+    )
+
+
+def _measures_its_pool(engine) -> bool:
+    """Whether a serving engine sizes its KV pool from memory it measured (a share of the card or of
+    the memory left free after a profiling run)."""
+    if engine is None:
+        return False
+    fraction = float(engine.kv_cache.get("free_fraction", 1.0))
+    return engine.paged and (engine.memory_fraction < 1 or fraction < 1)
 
 
 def request_profile(req: PlanRequest) -> PrecisionProfile:
@@ -443,7 +487,18 @@ def estimate_memory(
     comps, phase = basis.per_gpu(par, capacity)
     components = MemoryComponents(**{k: round(v) for k, v in comps.items()})
     formulas, notes = _explain(req, par, basis, phase, device, optimizer_impl, capacity)
-    return MemoryEstimate(components=components, phase=phase, formulas=formulas, notes=tuple(notes))
+    pool = basis.kv_pool(par, capacity)
+    if pool is not None and capacity is not None:
+        non_torch = basis.overhead_distributed if par.gpus > 1 else basis.overhead_single
+        label = engine_spec(req.engine).label
+        notes.append(_pool_note(basis, components, pool, capacity, label, non_torch))
+    return MemoryEstimate(
+        components=components,
+        phase=phase,
+        formulas=formulas,
+        notes=tuple(notes),
+        kv_pool_bytes=None if pool is None else round(pool),
+    )
 
 
 def _explain(
@@ -520,9 +575,13 @@ def _explain(
     if device is Device.CUDA:
         context = basis.overhead_distributed if par.gpus > 1 else basis.overhead_single
         paged = " (the paged KV cache excluded)" if basis.paged_kv else ""
+        slack = (
+            "no fragmentation added (the engine measures its peak before sizing its KV pool)"
+            if basis.fragmentation == 0 and basis.reserves
+            else f"{req.assumptions.fragmentation:.0%} allocator fragmentation of the rest{paged}"
+        )
         f["overhead"] = (
-            f"CUDA context, workspaces and kernels {format_bytes(context)} ({basis.overhead_source}) + "
-            f"{req.assumptions.fragmentation:.0%} allocator fragmentation of the rest{paged}"
+            f"CUDA context, workspaces and kernels {format_bytes(context)} ({basis.overhead_source}) + {slack}"
         )
         if capacity is not None and basis.memory_fraction < 1:
             f["overhead"] += f" + the {1 - basis.memory_fraction:.0%} of the card the engine leaves unused"
@@ -531,3 +590,57 @@ def _explain(
     else:
         f["overhead"] = "none on CPU (live tensor bytes)"
     return f, notes
+
+
+def _kernel_correction(formula: MemoryBasis, at_traced_kernel: MemoryBasis | None) -> float:
+    """Bytes to add to the traced activations for the request's attention kernel instead of the one the
+    trace ran: the formulas' difference between the two kernels (the s x s matrices eager keeps)."""
+    return 0.0 if at_traced_kernel is None else formula.activations - at_traced_kernel.activations
+
+
+def traced_basis(
+    req: PlanRequest, formula: MemoryBasis, at_traced_kernel: MemoryBasis | None = None
+) -> MemoryBasis:
+    """The formula basis with its unsharded bytes replaced by the trace's (same sharding arithmetic).
+
+    Training: the backward-side peak (forward or backward) gives the weights, the gradients alive then,
+    the optimizer state and the activations; the optimizer-step peak gives all gradients and the step's
+    temporaries. Per trainable parameter, gradient and optimizer bytes are the traced totals divided by
+    the trainable count, so ZeRO and tensor/pipeline parallelism divide them as they divide the formulas'.
+    Inference: weights, the KV cache per sequence and the prefill transient.
+    `at_traced_kernel`: the formula basis with the attention kernel the trace ran, when it is not the
+    request's; the activations then take the formulas' attention bytes (attention_kernel_note).
+    """
+    correction = _kernel_correction(formula, at_traced_kernel)
+    trace = req.trace
+    assert trace is not None
+    if not req.task.is_training:
+        peak = trace.phase_peak(PHASE_PREFILL, PHASE_DECODE) or trace.phase_peak(trace.peak_phase)
+        comps = peak.planner_components() if peak else trace.planner_components()
+        return dataclasses.replace(
+            formula,
+            weights=float(comps["weights"]),
+            activations=max(
+                0.0, float(comps["activations"] + comps["gradients"] + comps["optimizer"]) + correction
+            ),
+            activations_formula="traced",
+            kv_bytes_per_sequence=comps["kv_cache"] / max(1, req.users),
+        )
+    backward = trace.phase_peak(PHASE_FORWARD, PHASE_BACKWARD)
+    step = trace.phase_peak(PHASE_STEP)
+    back = backward.planner_components() if backward else trace.planner_components()
+    stepc = step.planner_components() if step else back
+    trainable = max(1, trace.trainable_parameters)
+    optimizer_state = back["optimizer"]
+    return dataclasses.replace(
+        formula,
+        weights=float(back["weights"]),
+        adapter_weights=0.0,
+        trainable=trainable,
+        grad_bytes=stepc["gradients"] / trainable,
+        opt_bytes=optimizer_state / trainable,
+        optimizer_transient=float(max(0, stepc["optimizer"] - optimizer_state) + stepc["activations"]),
+        activations=max(0.0, float(back["activations"] + back["kv_cache"]) + correction),
+        activations_formula="traced",
+        head_grad=float(back["gradients"]),
+    )

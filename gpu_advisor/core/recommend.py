@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 
 from .advice import count_suggestions, fallback_suggestions
-from .calibration import assumption_entries
+from .calibration import assumption_entries, fabric_applies, fabric_scope_warning
 from .catalog import Catalog, GpuSpec, default_catalog
 from .comms import resolve_fabric
 from .cost import estimate_cost
 from .deployment import count_limit, deployment_note, filters_text, passes_filters, tier_room
 from .efficiency import resolve_efficiency
-from .estimates import OWNERSHIP_MONTHS, TrainingSpeed
+from .estimates import OWNERSHIP_MONTHS, TrainingSpeed, time_to_first_token_s
 from .hosts import machines_for
 from .layout import Parallelism
 from .layouts import Candidate, LayoutSearch, best, meets
@@ -32,10 +32,11 @@ from .recipe import (
 )
 from .request import PlanRequest, Purchase
 from .result import FrontierPoint, GpuSources, Option, Plan, Recommendation
-from .serving import with_concurrency
+from .serving import little_users, queued_ttft_s, rate_only, with_concurrency
 from .speed import DevicePeaks, LayoutSpeeds, hardware_flops_per_token, training_flops_per_token
+from .support import gpus_bought
 from .tiers import tier_choices
-from .trace import attention_kernel_note, compare_with_formulas, comparison_warnings, traced_formulas
+from .trace_compare import attention_kernel_note, compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
 from .verdict import verdict
 
@@ -52,13 +53,17 @@ def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str |
     dtype = profile.peak_column
     flops = gpu.peak_flops_per_s(dtype)
     note = None
-    if flops is None and dtype in ("fp8", "bf16"):
+    if gpu.runs_natively(dtype) is False or (flops is None and dtype in ("fp8", "bf16")):
         for fallback in ("bf16", "fp16"):
+            if fallback == dtype or gpu.runs_natively(fallback) is False:
+                continue
             flops = gpu.peak_flops_per_s(fallback)
             if flops is not None:
-                note = f"no {dtype} tensor rate known; {fallback} rate used"
+                note = _fallback_note(gpu, dtype, fallback, req.task.is_training)
                 dtype = fallback
                 break
+        else:
+            flops = None
     if flops is None or gpu.bandwidth_bytes_per_s is None:
         return None, "tensor throughput or bandwidth unknown in the catalogue"
     a = req.assumptions
@@ -83,6 +88,19 @@ def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str |
         efficiency=efficiency,
         fabric=resolve_fabric(gpu, cal),
     ), note
+
+
+def _fallback_note(gpu: GpuSpec, wanted: str, used: str, training: bool) -> str:
+    """'runs as fp16 (loss scaling): no bf16 on Volta (compute capability 7.0)'."""
+    where = gpu.arch or gpu.name
+    if gpu.compute_capability:
+        where += f" (compute capability {gpu.compute_capability})"
+    elif gpu.gfx_target:
+        where += f" ({gpu.gfx_target})"
+    if gpu.runs_natively(wanted) is None:
+        return f"no {wanted} tensor rate known; {used} rate used"
+    how = f"runs as {used} (loss scaling)" if training and used == "fp16" else f"runs as {used}"
+    return f"{how}: no {wanted} on {where}"
 
 
 def _best_layout(
@@ -291,6 +309,7 @@ def _option(
     speed = speeds.detail(par)  # the kept layout, with its worded terms
     job_hours = speed.gpu_hours if isinstance(speed, TrainingSpeed) else None
     machines = machines_for(gpu, par.gpus)
+    bought = gpus_bought(gpu.baseboard_gpus, machines.machines, machines.gpus_per_machine)
     cost = estimate_cost(
         gpu,
         par.gpus,
@@ -300,6 +319,7 @@ def _option(
         req.assumptions,
         job_hours,
         req.own_machines,
+        gpus_bought=bought,
     )
     if req.purchase is Purchase.BUY:
         rank = (
@@ -314,7 +334,7 @@ def _option(
     recipe, recipe_source = (
         describe(user, req, par.data, par.zero_stage) if req.task.is_training else (None, None)
     )
-    notes = [note, deployment_note(gpu, machines.machines)]
+    notes = [note, deployment_note(gpu, machines.machines), _low_mfu(speed)]
     if not batch_kept:
         notes.append(
             f"{par.data} replicas x micro-batch {req.batch_size} do not divide the global batch of "
@@ -327,6 +347,9 @@ def _option(
         count=par.gpus,
         machines=machines.machines,
         gpus_per_machine=machines.gpus_per_machine,
+        last_machine_gpus=machines.last_machine_gpus,
+        gpus_bought=bought,
+        runs_as=note.split(":")[0].removeprefix("runs as ") if note and note.startswith("runs as") else "",
         host=machines.host,
         fits=fits,
         meets_target=fits and batch_kept and meets(req, speed),
@@ -342,6 +365,60 @@ def _option(
         recipe_source=recipe_source,
     )
     return option, None
+
+
+LOW_MFU = 0.10  # below this a training option spends most of its step off the tensor cores
+
+
+def _low_mfu(speed) -> str:
+    """'low utilisation: MFU 4% (under 10%) ...' for a training option, else ''."""
+    mfu = speed.mfu if isinstance(speed, TrainingSpeed) else None
+    if mfu is None or mfu >= LOW_MFU:
+        return ""
+    return (
+        f"low utilisation: MFU {mfu:.0%} (under {LOW_MFU:.0%}): most of each step is communication or "
+        "memory traffic, not tensor math"
+    )
+
+
+RATE_ITERATIONS = 8  # Little's law fixed point: L users slow decode, which raises W and L
+
+
+def _rate_option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | None, str | None]:
+    """An option sized for requests/s alone: L = ceil(rate x W) with W this option's own first token
+    and output at its decode speed with L users; meets the target when its first token, queued behind
+    the other arrivals' prefills, is within the TTFT target (throughput follows from L = rate x W)."""
+    assert req.requests_per_s is not None
+    users = little_users(req.requests_per_s, 1.0)
+    option: Option | None = None
+    for _ in range(RATE_ITERATIONS):
+        sized = req.model_copy(update={"users": users})
+        option, skipped = _option(sized, gpu, catalog, LayoutSearch(sized))
+        if option is None or not option.fits:
+            return option, skipped
+        speed = option.speed
+        ttft = time_to_first_token_s(speed.prefill_s, speed.tokens_per_s_per_user)
+        seconds = ttft + req.output_tokens / speed.tokens_per_s_per_user
+        needed = little_users(req.requests_per_s, seconds)
+        if needed <= users:
+            break
+        users = needed
+    else:
+        return option.model_copy(update={"meets_target": False}), None
+    queued = queued_ttft_s(ttft, speed.prefill_s, req.requests_per_s, option.layout.data)
+    meets_ttft = req.ttft_s is None or queued <= req.ttft_s
+    wait = "saturated" if queued == float("inf") else f"{queued:.3g} s with queueing"
+    note = (
+        f"{users} users in flight = ceil({req.requests_per_s:g} requests/s x {seconds:.3g} s per request "
+        f"at {speed.tokens_per_s_per_user:.3g} tokens/s each) (Little's law); first token {wait} (M/D/1)"
+    )
+    return option.model_copy(
+        update={
+            "meets_target": option.meets_target and meets_ttft,
+            "users_in_flight": users,
+            "note": "; ".join(n for n in (option.note, note) if n),
+        }
+    ), None
 
 
 def _rank_key(option: Option) -> tuple:
@@ -406,7 +483,8 @@ def _reason(req: PlanRequest, best: Option) -> str:
     )
     head = f"{format_count(model.total_params())} parameters {fmt} need {format_bytes(weights)} for weights"
     if req.task is Task.INFERENCE:
-        head += f" and the KV cache for {req.users} user{'' if req.users == 1 else 's'} takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
+        users = best.users_in_flight or req.users
+        head += f" and the KV cache for {users} user{'' if users == 1 else 's'} takes {format_bytes(best.per_gpu_components.kv_cache)} per GPU"
     what = f"{best.count} x {best.gpu}" if best.count > 1 else f"one {best.gpu}"
     layout = f" with {best.layout.describe()}" if best.count > 1 else ""
     speed = (
@@ -419,7 +497,12 @@ def _reason(req: PlanRequest, best: Option) -> str:
         money = f", {format_usd(best.cost.cloud_usd_per_hour)}/h to rent"
     elif req.purchase is Purchase.BUY and best.cost.purchase_usd:
         money = f", {format_usd(best.cost.purchase_usd)} to buy"
-    return f"{head}; {what}{layout} fit{'s' if best.count == 1 else ''} it at {format_bytes(best.per_gpu_bytes)} per GPU, {speed}{money}."
+    runs_as = f" (runs as {best.runs_as}: the card has no {req.precision})" if best.runs_as else ""
+    tight = " (tight)" if best.tight else ""
+    return (
+        f"{head}; {what}{layout} fit{'s' if best.count == 1 else ''} it{runs_as} at "
+        f"{format_bytes(best.per_gpu_bytes)} per GPU{tight}, {speed}{money}."
+    )
 
 
 def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
@@ -518,54 +601,70 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
     searches = [LayoutSearch(run) for run in runs]
     ran: dict[int, tuple[PlanRequest, LayoutSearch]] = {}  # id(option) -> its recipe and search
     literal: dict[str, Option] = {}  # gpu id -> the option of the recipe as given
-    step = (req.tensor_parallel or 1) * (req.pipeline_parallel or 1)
-    # Each recipe's layout is found and screened on its summary speed; only the literal recipe's and
-    # the best recipe's options are worked out in full. One recipe at a time over every GPU: the speed
-    # and memory memos (core/memo.py) then see the same request object call after call.
-    screened: dict[str, list[tuple[tuple, int, Found]]] = {gpu.id: [] for gpu in gpus}
-    peaks_of: dict[str, tuple[DevicePeaks | None, str | None]] = {}
-    done: set[str] = set()
-    for i, (run, run_search) in enumerate(zip(runs, searches, strict=True)):
-        first_of_group = i == 0 or run.grad_checkpointing != runs[i - 1].grad_checkpointing
+    if rate_only(req):
+        # Sized for an arrival rate: each GPU's concurrency follows from its own speed (core/serving.py).
         for gpu in gpus:
-            entries = screened[gpu.id]
-            if gpu.id in done:
-                continue
-            if first_of_group and entries and _cannot_improve(min(entries, key=_entry_key), step):
-                done.add(gpu.id)  # checkpointing only slows a recipe already on the fewest GPUs
-                continue
-            if not first_of_group and entries and entries[-1][:2] != min(entries, key=_entry_key)[:2]:
-                continue  # a larger micro-batch stopped paying: the larger ones of this group neither
-            last_run = runs[entries[-1][1]] if entries else None
-            same_group = last_run is not None and last_run.grad_checkpointing == run.grad_checkpointing
-            if not first_of_group and same_group and entries[-1][0][0]:
-                continue  # a smaller micro-batch did not fit: a larger one holds more activations
-            laid_out, skipped = _layout_for(run, gpu, run_search, peaks_of)
-            if laid_out is None:
-                if i == 0:  # a catalogue gap, not a problem with this plan: a warning only when asked
-                    (warnings if req.gpu is not None else not_considered).append(skipped)
-                done.add(gpu.id)  # the GPU's peaks are unknown, or the layout exceeds the tier's room
-                continue
-            entries.append((_screen_key(run, laid_out), i, laid_out))
-    chosen_of = {gid: min(entries, key=_entry_key)[1] for gid, entries in screened.items() if entries}
-    kept: dict[str, Option] = {}
-    for i, run in enumerate(runs):
-        for gpu in gpus:
-            if chosen_of.get(gpu.id) != i:
-                continue
-            laid_out = next(entry[2] for entry in screened[gpu.id] if entry[1] == i)
-            option, _ = _option(run, gpu, catalog, searches[i], user=req, laid_out=laid_out)
-            if option is None:
-                continue
-            ran[id(option)] = (run, searches[i])
-            kept[gpu.id] = option
-            if i == 0:
-                literal[gpu.id] = option
-    options.extend(kept[gpu.id] for gpu in gpus if gpu.id in kept)
+            option, skipped = _rate_option(req, gpu, catalog)
+            if skipped:
+                # A catalogue gap, not a problem with this plan: a warning only when the user asked for it.
+                (warnings if req.gpu is not None else not_considered).append(skipped)
+            if option is not None:
+                options.append(option)
+                ran[id(option)] = (runs[0], searches[0])
+    else:
+        step = (req.tensor_parallel or 1) * (req.pipeline_parallel or 1)
+        # Each recipe's layout is found and screened on its summary speed; only the literal recipe's and
+        # the best recipe's options are worked out in full. One recipe at a time over every GPU: the speed
+        # and memory memos (core/memo.py) then see the same request object call after call.
+        screened: dict[str, list[tuple[tuple, int, Found]]] = {gpu.id: [] for gpu in gpus}
+        peaks_of: dict[str, tuple[DevicePeaks | None, str | None]] = {}
+        done: set[str] = set()
+        for i, (run, run_search) in enumerate(zip(runs, searches, strict=True)):
+            first_of_group = i == 0 or run.grad_checkpointing != runs[i - 1].grad_checkpointing
+            for gpu in gpus:
+                entries = screened[gpu.id]
+                if gpu.id in done:
+                    continue
+                if first_of_group and entries and _cannot_improve(min(entries, key=_entry_key), step):
+                    done.add(gpu.id)  # checkpointing only slows a recipe already on the fewest GPUs
+                    continue
+                if not first_of_group and entries and entries[-1][:2] != min(entries, key=_entry_key)[:2]:
+                    continue  # a larger micro-batch stopped paying: the larger ones of this group neither
+                last_run = runs[entries[-1][1]] if entries else None
+                same_group = last_run is not None and last_run.grad_checkpointing == run.grad_checkpointing
+                if not first_of_group and same_group and entries[-1][0][0]:
+                    continue  # a smaller micro-batch did not fit: a larger one holds more activations
+                laid_out, skipped = _layout_for(run, gpu, run_search, peaks_of)
+                if laid_out is None:
+                    if i == 0:  # a catalogue gap, not a problem with this plan: a warning only when asked
+                        (warnings if req.gpu is not None else not_considered).append(skipped)
+                    done.add(gpu.id)  # the GPU's peaks are unknown, or the layout exceeds the tier's room
+                    continue
+                entries.append((_screen_key(run, laid_out), i, laid_out))
+        chosen_of = {gid: min(entries, key=_entry_key)[1] for gid, entries in screened.items() if entries}
+        kept: dict[str, Option] = {}
+        for i, run in enumerate(runs):
+            for gpu in gpus:
+                if chosen_of.get(gpu.id) != i:
+                    continue
+                laid_out = next(entry[2] for entry in screened[gpu.id] if entry[1] == i)
+                option, _ = _option(run, gpu, catalog, searches[i], user=req, laid_out=laid_out)
+                if option is None:
+                    continue
+                ran[id(option)] = (run, searches[i])
+                kept[gpu.id] = option
+                if i == 0:
+                    literal[gpu.id] = option
+        options.extend(kept[gpu.id] for gpu in gpus if gpu.id in kept)
     options.sort(key=_rank_key)
+    scope = fabric_scope_warning(
+        req.calibration, [g.name for g in gpus if not fabric_applies(req.calibration, g.id)]
+    )
+    if scope:
+        warnings.append(scope)
     unsharded = estimate_memory(req, Parallelism(), device=Device.CUDA)
     best = next((o for o in options if o.fits and o.meets_target), None)
-    if best is not None and best.gpu_id not in literal:  # the headline's "your recipe as given"
+    if best is not None and best.gpu_id not in literal and not rate_only(req):  # "your recipe as given"
         gpu = catalog.get(best.gpu_id)
         laid_out = next((entry[2] for entry in screened[gpu.id] if entry[1] == 0), None)
         if laid_out is not None:
@@ -591,9 +690,16 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
             reason = f"Nothing in {where} meets {target} with up to {limit}. " + suggestions[0]
         else:
             with_count = f" with {req.gpus} GPU{'s' if req.gpus != 1 else ''}" if req.gpus else ""
+            # On the largest card, with what its serving engine reserves of it, so the two numbers
+            # compared are the ones that decided (never "nothing fits 21.5 GiB; the largest has 23.6").
+            on_biggest = estimate_memory(req, Parallelism(), device=Device.CUDA, capacity=biggest or None)
+            reserve = (
+                " (the engine's reserve included)" if on_biggest.total_bytes != unsharded.total_bytes else ""
+            )
             reason = (
-                f"Nothing in {where} fits {format_bytes(unsharded.total_bytes)} (one-device footprint)"
-                f"{with_count}; the largest GPU has {format_bytes(biggest)}. " + suggestions[0]
+                f"Nothing in {where} fits{with_count}: one device needs "
+                f"{format_bytes(on_biggest.total_bytes)}{reserve}; the largest GPU has "
+                f"{format_bytes(biggest)}. " + suggestions[0]
             )
         recommendation = Recommendation(
             tier=None, gpu=None, gpu_id=None, count=None, parallelism=None, reason=reason

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .architecture import ModelSpec, refuse_bool
 from .calibration import MIN_EFFICIENCY, Calibration
+from .errors import error_words
 from .precision import (
     LLAMA_CPP_PRECISIONS,
     LORA_BASE_PRECISIONS,
@@ -21,7 +23,7 @@ from .precision import (
     Task,
     Tier,
 )
-from .trace import TraceMismatch, TraceResult, check_trace_matches
+from .trace import TraceMismatch, TraceResult
 from .units import HOURS_PER_MONTH
 
 
@@ -353,11 +355,6 @@ class PlanRequest(BaseModel):
         if self.task.is_training and (self.requests_per_s is not None or self.ttft_s is not None):
             field = "requests_per_s" if self.requests_per_s is not None else "ttft_s"
             raise ValueError(f"{field}: serving targets apply to inference, not {self.task}")
-        if self.requests_per_s is not None and self.tokens_per_s_per_user is None:
-            raise ValueError(
-                "requests_per_s: give a tokens/s per user target too: Little's law needs the time each "
-                "request takes (its output tokens at that speed)"
-            )
         if self.global_batch is not None and not self.task.is_training:
             raise ValueError("global_batch: a global batch applies to training, not inference")
         if self.global_batch is not None and self.global_batch % self.batch_size:
@@ -440,19 +437,52 @@ def _check_dataset(req: PlanRequest) -> None:
 
 def describe_validation_error(exc: Exception) -> tuple[str, str]:
     """(field, message) from a pydantic ValidationError or a ValueError 'field: message'."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        err = errors()[0]
-        loc = [str(p) for p in err["loc"]]
-        msg = str(err["msg"]).removeprefix("Value error, ")
-        if ": " in msg and not loc:
-            field, _, rest = msg.partition(": ")
-            return field, rest
-        if ": " in msg and msg.split(": ", 1)[0].replace("_", "").isalpha():
-            field, _, rest = msg.partition(": ")
-            return field, rest
-        field = ".".join(loc) or "request"
-        return field, _plain(field, msg)
+    if isinstance(exc, ValidationError):
+        return describe_error_detail(exc.errors()[0])
     text = str(exc)
     field, sep, rest = text.partition(": ")
     return (field, rest) if sep and " " not in field.strip() else ("request", text)
+
+
+def describe_error_detail(err: Mapping[str, Any]) -> tuple[str, str]:
+    """(field, message) of one pydantic error (an item of ValidationError.errors()), in the
+    planner's words ('at least 1 user'); a whole-model check's 'field: message' names its field."""
+    loc, msg = error_words(err)
+    if ": " in msg and not loc:
+        field, _, rest = msg.partition(": ")
+        return field, rest
+    if ": " in msg and msg.split(": ", 1)[0].replace("_", "").isalpha():
+        field, _, rest = msg.partition(": ")
+        return field, rest
+    field = ".".join(loc) or "request"
+    return field, _plain(field, msg)
+
+
+def check_trace_matches(req: PlanRequest) -> None:
+    """Raise TraceMismatch naming the first input where the request and its trace differ."""
+    trace = req.trace
+    if trace is None:
+        return
+    pairs: list[tuple[str, Any, Any]] = [
+        ("task", trace.task, req.task),
+        ("precision", trace.precision, req.precision),
+    ]
+    if req.task.is_training:
+        pairs += [
+            ("seq_len", trace.seq_len, req.seq_len),
+            ("optimizer", trace.optimizer, req.optimizer.value),
+        ]
+        # A knob the user left to the planner takes the traced recipe's value (core.recipe.variants).
+        if "batch_size" in req.model_fields_set:
+            pairs.append(("batch_size", trace.batch_size, req.batch_size))
+        if req.grad_checkpointing is not None:
+            pairs.append(("grad_checkpointing", trace.grad_checkpointing, req.grad_checkpointing))
+    else:
+        pairs += [
+            ("users", trace.users, req.users),
+            ("prompt_tokens", trace.prompt_tokens, req.prompt_tokens),
+            ("output_tokens", trace.output_tokens, req.output_tokens),
+        ]
+    for field, traced, asked in pairs:
+        if traced != asked:
+            raise TraceMismatch(f"trace: made for {field} {traced}, the request has {asked}; trace again")

@@ -15,9 +15,10 @@ from .hosts import HostSpec
 from .layout import Parallelism
 from .precision import Tier
 from .request import PlanRequest
-from .trace import TraceComparison
+from .trace_compare import TraceComparison
 
 PLAN_SCHEMA = "gpu-advisor/plan@1"
+TIGHT_FILL = 0.95  # a fit above 95 % of the memory that decides it leaves no room for a longer prompt
 TRAINING_SPEED_KEYS = (
     "step_time_s",
     "tokens_per_s",
@@ -58,8 +59,12 @@ class Option(BaseModel):
     gpu_id: str
     tier: Tier
     count: int
-    machines: int  # count = machines x gpus_per_machine; tensor parallelism stays inside one machine
+    machines: int  # count = machines x gpus_per_machine (or last_machine_gpus on the last); tensor parallelism stays inside one machine
     gpus_per_machine: int
+    last_machine_gpus: int | None = None  # when the count does not split evenly: the last machine's
+    gpus_bought: int = 0  # SXM/OAM: whole baseboards; cards: the count (0 = not computed)
+    runs_as: str = ""  # 'fp16 (loss scaling)' where the card lacks the precision asked for
+    users_in_flight: int | None = None  # requests/s alone: this option's Little's-law concurrency
     host: HostSpec  # what one machine is, costs and draws besides its GPUs
     fits: bool
     meets_target: bool
@@ -85,6 +90,19 @@ class Option(BaseModel):
         return self.per_gpu.components
 
     @property
+    def memory_fill(self) -> float:
+        """How full the memory that decides the fit is: the engine's KV pool with the users' KV cache,
+        else the card with the footprint. Above TIGHT_FILL a fit is marked tight."""
+        pool = self.per_gpu.kv_pool_bytes
+        if pool is not None:
+            return self.per_gpu.components.kv_cache / pool if pool > 0 else float("inf")
+        return self.per_gpu_bytes / self.gpu_memory_bytes
+
+    @property
+    def tight(self) -> bool:
+        return self.fits and self.memory_fill > TIGHT_FILL
+
+    @property
     def training(self) -> TrainingSpeed | None:
         """The training speed, or None for an inference option."""
         return self.speed if isinstance(self.speed, TrainingSpeed) else None
@@ -99,6 +117,10 @@ class Option(BaseModel):
             "count": self.count,
             "machines": self.machines,
             "gpus_per_machine": self.gpus_per_machine,
+            "last_machine_gpus": self.last_machine_gpus,
+            "gpus_bought": self.gpus_bought or self.count,
+            "runs_as": self.runs_as or None,
+            "users_in_flight": self.users_in_flight,
             "machine": self.host.label,
             "fits": self.fits,
             "meets_target": self.meets_target,
@@ -106,6 +128,9 @@ class Option(BaseModel):
             "per_gpu_bytes": self.per_gpu_bytes,
             "per_gpu_components": self.per_gpu_components.model_dump(),
             "memory_phase": self.per_gpu.phase,
+            "kv_pool_bytes": self.per_gpu.kv_pool_bytes,
+            "memory_fill": round(self.memory_fill, 4) if self.memory_fill != float("inf") else None,
+            "tight": self.tight,
             "parallelism": self.layout.model_dump(),
             "parallelism_text": self.layout.describe(),
             "bound": self.speed.bound,
@@ -132,6 +157,7 @@ class VerdictSide(BaseModel):
     count: int
     machines: int
     gpus_per_machine: int
+    gpus_bought: int | None = None  # buying SXM/OAM parts takes whole baseboards
     machine: str
     cost_usd: float  # rent: per month, or for the job; buy: the purchase
     usd_per_month: float | None  # rent per month, or the purchase's electricity per month

@@ -43,6 +43,22 @@ def _room(tier: Tier, catalog: Catalog) -> str:
     return f" within {host.max_machines} {host.label}s of {gpu.node().node_gpus} GPUs"
 
 
+def _shortfall(req: PlanRequest, option: Option) -> float:
+    """How far an option is from the target, as the factor it misses it by (1 = met): the nearest,
+    not the cheapest, is the tier's closest."""
+    speed = option.speed
+    if speed.kind == "training":
+        if req.max_hours is None or speed.time_to_train_s is None:
+            return 1.0
+        return speed.time_to_train_s / (req.max_hours * 3600)
+    factors = [1.0]
+    if req.tokens_per_s_per_user is not None:
+        factors.append(req.tokens_per_s_per_user / max(speed.tokens_per_s_per_user, 1e-12))
+    if req.ttft_s is not None and speed.ttft_s is not None:
+        factors.append(speed.ttft_s / req.ttft_s)
+    return max(factors)
+
+
 def _why_none(req: PlanRequest, tier: Tier, mine: list[Option], catalog: Catalog) -> str:
     if req.tier is not None and req.tier is not tier:
         return f"Not searched: the request is limited to the {req.tier.label} tier."
@@ -54,9 +70,11 @@ def _why_none(req: PlanRequest, tier: Tier, mine: list[Option], catalog: Catalog
     fitting = [o for o in mine if o.fits]
     if not fitting:
         return f"Nothing in this tier fits the job{room}."
-    closest = fitting[0]
+    closest = min(fitting, key=lambda o: _shortfall(req, o))
     if req.task.is_training:
-        return f"Nothing in this tier meets the {req.max_hours:g} h deadline{room}."
+        hours = closest.training.time_to_train_s if closest.training else None
+        near = "" if hours is None else f"; closest: {closest.count} × {closest.gpu} in {hours / 3600:,.0f} h"
+        return f"Nothing in this tier meets the {req.max_hours:g} h deadline{room}{near}."
     speed = format_rate(closest.speed.tokens_per_s_per_user, "tokens/s per user")
     return (
         f"Nothing in this tier meets the target{room}; closest: {closest.count} × {closest.gpu} at {speed}."

@@ -25,6 +25,17 @@ def _what(option: Option) -> str:
     return f"{cards} in {machines} {option.host.label}{plural}"
 
 
+def _bought(option: Option) -> str:
+    """What buying takes: '4 × NVIDIA H200 SXM on one 4-GPU baseboard (2 used)' for SXM/OAM parts."""
+    bought = option.gpus_bought or option.count
+    if bought == option.count:
+        return _what(option)
+    machines = "one" if option.machines == 1 else str(option.machines)
+    board = bought // option.machines
+    boards = "baseboard" if option.machines == 1 else "baseboards"
+    return f"{bought} × {option.gpu} on {machines} {board}-GPU {boards} ({option.count} used)"
+
+
 def _job_hours(option: Option) -> float | None:
     speed = option.training
     return None if speed is None or speed.time_to_train_s is None else speed.time_to_train_s / 3600
@@ -84,6 +95,7 @@ def _side(
         count=option.count,
         machines=option.machines,
         gpus_per_machine=option.gpus_per_machine,
+        gpus_bought=option.gpus_bought or option.count,
         machine=option.host.label,
         cost_usd=cost,
         usd_per_month=per_month,
@@ -105,7 +117,7 @@ def _decide(rent, buy, rent_side, buy_side, breakeven, job, hours_per_month, buy
             else f"at {format_usd(rent_side.cost_usd)}/month ({hours_per_month:g} h)"
         )
     )
-    buy_text = None if buy is None else f"{_what(buy)} for {format_usd(buy_side.cost_usd)}"
+    buy_text = None if buy is None else f"{_bought(buy)} for {format_usd(buy_side.cost_usd)}"
     if buy is None:
         return "rent", f"Rent {rent_text}: no option that fits has a purchase price."
     if rent is None:

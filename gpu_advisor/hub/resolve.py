@@ -9,9 +9,10 @@ requests online; headers of files already in the cache offline).
 
 from __future__ import annotations
 
-import json
 import math
+import os
 import socket
+import stat
 import struct
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from gpu_advisor.core.architecture import (
     approximate_hf_config,
     from_hf_config,
 )
-from gpu_advisor.core.files import FileFormatError, read_json
+from gpu_advisor.core.files import FileFormatError, parse_json, read_json
 from gpu_advisor.hub.models import HubError, HubModel, parse_hub_id
 
 INSTALL_HINT = "install it with: pip install huggingface_hub"
@@ -34,6 +35,10 @@ SAFETENSORS_INDEX = "model.safetensors.index.json"
 _DTYPE_BYTES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2}
 _MAX_HEADER_BYTES = 100 * 2**20  # the format caps its JSON header at 100 MB
 CONNECT_TIMEOUT_S = 3.0
+# More parameters than any model has (the largest published are a few 10^12): a header claiming more
+# is lying, and its count would put an absurd model in a plan.
+MAX_PARAMETERS = 10**14
+_MAX_SHARDS = 10_000
 
 
 def _hf() -> Any:
@@ -107,19 +112,67 @@ def _download(repo_id: str, filename: str, revision: str | None, cache_dir: str 
     return hf.hf_hub_download(repo_id, filename, revision=revision, cache_dir=cache_dir)
 
 
+def _read_exactly(fd: int, size: int, path: str | Path) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            raise ValueError(f"{path}: safetensors file shorter than its header says")
+        data += chunk
+    return data
+
+
 def read_safetensors_header(path: str | Path) -> dict[str, int]:
-    """dtype -> parameter count from one safetensors file's header (8-byte length, then JSON)."""
-    with open(path, "rb") as handle:
-        (length,) = struct.unpack("<Q", handle.read(8))
+    """dtype -> parameter count from one safetensors file's header (8-byte length, then JSON).
+    ValueError (naming the file) for anything that is not a plausible header: a FIFO or device, a
+    short file, JSON that is not an object of {dtype, shape} entries, or more parameters than any
+    model has (the strict reader of core.files: finite numbers, bounded integers and depth)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{path}: not a regular file")
+        (length,) = struct.unpack("<Q", _read_exactly(fd, 8, path))
         if length > _MAX_HEADER_BYTES:
             raise ValueError(f"{path}: safetensors header of {length} bytes is not plausible")
-        header = json.loads(handle.read(length))
+        text = _read_exactly(fd, length, path).decode("utf-8", errors="strict")
+    finally:
+        os.close(fd)
+    try:
+        header = parse_json(text, str(path))
+    except FileFormatError as exc:
+        raise ValueError(str(exc)) from None
+    if not isinstance(header, dict):
+        raise ValueError(f"{path}: safetensors header is not a JSON object")
     counts: dict[str, int] = {}
     for name, entry in header.items():
         if name == "__metadata__":
             continue
-        counts[entry["dtype"]] = counts.get(entry["dtype"], 0) + math.prod(entry["shape"])
+        shape = entry.get("shape") if isinstance(entry, dict) else None
+        dtype = entry.get("dtype") if isinstance(entry, dict) else None
+        if not isinstance(dtype, str) or not isinstance(shape, list):
+            raise ValueError(f"{path}: tensor {str(name)[:80]!r} has no dtype and shape")
+        if not all(type(n) is int and n >= 0 for n in shape):
+            raise ValueError(f"{path}: tensor {str(name)[:80]!r} has a shape that is not counts")
+        counts[dtype[:16]] = counts.get(dtype[:16], 0) + math.prod(shape)
+    if sum(counts.values()) > MAX_PARAMETERS:
+        raise ValueError(f"{path}: safetensors header claims more parameters than any model has")
     return counts
+
+
+def _index_shards(index: str) -> list[str]:
+    """The shard file names of a safetensors index (a JSON object whose weight_map maps names to
+    files); ValueError for any other shape."""
+    try:
+        data = read_json(index)
+    except FileFormatError as exc:
+        raise ValueError(str(exc)) from None
+    weight_map = data.get("weight_map")
+    if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+        raise ValueError(f"{index}: weight_map is not an object of file names")
+    shards = sorted(set(weight_map.values()))
+    if len(shards) > _MAX_SHARDS:
+        raise ValueError(f"{index}: {len(shards):,} shards is not plausible")
+    return shards
 
 
 def _cached_safetensors(repo_id: str, revision: str | None, cache_dir: str | Path | None) -> dict[str, int]:
@@ -134,9 +187,7 @@ def _cached_safetensors(repo_id: str, revision: str | None, cache_dir: str | Pat
     files = [single] if single else []
     index = cached(SAFETENSORS_INDEX)
     if not files and index:
-        shards = sorted(
-            set(json.loads(Path(index).read_text(encoding="utf-8")).get("weight_map", {}).values())
-        )
+        shards = _index_shards(index)
         files = [cached(s) for s in shards]
         if not shards or None in files:
             return {}
@@ -144,6 +195,8 @@ def _cached_safetensors(repo_id: str, revision: str | None, cache_dir: str | Pat
     for path in files:
         for dtype, n in read_safetensors_header(path).items():  # type: ignore[arg-type]
             counts[dtype] = counts.get(dtype, 0) + n
+    if sum(counts.values()) > MAX_PARAMETERS:
+        return {}
     return counts
 
 
@@ -160,7 +213,7 @@ def safetensors_parameters(
             pass
     try:
         return _cached_safetensors(repo_id, revision, cache_dir)
-    except (OSError, ValueError, KeyError, TypeError):
+    except Exception:  # the count is optional: a hostile or broken cache entry leaves it unknown
         return {}
 
 

@@ -16,7 +16,9 @@ Trainer) and `gpu_advisor.probe.lightning` (PyTorch Lightning).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from typing import TypeVar
 
 from gpu_advisor.probe.events import EVENTS_ENV, EventWriter
@@ -30,29 +32,50 @@ _path = os.environ.get(EVENTS_ENV)
 _writer: EventWriter | None = EventWriter(_path) if _path else None
 
 
-def step(samples: int | None = None, tokens: int | None = None) -> None:
-    """One optimiser step finished; `samples` and `tokens` it processed, where known."""
+def _disable(exc: BaseException) -> None:
+    """A probe never raises into the loop it measures: on any fault it says so once and stops."""
+    global _writer
+    _writer = None
+    with suppress(Exception):
+        print(f"gpu_advisor.probe: stopped measuring ({type(exc).__name__}: {exc})", file=sys.stderr)
+
+
+def step(samples: object = None, tokens: object = None) -> None:
+    """One optimiser step finished; `samples` and `tokens` it processed, where known (ints, NumPy
+    integers or 0-d tensors; anything else is recorded as unknown)."""
     if _writer is not None:
-        _writer.step(samples, tokens)
+        try:
+            _writer.step(samples, tokens)
+        except Exception as exc:
+            _disable(exc)
 
 
 def epoch_end() -> None:
     """The epoch finished: writes its time, steps, samples, data wait and peak memory."""
     if _writer is not None:
-        _writer.epoch_end()
+        try:
+            _writer.epoch_end()
+        except Exception as exc:
+            _disable(exc)
 
 
 def epoch_start() -> None:
     """Optional: start the epoch's clock now (else the first `wrap` iteration or the first step does)."""
     if _writer is not None:
-        _writer.epoch_start()
+        try:
+            _writer.epoch_start()
+        except Exception as exc:
+            _disable(exc)
 
 
 def step_start() -> None:
     """Optional: the batch is in hand and the step's work begins; the time since the previous step
     counts as data wait. Callbacks use it where the loader is not wrapped."""
     if _writer is not None:
-        _writer.step_start()
+        try:
+            _writer.step_start()
+        except Exception as exc:
+            _disable(exc)
 
 
 def wrap(iterable: Iterable[T]) -> Iterable[T]:

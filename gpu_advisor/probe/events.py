@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import gc
 import json
+import math
+import operator
 import os
 import sys
 import time
@@ -58,8 +60,8 @@ class EventWriter:
         event["pid"] = self._pid
         event["t"] = t
         try:
-            self._file.write(json.dumps(event, separators=(",", ":")) + "\n")
-        except (OSError, ValueError):  # disk full, or closed at exit: lose events, never the training
+            self._file.write(json.dumps(event, separators=(",", ":"), allow_nan=False) + "\n")
+        except Exception:  # disk full, closed at exit, anything: lose events, never the training
             self._file = None
 
     def epoch_start(self, *, only_if_idle: bool = False) -> None:
@@ -88,7 +90,8 @@ class EventWriter:
             self._wait_s += clock() - t0
             yield item
 
-    def step(self, samples: int | None, tokens: int | None) -> None:
+    def step(self, samples: object, tokens: object) -> None:
+        samples, tokens = count(samples), count(tokens)
         now = time.monotonic()
         if self._epoch_t0 is None:  # nothing started the clock: this step only starts it
             self._epoch_t0 = now
@@ -139,6 +142,32 @@ class EventWriter:
         self._epoch_t0 = None
         self._wait_s = self._epoch_wait_s = self._epoch_step_s = 0.0
         self._steps = self._samples = self._tokens = 0
+
+
+# Counts past this are not counts of anything a loop processes (and readers treat them as absent).
+MAX_COUNT = 2**63 - 1
+
+
+def count(value: object) -> int | None:
+    """A step's `samples` or `tokens` as a plain int: Python and NumPy integers (operator.index), 0-d
+    tensors and arrays (.item()), integral floats; None for anything else (a string, a negative, NaN,
+    a huge number), so whatever a loop passes is never an error in it."""
+    try:
+        if value is None or isinstance(value, bool):
+            return None
+        try:
+            number = operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            item = getattr(value, "item", None)
+            value = item() if callable(item) else value
+            if isinstance(value, float):
+                if not math.isfinite(value) or value != int(value):
+                    return None
+                value = int(value)
+            number = operator.index(value)  # type: ignore[arg-type]
+        return number if 0 <= number <= MAX_COUNT else None
+    except Exception:
+        return None
 
 
 def _rank() -> int | None:

@@ -315,7 +315,7 @@ def _memory(doc: ReportDocument, plan: Plan, width_pt: float, dpi: int) -> None:
         ],
         7.5,
     )
-    for note in plan.memory.notes:
+    for note in tables.memory_notes(plan):
         doc.add(f"<p class='small muted'>{escape(note)}</p>")
 
 

@@ -65,7 +65,7 @@ def render_markdown(plan: Plan, results: Sequence[NamedReport] = (), now: dt.dat
     lines += ["## Memory", "", "One device, no sharding (GiB = 2^30 bytes):", ""]
     memory_rows = tables.memory_rows(plan.memory, "sum of the above, one device, no sharding")
     lines += _table(("Component", "Size", "How it was computed"), memory_rows, (False, True))
-    lines += [f"> {note}" for note in plan.memory.notes]
+    lines += [f"> {note}" for note in tables.memory_notes(plan)]
     lines += [
         "",
         "Per GPU for each option, after sharding, against the GPU's memory: see the options table.",

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from gpu_advisor.core.calibration import MIN_EFFICIENCY
+from gpu_advisor.core.errors import field_message
 from gpu_advisor.core.files import FileFormatError, read_json, write_json_atomic
 from gpu_advisor.core.paths import config_dir
 from gpu_advisor.core.request import Purchase
@@ -25,7 +27,8 @@ class Calibration(BaseModel):
     """A measured efficiency fed back into the planner ("Use as calibration" in the monitor)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    mfu: float = Field(gt=0, le=1, description="Measured model FLOPs utilisation")
+    # The planner's own bound (core.calibration): what is saved here is what a plan accepts.
+    mfu: float = Field(ge=MIN_EFFICIENCY, le=1, description="Measured model FLOPs utilisation")
     source: str = Field(default="", description="Which run it came from (device, workload, date)")
 
 
@@ -71,14 +74,21 @@ def load_settings(path: Path | None = None) -> tuple[AppSettings, str | None]:
         return AppSettings(), None
     try:
         data = read_json(path, SETTINGS_SCHEMA)
-        data.pop("schema", None)
-        return AppSettings.model_validate(data), None
     except FileFormatError as exc:
         return AppSettings(), f"Preferences were reset to the defaults: {exc}"
+    data.pop("schema", None)
+    try:
+        return AppSettings.model_validate(data), None
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "settings"
-        return AppSettings(), f"Preferences were reset to the defaults: {path}: {field}: {err['msg']}"
+        problem = f"{path}: {field_message(exc, 'settings')}"
+    if data.get("calibration") is not None:  # a bad calibration costs only the calibration
+        try:
+            kept = AppSettings.model_validate({**data, "calibration": None})
+        except ValidationError:
+            pass
+        else:
+            return kept, f"Your saved calibration was dropped (plans use the default MFU): {problem}"
+    return AppSettings(), f"Preferences were reset to the defaults: {problem}"
 
 
 def save_settings(settings: AppSettings, path: Path | None = None) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from gpu_advisor.bench.monitor import MonitorReport
-from gpu_advisor.bench.probe_events import EpochRecord, Event, StepsSummary, summarize_epochs, summarize_steps
+from gpu_advisor.bench.probe_events import EpochRecord, StepsSummary
 from gpu_advisor.core.units import (
     NA,
     format_bytes,
@@ -39,12 +39,13 @@ def signal_name(number: int) -> str:
 
 
 def ending(report: MonitorReport) -> tuple[str, bool]:
-    """(status, failed): 'Finished (exit code 0)', 'Failed (exit code N)', 'Killed (SIGKILL)' or
-    'Stopped (SIGINT; exit code N)' when the monitor ended it."""
+    """(status, failed): 'Finished (exit code 0)', 'Failed (exit code N)', 'Killed (SIGKILL)',
+    'Stopped by you (SIGTERM)' after Stop, or 'Stopped (SIGINT)' when the monitor got that signal."""
     code = report.exit_code
+    if report.interrupted == "stop":  # the Monitor's Stop ends the command with SIGTERM
+        return "Stopped by you (SIGTERM)", True
     if report.interrupted is not None:
-        by = "Stop" if report.interrupted == "stop" else report.interrupted
-        return f"Stopped ({by}; exit code {code})", True
+        return f"Stopped ({report.interrupted})", True
     if code is None:
         return "Failed (no exit code)", True
     if code < 0:
@@ -165,16 +166,26 @@ def command_cards(report: MonitorReport) -> tuple[Cards, tuple[str, str, str, st
         rss_max_bytes=None if rss is None else rss.max,
     )
     top = primary_verdict(report.diagnosis)
-    if top is not None:
+    failed = report.interrupted is None and report.exit_code != 0
+    if failed:  # the failure leads: the telemetry's verdict is about a run that did not finish
+        seen = f" Until then the telemetry read: {top.title.lower()}." if top is not None else ""
+        cards = replace(
+            cards,
+            diagnosis_title=status,
+            diagnosis_detail=f"the command did not finish; its output shows why.{seen}",
+        )
+    elif top is not None:
         cards = replace(cards, diagnosis_title=top.title, diagnosis_detail=verdict_detail(top))
     return cards, captions
 
 
-def live_cards(events: Sequence[Event], elapsed_s: float) -> tuple[Cards, tuple[str, str, str, str]]:
-    """Cards while the command runs, from the probe's events so far."""
+def live_cards(
+    steps: StepsSummary | None, epochs: Sequence[EpochRecord], elapsed_s: float
+) -> tuple[Cards, tuple[str, str, str, str]]:
+    """Cards while the command runs, from the probe's steps and epochs so far."""
     return probe_cards(
-        summarize_steps(events),
-        summarize_epochs(events),
+        steps,
+        epochs,
         duration_s=elapsed_s,
         status="running",
         rss_max_bytes=None,
@@ -231,16 +242,3 @@ def monitor_lines(report: MonitorReport) -> list[str]:
         if v.severity in ("warning", "critical") and v.fix:
             lines.append(f"      fix: {v.fix}")
     return lines
-
-
-def recent_rate(events: Sequence[Event]) -> tuple[float, float, str] | None:
-    """(time of the last step on the monotonic clock, rate, unit) over the given events' timed steps:
-    samples/s where the steps give samples, else tokens/s, else steps/s. None without a timed step."""
-    steps = summarize_steps(events)
-    if steps is None or steps.step_time is None:
-        return None
-    rate, unit = _rate(steps)
-    last_t = max(
-        float(e["t"]) for e in events if e.get("event") == "step" and isinstance(e.get("t"), int | float)
-    )
-    return (last_t, rate, unit) if rate is not None else None

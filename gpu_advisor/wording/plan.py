@@ -88,10 +88,20 @@ def gpu_line(option: Option) -> str:
 
 
 def fits_text(option: Option) -> str:
-    """'fits' (and meets the target), 'fits, too slow' (misses it), or 'does not fit'."""
+    """'fits' (and meets the target), 'fits, too slow' (misses it), or 'does not fit'; a precision the
+    card lacks adds what it runs as ('fits, runs as fp16 (loss scaling)')."""
     if not option.fits:
         return "does not fit"
-    return "fits" if option.meets_target else "fits, too slow"
+    text = "fits" if option.meets_target else "fits, too slow"
+    if option.tight:
+        text += ", tight"
+    return f"{text}, runs as {option.runs_as}" if option.runs_as else text
+
+
+def count_text(option: Option) -> str:
+    """'2', or '2 (buy 4)' where SXM/OAM parts come on 4- or 8-GPU baseboards."""
+    bought = option.gpus_bought or option.count
+    return str(option.count) if bought == option.count else f"{option.count} (buy {bought})"
 
 
 def bound_text(bound: str | None) -> str:
@@ -164,16 +174,27 @@ def job_rent_text(option: Option) -> str:
 
 
 def machines_text(option: Option) -> str:
-    """'1 × 2': machines × GPUs per machine (the machine's kind is in machine_text)."""
-    return f"{option.machines} × {option.gpus_per_machine}"
+    """'1 × 2': machines × GPUs per machine (the machine's kind is in machine_text); '2 × 5 (last 4)'
+    when the count does not split evenly."""
+    text = f"{option.machines} × {option.gpus_per_machine}"
+    return f"{text} (last {option.last_machine_gpus})" if option.last_machine_gpus else text
 
 
 def machine_text(option: Option) -> str:
-    """'one desktop with 2 GPUs', '2 8-GPU servers with 8 GPUs each'."""
+    """'one desktop with 2 GPUs', '2 8-GPU servers with 8 GPUs each'; an SXM/OAM server bought with a
+    smaller baseboard than the table's host is named by its board ('one 4-GPU server with 2 GPUs')."""
     host = option.host.label
+    bought = option.gpus_bought or option.count
+    if bought > option.count:
+        host = f"{bought // option.machines}-GPU server"
     if option.machines == 1:
         gpus = "GPU" if option.gpus_per_machine == 1 else "GPUs"
         return f"one {host} with {option.gpus_per_machine} {gpus}"
+    if option.last_machine_gpus:
+        return (
+            f"{option.machines} {host}s with {option.gpus_per_machine} GPUs each, "
+            f"the last with {option.last_machine_gpus}"
+        )
     return f"{option.machines} {host}s with {option.gpus_per_machine} GPUs each"
 
 

@@ -30,6 +30,7 @@ from gpu_advisor.wording.plan import (
     TASK_LABELS,
     bound_text,
     breakeven_text,
+    count_text,
     fits_text,
     gpu_line,
     headline,
@@ -85,7 +86,13 @@ def option_columns(training: bool) -> tuple[Column, ...]:
     """
     head = (
         Column("gpu", "GPU", lambda o: o.gpu, lambda o: o.gpu, numeric=False),
-        Column("count", "GPUs", lambda o: o.count, lambda o: str(o.count), "GPUs needed"),
+        Column(
+            "count",
+            "GPUs",
+            lambda o: o.count,
+            count_text,
+            "GPUs used (and bought, where SXM/OAM baseboards hold more)",
+        ),
         Column(
             "fits",
             "Fits",
@@ -466,13 +473,21 @@ CLI_COLUMNS = {
 CLI_OPTION_ROWS = 12
 
 
+def memory_notes(plan: Plan) -> list[str]:
+    """The memory notes: the unsharded footprint's, then how the serving engine fills the card of the
+    answer (or of the first option): its reserve, weights, activation peak, non-PyTorch memory, KV pool."""
+    option = plan.best or (plan.options[0] if plan.options else None)
+    engine = [] if option is None else [n for n in option.per_gpu.notes if " memory: " in n]
+    return [*plan.memory.notes, *(f"{option.count} × {option.gpu}: {n}" for n in engine)]
+
+
 def plan_text(plan: Plan) -> str:
     """The plan as the CLI prints it: the answer, the memory breakdown, the best options."""
     title = plan_title(plan)
     lines = [title, "=" * len(title), f"Recommendation: {headline(plan)}", plan.recommendation.reason, ""]
     lines.append("Memory on one device, unsharded:")
     lines += [f"  {label:<28} {size:>10}   {formula}" for label, size, formula in memory_rows(plan.memory)]
-    lines += [f"  note: {note}" for note in plan.memory.notes]
+    lines += [f"  note: {note}" for note in memory_notes(plan)]
     verdict = verdict_text(plan)
     if verdict:
         lines += ["", f"Rent or buy: {verdict}"]

@@ -140,6 +140,18 @@ def _request(hostile: bool) -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
+def _check_machines(option) -> None:
+    """Machines x GPUs per machine is the GPU count (the last machine holds the rest when it does not
+    split evenly), and buying takes at least the GPUs used (whole baseboards for SXM/OAM parts)."""
+    per, last = option.gpus_per_machine, option.last_machine_gpus
+    held = option.machines * per if last is None else (option.machines - 1) * per + last
+    assert held == option.count, (
+        f"{option.gpu}: {option.machines} machines x {per} GPUs (last {last}) hold {held}, not {option.count}"
+    )
+    assert last is None or 0 < last < per, f"{option.gpu}: last machine holds {last} of {per}"
+    assert option.gpus_bought >= option.count, f"{option.gpu}: buys {option.gpus_bought} of {option.count}"
+
+
 def check_request(fields: dict[str, Any]) -> str:
     """Plan `fields` and check the plan; returns 'refused' or 'planned'. Any other exception, a
     non-finite number in the plan's JSON or a fit beyond a GPU's memory fails (AssertionError)."""
@@ -152,6 +164,7 @@ def check_request(fields: dict[str, Any]) -> str:
     text = json_text(data)  # raises ValueError on NaN or infinity: JSON has neither
     json.loads(text)
     for option in result.options:
+        _check_machines(option)
         if option.fits:
             assert option.per_gpu_bytes <= option.gpu_memory_bytes, (
                 f"{option.gpu}: claims a fit with {option.per_gpu_bytes:,} of {option.gpu_memory_bytes:,} bytes"

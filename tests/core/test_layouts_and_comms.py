@@ -129,10 +129,40 @@ def test_a_measured_fabric_replaces_the_catalogue_links(catalog):
     )
     kw = dict(model=get_preset("llama-2-13b"), task="pretrain", gpu="nvidia-h100-sxm", gpus=16, zero_stage=0)
     catalogue = _best(catalog, **kw)
-    measured = _best(catalog, **kw, calibration=Calibration(source="cluster.json", fabric=slow))
+    cal = Calibration(source="cluster.json", gpu_id="nvidia-h100-sxm", fabric=slow)
+    measured = _best(catalog, **kw, calibration=cal)
     assert measured.speed.step_time_s > catalogue.speed.step_time_s
     text = " ".join(t.formula for t in measured.speed.terms)
     assert "measured" in text and "cluster.json" in text
+
+
+def test_a_fabric_measured_on_one_gpu_kind_is_refused_for_another_with_a_warning(catalog):
+    """A cluster file from H100s says nothing of MI300X links (nor a gloo/CPU one of any GPU's): the
+    MI300X keeps its catalogue links and the plan's warnings name what was measured."""
+    from gpu_advisor.core.recommend import plan
+    from gpu_advisor.core.request import PlanRequest
+
+    fabric = FabricCalibration(
+        backend="nccl",
+        world_size=16,
+        hosts=2,
+        device_name="NVIDIA H100 80GB HBM3",
+        links=(LinkMeasurement(op="all_reduce", scope="intra-node", busbw_bytes_per_s=50e9),),
+    )
+    cal = Calibration(source="cluster.json", gpu_id="nvidia-h100-sxm", fabric=fabric)
+    kw = dict(
+        model=get_preset("llama-2-13b"), task="pretrain", gpu="amd-instinct-mi300x", gpus=8, zero_stage=0
+    )
+    assert _best(catalog, **kw, calibration=cal).speed.step_time_s == _best(catalog, **kw).speed.step_time_s
+    warnings = plan(PlanRequest(**kw, calibration=cal), catalog).warnings
+    assert any("nccl on NVIDIA H100 80GB HBM3" in w and "AMD Instinct MI300X" in w for w in warnings)
+    cpu = cal.model_copy(
+        update={"fabric": fabric.model_copy(update={"backend": "gloo", "device_kind": "cpu"})}
+    )
+    h100 = dict(kw, gpu="nvidia-h100-sxm")
+    assert (
+        _best(catalog, **h100, calibration=cpu).speed.step_time_s == _best(catalog, **h100).speed.step_time_s
+    )
 
 
 def test_a_calibrated_mfu_replaces_the_table_for_its_gpu_only(catalog):

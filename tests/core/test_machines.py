@@ -30,9 +30,12 @@ def test_70b_for_200_users_is_not_sixteen_geforce_cards_with_tp8_because_desktop
     result = _plan(catalog, model="llama-3-70b", users=200, tokens_per_s_per_user=30, purchase="buy")
     assert result.recommendation.tier == "datacenter"
     best = result.best
-    # 2 x H200 (141 GB each) hold 131 GiB of weights and 47 GiB of KV cache: one server, TP 2.
-    assert (best.gpu_id, best.machines, best.gpus_per_machine) == ("nvidia-h200-sxm", 1, 2)
-    assert (best.layout.tensor, best.layout.pipeline, best.layout.data) == (2, 1, 1)
+    # One server. SXM parts are bought on 4- or 8-GPU baseboards, so 2 x H200 (131 GiB of weights and
+    # 47 GiB of KV cache in 2 x 141 GB) is bought as 4 x $32,000 and loses to a full 4 x H100 board.
+    assert best.machines == 1 and best.layout.pipeline == 1
+    assert best.gpus_bought in (4, 8) and best.cost.purchase_usd is not None
+    h200 = _option(result, "nvidia-h200-sxm")
+    assert (h200.count, h200.gpus_bought, h200.layout.tensor) == (2, 4, 2)
     for option in result.options:
         assert option.layout.tensor <= option.gpus_per_machine
         assert option.machines * option.gpus_per_machine >= option.count
@@ -104,18 +107,21 @@ def test_host_power_is_counted_per_machine(catalog):
     assert one.cost.power_kw == pytest.approx((450 * 0.7 + one_card_w) * 1.3 / 1000)
 
 
-def test_two_sxm_gpus_are_not_charged_a_full_8_gpu_servers_host(catalog):
-    """2 x H200 for 200 users: the server is sized to its two GPUs, so neither its price nor its
-    power at the wall is the 8-GPU host's (3 kW beside 1.4 kW of GPUs would quadruple the wall power)."""
+def test_two_sxm_gpus_are_bought_on_a_4_gpu_baseboard_not_a_full_8_gpu_server(catalog):
+    """2 x H200 for 200 users: SXM parts are sold on 4- or 8-GPU HGX baseboards, so buying them takes a
+    4-GPU board and the host of a 4-GPU server (half the 8-GPU host's scalable part), never the full
+    8-GPU server; only the two GPUs used draw power (the spare two are noted, not powered)."""
     kw = dict(model="llama-3-70b", task="inference", users=200, tokens_per_s_per_user=30, purchase="buy")
     best = _plan(catalog, gpu="nvidia-h200-sxm", **kw).best
     server = hosts()["datacenter-sxm"]
-    assert (best.machines, best.gpus_per_machine) == (1, 2)
-    host_usd = best.cost.purchase_usd - 2 * catalog.get("nvidia-h200-sxm").purchase_usd
-    assert server.base_price_usd <= host_usd <= server.price_usd / 2  # at most half the 8-GPU host
+    assert (best.machines, best.gpus_per_machine, best.gpus_bought) == (1, 2, 4)
+    host_usd = best.cost.purchase_usd - 4 * catalog.get("nvidia-h200-sxm").purchase_usd
+    assert host_usd == pytest.approx(server.base_price_usd + (server.price_usd - server.base_price_usd) / 2)
+    assert host_usd < server.price_usd
     gpus_kw = 2 * 700 * 0.7 * 1.3 / 1000
-    assert gpus_kw < best.cost.power_kw <= gpus_kw + server.power_w / 2 * 1.3 / 1000
-    assert "sized to 2 of 8 GPUs" in best.cost.formula
+    host_kw = (server.base_power_w + (server.power_w - server.base_power_w) / 2) * 1.3 / 1000
+    assert best.cost.power_kw == pytest.approx(gpus_kw + host_kw)
+    assert "sized to 4 of 8 GPUs" in best.cost.formula and "2 spare" in best.cost.formula
     full = _plan(catalog, gpu="nvidia-h200-sxm", gpus=8, **kw).best  # a full server keeps the table's host
     assert full.cost.purchase_usd == pytest.approx(
         8 * catalog.get("nvidia-h200-sxm").purchase_usd + server.price_usd

@@ -43,3 +43,15 @@ def test_a_tier_filter_says_the_other_tiers_were_not_searched():
     result = _plan(model="llama-3-8b", tier="consumer")
     reasons = {t.tier.value: t.reason for t in result.tiers}
     assert reasons["datacenter"].startswith("Not searched") and reasons["consumer"] == ""
+
+
+def test_a_tiers_closest_is_the_option_nearest_the_target_not_the_cheapest():
+    """Llama 3 70B for 200 users at 30 tokens/s: no workstation meets it; the one named closest is the
+    fitting workstation option with the highest tokens/s per user (nearest 30), whatever its price."""
+    result = _plan(model="llama-3-70b", users=200, tokens_per_s_per_user=30, purchase="buy")
+    reason = next(t for t in result.tiers if t.tier.value == "workstation").reason
+    fitting = [o for o in result.options if o.tier.value == "workstation" and o.fits]
+    nearest = max(fitting, key=lambda o: o.speed.tokens_per_s_per_user)
+    assert f"closest: {nearest.count} × {nearest.gpu} at" in reason
+    cheapest = fitting[0]  # the options are ranked by price: the pick before
+    assert cheapest.gpu_id != nearest.gpu_id

@@ -8,7 +8,8 @@ import subprocess
 import sys
 import time
 
-from gpu_advisor.bench.probe_events import EventTail, summarize_epochs, summarize_steps
+from gpu_advisor.bench.probe_events import summarize_epochs, summarize_steps
+from gpu_advisor.bench.probe_tail import EventTail
 
 
 def _run(code: str, env: dict[str, str] | None = None) -> str:
@@ -84,4 +85,4 @@ def test_a_truncated_last_line_waits_and_stray_lines_are_skipped(tmp_path):
     with path.open("a") as f:
         f.write('ep","pid":1,"t":1,"step_s":0.5,"data_wait_s":0.1}\n' + json.dumps([1]) + "\n")
     assert [e["event"] for e in tail.read()] == ["step"]
-    assert summarize_steps(tail.events).step_time.median == 0.5
+    assert tail.aggregate.steps().step_time.median == 0.5

@@ -14,9 +14,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from gpu_advisor.bench.distributed.section import DistributedSection
-from gpu_advisor.bench.results import BenchReport, ResultsFileError, load_report
+from gpu_advisor.bench.loading import load_report
+from gpu_advisor.bench.results import BenchReport, ResultsFileError
 from gpu_advisor.core.calibration import Calibration, FabricCalibration, LinkMeasurement
+from gpu_advisor.core.catalog import default_catalog
 
 
 def fabric_from_section(section: DistributedSection) -> FabricCalibration:
@@ -24,13 +28,24 @@ def fabric_from_section(section: DistributedSection) -> FabricCalibration:
     chosen: dict[tuple[str, str], LinkMeasurement] = {}
     for link in section.links:
         key = (link.scope, link.op)
-        found = LinkMeasurement(
-            op=link.op, scope=link.scope, busbw_bytes_per_s=link.busbw_bytes_per_s, latency_s=link.latency_s
-        )
+        try:  # the planner's bounds (core.calibration): a link it cannot take is refused here, in one line
+            found = LinkMeasurement(
+                op=link.op,
+                scope=link.scope,
+                busbw_bytes_per_s=link.busbw_bytes_per_s,
+                latency_s=link.latency_s,
+            )
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise ResultsFileError(
+                f"distributed.links: {link.scope} {link.op}: {err['loc'][0]}: {err['msg']}"
+            ) from None
         if key not in chosen or found.busbw_bytes_per_s < chosen[key].busbw_bytes_per_s:
             chosen[key] = found
     return FabricCalibration(
         backend=section.backend,
+        device_kind=section.device_kind,
+        device_name=section.ranks[0].device_name if section.ranks else None,
         world_size=section.world_size,
         hosts=len(section.hosts),
         links=tuple(sorted(chosen.values(), key=lambda m: (m.scope != "intra-node", m.op))),
@@ -45,7 +60,14 @@ def calibration_from_report(report: BenchReport, source: str) -> Calibration:
             f"{source}: distributed: no collectives measured here; make a cluster results file with "
             "gpu-advisor bench --nproc N --json FILE (or --distributed under torchrun)"
         )
-    return Calibration(source=source, fabric=fabric_from_section(section))
+    try:
+        fabric = fabric_from_section(section)
+    except ResultsFileError as exc:
+        raise ResultsFileError(f"{source}: {exc}") from None
+    gpu = None
+    if fabric.device_kind != "cpu" and fabric.device_name:
+        gpu = default_catalog().match_device_name(fabric.device_name)
+    return Calibration(source=source, gpu_id=None if gpu is None else gpu.id, fabric=fabric)
 
 
 def load_fabric_calibration(path: str | Path) -> Calibration:

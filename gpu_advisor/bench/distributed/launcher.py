@@ -38,9 +38,11 @@ from typing import Any
 from gpu_advisor.bench.distributed.errors import DistributedRunFailed
 from gpu_advisor.bench.distributed.events import RUN_DIR_ENV, EventReader, read_failures
 from gpu_advisor.bench.distributed.failures import parse_torchrun_root_cause, rendezvous_failure
+from gpu_advisor.bench.distributed.lifeline import LAUNCHER_PID_ENV, die_with_parent
 from gpu_advisor.bench.distributed.options import DistributedOptions
+from gpu_advisor.bench.loading import load_report
 from gpu_advisor.bench.options import ProgressEvent
-from gpu_advisor.bench.results import BenchReport, load_report
+from gpu_advisor.bench.results import BenchReport
 
 LOG_FILE = "torchrun.log"
 RESULTS_FILE = "results.json"
@@ -150,6 +152,7 @@ def _watch(
     """Start torchrun and watch it to its end: (its exit code, why the launcher stopped it or None)."""
     env = _thread_env(nproc)
     env[RUN_DIR_ENV] = str(run_dir)
+    env[LAUNCHER_PID_ENV] = str(os.getpid())
     reader = EventReader(run_dir / "events.jsonl")
     with open(run_dir / LOG_FILE, "wb") as log:
         proc = subprocess.Popen(
@@ -159,6 +162,7 @@ def _watch(
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,  # its own process group: the whole tree can be signalled
+            preexec_fn=die_with_parent(),  # and it dies with the launcher (lifeline module)
         )
     began = time.monotonic()
     why_stopped: str | None = None

@@ -34,6 +34,7 @@ from gpu_advisor.bench.distributed.environment import (
 from gpu_advisor.bench.distributed.errors import DistributedRunFailed
 from gpu_advisor.bench.distributed.events import EventWriter, run_dir_from_env, write_failure
 from gpu_advisor.bench.distributed.failures import what_happened
+from gpu_advisor.bench.distributed.lifeline import launcher_alive, watch_launcher
 from gpu_advisor.bench.distributed.liveness import Liveness, Peer
 from gpu_advisor.bench.distributed.options import DistributedOptions
 from gpu_advisor.bench.distributed.section import RankRecord
@@ -75,6 +76,7 @@ def run_rank(
     """Run this rank's share (module docstring). Rank 0 returns the BenchReport, others None."""
     env = env or RankEnv.from_environ()
     run_dir = run_dir_from_env()
+    watch_launcher()  # a launcher killed outright: this rank ends too (lifeline module)
     try:
         return _run(options, env, json_path, on_progress, run_dir)
     except DistributedRunFailed as exc:
@@ -139,6 +141,8 @@ def _run(
                 duration_s=time.monotonic() - progress.started,
             )
             if json_path is not None:
+                if not launcher_alive():  # the user's kept file is not replaced by an orphaned run
+                    raise DistributedRunFailed("the launcher is gone: results not written")
                 report.save(json_path)
         liveness.barrier("the end of the run", options.timeout_s)
     except DistributedRunFailed as exc:

@@ -12,41 +12,44 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from gpu_advisor.bench.monitor import MonitorReport
-from gpu_advisor.bench.probe_events import Event
-from gpu_advisor.bench.results import ResultsFileError
+from gpu_advisor.bench.probe_events import EpochRecord, Event, StepAggregate, StepCounters, StepsSummary
+from gpu_advisor.bench.results import BenchReport, ResultsFileError
 from gpu_advisor.bench.run_calibration import calibration_from_run
 from gpu_advisor.bench.watched import bench_view
 from gpu_advisor.core.files import write_atomic
 from gpu_advisor.core.request import PlanRequest
+from gpu_advisor.telemetry.samples import Sample
 from gpu_advisor.ui.monitor.backend import BenchBackend, MonitorRequest
 from gpu_advisor.ui.monitor.output_pane import OutputPane
+from gpu_advisor.ui.monitor.runs import CommandRun, RunResult
 from gpu_advisor.ui.monitor.series import RingSeries
 from gpu_advisor.ui.workers import JobRunner
-from gpu_advisor.wording.command import command_cards, ending, live_cards, recent_rate
+from gpu_advisor.wording.command import command_cards, ending, live_cards
 from gpu_advisor.wording.monitor import Cards
 
 CardTexts = tuple[Cards, tuple[str, str, str, str] | None]  # the cards, and the captions they take
 
 
 class CommandLive:
-    """The probe's events so far (appended on the monitor thread, read on the GUI thread) and the log."""
+    """The probe's events so far, folded as they arrive (on the monitor thread; read on the GUI thread,
+    at a cost that does not grow with the run), and the log."""
 
     def __init__(self) -> None:
         self._folder = Path(tempfile.mkdtemp(prefix="gpu-advisor-command-"))
         self.log_path = self._folder / "output.log"
-        self._events: list[Event] = []
+        self._aggregate = StepAggregate()
         self._lock = threading.Lock()
 
     def add(self, events: list[Event]) -> None:
         with self._lock:
-            self._events.extend(events)
+            self._aggregate.add(events)
 
-    def events(self) -> list[Event]:
+    def summary(self) -> tuple[StepsSummary | None, list[EpochRecord], StepCounters]:
+        """The steps and epochs so far, and the running totals the throughput plot differences."""
         with self._lock:
-            return list(self._events)
+            return self._aggregate.steps(), self._aggregate.epochs(), self._aggregate.counters()
 
     def close(self) -> None:
         """Remove the temporary log (when the next run starts, or the window closes)."""
@@ -79,11 +82,6 @@ def command_calibration(report: MonitorReport, request: PlanRequest | None) -> t
     return (calibration.mfu, calibration.source) if calibration.mfu is not None else None
 
 
-def is_command_report(report: Any) -> bool:
-    """True for a watched command's report (bench.monitor's MonitorReport), not a benchmark's."""
-    return hasattr(report, "exit_code")
-
-
 class CommandWatch:
     """A watched command's side of the Monitor: the runner it starts from, its live events and
     output, the output pane, and its steps' rate on the throughput plot. The panel composes it."""
@@ -95,20 +93,20 @@ class CommandWatch:
         self.output_pane = output_pane
         self._throughput = throughput
         self.live: CommandLive | None = None  # the current or last command's events and output
-        self._events_plotted = 0
+        self._plotted = StepCounters()
         self._started_mono = 0.0
 
     def start(
         self,
         backend: BenchBackend,
         request: MonitorRequest,
-        on_sample: Callable[[Any], None],
+        on_sample: Callable[[Sample], None],
         started_mono: float,
     ) -> MonitorRequest:
         """Run the command on the runner's thread; returns the request with its output's log path."""
         self.forget()
         live = self.live = CommandLive()
-        self._events_plotted, self._started_mono = 0, started_mono
+        self._plotted, self._started_mono = StepCounters(), started_mono
         request = replace(request, log_path=str(live.log_path))
         self.output_pane.setVisible(True)
         self.output_pane.set_status("Running…")
@@ -123,7 +121,7 @@ class CommandWatch:
             self.live = None
         self.output_pane.setVisible(False)
 
-    def ended(self, report: Any) -> str:
+    def ended(self, report: MonitorReport) -> str:
         """How the command ended, in the pane (in the error colour if badly); the status's words."""
         status, failed = ending(report)
         self.output_pane.set_status(status, failed)
@@ -134,27 +132,27 @@ class CommandWatch:
             self.output_pane.set_status("Failed to start", failed=True)
             self.output_pane.show_message(message)
 
-    def refresh(self, report: Any, running: bool) -> CardTexts | None:
+    def refresh(self, run: CommandRun | None, running: bool) -> CardTexts | None:
         """The 1 Hz refresh: the output's tail, one throughput point, and the cards to show (None
         when no command is being watched or was the last run)."""
-        if is_command_report(report):
+        if run is not None:
             self._show_output()
-            return command_cards(report)
+            return command_cards(run.report)
         if self.live is None or not running:
             return None
-        events = self.live.events()
+        steps, epochs, counters = self.live.summary()
         self._show_output()
-        self._plot_rate(events)
-        return live_cards(events, time.monotonic() - self._started_mono)
+        self._plot_rate(counters)
+        return live_cards(steps, epochs, time.monotonic() - self._started_mono)
 
     def _show_output(self) -> None:
         if self.live is not None:
             self.output_pane.show_tail(self.live.log_path)
 
-    def _plot_rate(self, events: list[Any]) -> None:
+    def _plot_rate(self, counters: StepCounters) -> None:
         """One throughput point per refresh: the rate of the steps the probe reported since the last."""
-        new, self._events_plotted = events[self._events_plotted :], len(events)
-        point = recent_rate(new)
+        point = counters.rate_since(self._plotted)
+        self._plotted = counters
         if point is None:
             return
         t_mono, rate, unit = point
@@ -163,12 +161,12 @@ class CommandWatch:
         # The probe's clock is time.monotonic(), the same in every process of the machine.
         self._throughput.append(t_mono - self._started_mono, (rate,))
 
-    def with_log_beside(self, report: Any, path: Path) -> Any:
+    def with_log_beside(self, run: RunResult, path: Path) -> BenchReport | MonitorReport:
         """The report to save at `path`: a command's, with its whole output copied beside it."""
-        if self.live is not None and hasattr(report, "log") and self.live.log_path.exists():
+        if isinstance(run, CommandRun) and self.live is not None and self.live.log_path.exists():
             log = save_log(self.live.log_path, path)
-            return report.model_copy(update={"log": log.name})
-        return report
+            return run.report.model_copy(update={"log": log.name})
+        return run.report
 
     def shutdown(self) -> None:
         self.runner.shutdown()

@@ -28,7 +28,7 @@ from gpu_advisor.ui.plan.options_table import OptionsTable
 from gpu_advisor.ui.plan.tier_card import TierCard
 from gpu_advisor.ui.plan.tiers_view import TiersView
 from gpu_advisor.wording.plan import rank_basis
-from gpu_advisor.wording.plan_tables import compute_rows, formula_rows, memory_rows
+from gpu_advisor.wording.plan_tables import compute_rows, formula_rows, memory_notes, memory_rows
 
 
 def _label(text: str = "") -> QLabel:
@@ -172,6 +172,6 @@ class RecommendationView(QWidget):
             self.memory_table.setItem(i, 2, QTableWidgetItem(formula))
         self.memory_table.resizeColumnsToContents()
         compute = ", ".join(f"{label} = {value}" for label, value in compute_rows(plan))
-        notes = [f"Compute: {escape(compute)}"] + [f"Note: {escape(n)}" for n in plan.memory.notes]
+        notes = [f"Compute: {escape(compute)}"] + [f"Note: {escape(n)}" for n in memory_notes(plan)]
         notes += [f"{escape(k)}: {escape(v)}" for k, v in formula_rows(plan.best)]
         self.details_notes.setText("<br>".join(notes))

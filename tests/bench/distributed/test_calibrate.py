@@ -95,12 +95,15 @@ def test_the_slowest_node_speaks_for_a_scope(cluster_run):
 
 def test_the_plans_gradient_all_reduce_takes_the_measured_bus_bandwidth(cluster_run):
     """Two data-parallel GPUs in one machine: the planner's gradient all-reduce is the ring formula
-    2 (n - 1) / n x gradient bytes / busbw + one latency step, with the file's measured figures."""
+    2 (n - 1) / n x gradient bytes / busbw + one latency step, with the file's measured figures, once
+    the measurement is of that GPU (here the CPU run's links stand in for an H100 run's)."""
     from gpu_advisor.core.presets import get_preset
     from gpu_advisor.core.recommend import plan
     from gpu_advisor.core.request import PlanRequest
 
-    calibration = load_fabric_calibration(cluster_run.path)
+    cpu_run = load_fabric_calibration(cluster_run.path)
+    on_h100 = cpu_run.fabric.model_copy(update={"device_kind": "cuda", "backend": "nccl"})
+    calibration = cpu_run.model_copy(update={"gpu_id": "nvidia-h100-sxm", "fabric": on_h100})
     measured = calibration.fabric.link("intra-node", "all_reduce")
     model = get_preset("gpt2-small")
     request = PlanRequest(
@@ -122,3 +125,20 @@ def test_the_plans_gradient_all_reduce_takes_the_measured_bus_bandwidth(cluster_
     uncalibrated = plan(request.model_copy(update={"calibration": None})).options[0]
     catalogue = next(t for t in uncalibrated.speed.terms if t.name == "data-parallel gradient reduction")
     assert catalogue.seconds < term.seconds  # NVLink is faster than gloo on loopback
+
+
+def test_a_cpu_gloo_cluster_file_is_refused_for_gpu_links_with_a_warning(cluster_run):
+    """TCP loopback bandwidth is no GPU's NVLink: the CPU run's file leaves the H100's catalogue links
+    and the plan warns, naming what was measured."""
+    from gpu_advisor.core.presets import get_preset
+    from gpu_advisor.core.recommend import plan
+    from gpu_advisor.core.request import PlanRequest
+
+    calibration = load_fabric_calibration(cluster_run.path)
+    assert calibration.fabric.device_kind == "cpu" and calibration.gpu_id is None
+    kw = dict(model=get_preset("gpt2-small"), task="pretrain", gpus=2, tensor_parallel=1, zero_stage=0)
+    kw["gpu"] = "nvidia-h100-sxm"
+    with_file = plan(PlanRequest(**kw, calibration=calibration))
+    without = plan(PlanRequest(**kw))
+    assert with_file.options[0].speed.step_time_s == without.options[0].speed.step_time_s
+    assert any("gloo on" in w and "not applied to NVIDIA H100 SXM" in w for w in with_file.warnings)
