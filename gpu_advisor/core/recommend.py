@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .advice import count_suggestions, fallback_suggestions
+from .advice import count_suggestions, fallback_suggestions, recipe_suggestions
 from .calibration import assumption_entries, fabric_applies, fabric_scope_warning
 from .catalog import Catalog, GpuSpec, default_catalog
 from .comms import resolve_fabric
@@ -722,6 +722,9 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         memory_set = best.count % 2 == 1 or not _fits_at(best_req, chosen, best.count // 2, search)
         suggestions = count_suggestions(
             best_req, best, lambda changed: _fewer(changed, chosen, catalog, best.count), memory_set
+        )
+        suggestions += recipe_suggestions(
+            best_req, best, lambda changed: _option(changed, chosen, catalog, LayoutSearch(changed))[0]
         )
         if best.rank_usd is None:
             warnings.append(
