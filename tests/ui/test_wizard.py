@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
 
+from gpu_advisor.core.presets import get_preset
 from gpu_advisor.core.recommend import plan
+from gpu_advisor.core.request import PlanRequest
 from gpu_advisor.core.units import format_bytes, format_usd
 from gpu_advisor.ui.plan.wizard import (
     STEP_BUDGET,
@@ -43,7 +45,7 @@ def test_wizard_end_to_end_shows_exactly_the_core_plan(wizard, qtbot):
     _choose(page.task, "finetune")
     _type(qtbot, page.seq_len, "4k")
     _type(qtbot, page.batch_size, "2")
-    page.checkpointing.setChecked(True)
+    _choose(page.checkpointing, True)
     qtbot.keyClick(wizard, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert wizard.step == STEP_TRAFFIC
 
@@ -208,3 +210,42 @@ def test_a_parameter_count_reads_once_and_in_its_largest_unit(wizard, qtbot):
     name = wizard.model_page.info_name.text()
     assert name.startswith("1T parameters")  # not "1e+03B" or "1000B"
     assert name.count("guess") == 1  # "(guessed shape)" once, not twice in other words
+
+
+def test_recipe_knobs_start_on_auto_and_a_typed_value_locks_only_that_knob(wizard, qtbot):
+    """The wizard leaves micro-batch, accumulation, global batch and checkpointing to the planner
+    until the user sets one (issue 26): the plan marks each "planner", a typed micro-batch "user"."""
+    form, page = wizard.form, wizard.workload_page
+    _choose(page.task, "finetune")
+    assert page.batch_size.text() == "" and page.batch_size.placeholderText() == "Auto"
+    assert page.checkpointing.currentData() is None and page.global_batch.text() == ""
+    best = form.plan_now().best
+    knobs = ("micro_batch", "grad_accum", "global_batch", "grad_checkpointing")
+    assert {best.recipe_source[k] for k in knobs} == {"planner"}
+    _type(qtbot, page.batch_size, "2")
+    _choose(page.checkpointing, False)
+    source = form.plan_now().best.recipe_source
+    assert (source["micro_batch"], source["grad_checkpointing"], source["grad_accum"]) == (
+        "user",
+        "user",
+        "planner",
+    )
+    assert form.plan.best.recipe["micro_batch"] == 2 and form.plan.best.recipe["grad_checkpointing"] is False
+    page.batch_size.selectAll()
+    qtbot.keyClick(page.batch_size, Qt.Key.Key_Backspace)  # emptied by the user: Auto again
+    assert form.plan_now().best.recipe_source["micro_batch"] == "planner"
+    _type(qtbot, page.global_batch, "64")
+    r = form.plan_now().best.recipe
+    assert r["global_batch"] == 64 and form.plan.best.recipe_source["global_batch"] == "user"
+
+
+def test_a_reopened_plan_keeps_the_knobs_it_left_to_the_planner_on_auto(wizard):
+    form, page = wizard.form, wizard.workload_page
+    request = plan_request_with(task="finetune", batch_size=4)
+    form.load_request(request)
+    assert page.batch_size.text() == "4" and page.grad_accum.text() == ""
+    assert page.checkpointing.currentData() is None
+
+
+def plan_request_with(**fields):
+    return PlanRequest(model=get_preset("llama-3-8b"), **fields)
