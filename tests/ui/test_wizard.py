@@ -7,7 +7,7 @@ from PySide6.QtCore import QPoint, Qt
 from gpu_advisor.core.presets import get_preset
 from gpu_advisor.core.recommend import plan
 from gpu_advisor.core.request import PlanRequest
-from gpu_advisor.core.units import format_bytes, format_usd
+from gpu_advisor.core.units import format_bytes, format_duration, format_usd
 from gpu_advisor.ui.plan.wizard import (
     STEP_BUDGET,
     STEP_MODEL,
@@ -249,3 +249,23 @@ def test_a_reopened_plan_keeps_the_knobs_it_left_to_the_planner_on_auto(wizard):
 
 def plan_request_with(**fields):
     return PlanRequest(model=get_preset("llama-3-8b"), **fields)
+
+
+def test_the_recommendation_card_shows_time_and_rent_by_scale_for_a_budget_without_deadline(wizard):
+    """A 15T-token 70B pretrain with no deadline: the card says where more GPUs stop paying."""
+    form = wizard.form
+    form.set_model_source("preset", "llama-3-70b")
+    form.set_field("task", "pretrain")
+    form.set_field("seq_len", 8192)
+    form.set_field("grad_checkpointing", True)
+    form.set_field("train_tokens", 15e12)
+    form.set_field("gpu", "nvidia-h100-sxm")
+    wizard.go_to(STEP_RESULT)
+    result = form.plan_now()
+    card = wizard.result_view.card
+    text = card.frontier_label.text()
+    assert card.frontier_label.isVisibleTo(card) and result.frontier
+    rec = next(p for p in result.frontier if p.count == result.recommendation.count)
+    assert f"{rec.count:,} GPUs {format_duration(rec.time_to_train_s)}" in text and "(recommended)" in text
+    assert format_usd(rec.job_cloud_usd) in text
+    assert rec.time_to_train_s < 365 * 86400
