@@ -75,7 +75,7 @@ def with_trace(req: PlanRequest, chosen: ChosenModel, *, explicit: bool) -> Plan
     except ImportError as exc:  # torch itself missing (a bundle built without it)
         return _untraced(req, f"the trace needs PyTorch ({exc})", explicit)
     try:
-        setup = TraceSetup.from_request(req, config=chosen.config)
+        setup = TraceSetup.from_request(_recipe_to_trace(req), config=chosen.config)
         result = trace_memory(setup, on_progress=lambda m: _stderr(f"trace: {m} ..."))
     except TraceUnavailable as exc:
         return _untraced(req, str(exc), explicit)
@@ -96,6 +96,24 @@ def with_trace(req: PlanRequest, chosen: ChosenModel, *, explicit: bool) -> Plan
         if sys.stderr.isatty():
             sys.stderr.write("\r\x1b[2K")
     return req.model_copy(update={"trace": result})
+
+
+def _recipe_to_trace(req: PlanRequest) -> PlanRequest:
+    """The request with the recipe the planner would run filled into the knobs the user left open: a
+    trace measures one recipe, and the plan then runs that one (core.recipe.variants)."""
+    if not req.task.is_training:
+        return req
+    from gpu_advisor.core.recommend import plan
+
+    best = plan(req).best
+    if best is None or best.recipe is None:
+        return req.model_copy(update={"grad_checkpointing": bool(req.grad_checkpointing)})
+    return req.model_copy(
+        update={
+            "grad_checkpointing": best.recipe["grad_checkpointing"],
+            "batch_size": best.recipe["micro_batch"],
+        }
+    )
 
 
 def _untraced(req: PlanRequest, why: str, explicit: bool) -> PlanRequest:

@@ -1,8 +1,11 @@
-"""What would change the answer: changes to the request that need fewer GPUs of the recommended kind.
+"""What would change the answer: changes to the request that need fewer GPUs of the recommended kind,
+and what else the user could change in the recipe, with its effect on cost and time.
 
-Each change is re-planned on the recommended GPU; only those that lower the count are suggested,
+Each change is re-planned on the recommended GPU. `count_suggestions`: only those that lower the count,
 ordered by the memory they cut (activations: gradient checkpointing, a smaller micro-batch; weights:
-quantisation), largest first.
+quantisation), largest first. `recipe_suggestions`: a larger micro-batch where the user locked a small
+one, and CUDA graphs or torch.compile where the host's kernel launches set the step, each only when it
+cuts what the plan is ranked by (the job's rent, the rent per hour or the purchase).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections.abc import Callable
 from .precision import Precision, Task
 from .request import PlanRequest
 from .result import Option
-from .units import format_bytes, format_duration, format_rate
+from .units import format_bytes, format_duration, format_rate, format_usd
 
 Replan = Callable[[PlanRequest], Option | None]
 
@@ -75,6 +78,60 @@ def count_suggestions(req: PlanRequest, best: Option, replan: Replan, memory_set
         )
     found.sort(key=lambda item: -item[0])
     return [text for _, text in found]
+
+
+# Micro-batches tried against a locked one (as the planner's own search, core/recipe.MICRO_BATCHES).
+_LARGER_MICRO_BATCHES = (2, 4, 8)
+
+
+def recipe_suggestions(req: PlanRequest, best: Option, replan: Replan) -> list[str]:
+    """'Micro-batch 8 (you set 1): $219 and 85 h instead of $400 and 155 h (2 x A100).' Changes to the
+    recipe the user locked, or to how the step runs, re-planned on the recommended GPU at any count."""
+    if not req.task.is_training or best.speed.kind != "training" or best.rank_usd is None:
+        return []
+    out = []
+    locked_micro = best.recipe_source is not None and best.recipe_source.get("micro_batch") == "user"
+    if locked_micro:
+        tried = []
+        for micro in _LARGER_MICRO_BATCHES:
+            if micro <= req.batch_size or (req.global_batch and req.global_batch % micro):
+                continue
+            accum = max(1, req.grad_accumulation_steps * req.batch_size // micro)
+            option = replan(req.model_copy(update={"batch_size": micro, "grad_accumulation_steps": accum}))
+            if option is not None and option.fits and option.meets_target and option.rank_usd is not None:
+                tried.append((option.rank_usd, micro, option))
+        if tried:
+            usd, micro, option = min(tried, key=lambda t: t[:2])
+            if usd < best.rank_usd:
+                out.append(
+                    f"Raise the micro-batch to {micro} (you set {req.batch_size}): {_effect(option, best)}."
+                )
+    if best.speed.bound == "host":
+        a = req.assumptions.model_copy(update={"host_overhead_per_layer_s": 0.0})
+        option = replan(req.model_copy(update={"assumptions": a}))
+        if (
+            option is not None
+            and option.fits
+            and option.rank_usd is not None
+            and option.rank_usd < best.rank_usd
+        ):
+            out.append(
+                "The host's kernel launches set the step: capture it with CUDA graphs or torch.compile "
+                f"(mode='reduce-overhead'), which launch it without Python; at best {_effect(option, best)}."
+            )
+    return out
+
+
+def _effect(option: Option, best: Option) -> str:
+    """'$219 and 85 h instead of $400 and 155 h (2 x A100, 1.1 s per step)': cost, then time."""
+    cost = f"{format_usd(option.rank_usd)} instead of {format_usd(best.rank_usd)}"
+    new_t, old_t = option.speed.time_to_train_s, best.speed.time_to_train_s
+    if new_t is not None and old_t is not None:
+        cost = (
+            f"{format_usd(option.rank_usd)} and {format_duration(new_t)} instead of "
+            f"{format_usd(best.rank_usd)} and {format_duration(old_t)}"
+        )
+    return f"{cost} ({option.count} x {option.gpu}, {format_duration(option.speed.step_time_s)} per step)"
 
 
 def fallback_suggestions(req: PlanRequest) -> list[str]:

@@ -85,8 +85,15 @@ def variants(req: PlanRequest) -> list[PlanRequest]:
     defaults for what it leaves open) first. Inference has no recipe: the request alone."""
     if not req.task.is_training:
         return [req]
-    if req.trace is not None:  # a trace measured one recipe: plan that one
-        return [req.model_copy(update={"grad_checkpointing": bool(req.grad_checkpointing)})]
+    if req.trace is not None:  # a trace measured one recipe: plan that one (open knobs take its values)
+        return [
+            req.model_copy(
+                update={
+                    "grad_checkpointing": req.trace.grad_checkpointing,
+                    "batch_size": req.trace.batch_size,
+                }
+            )
+        ]
     locks = locked(req)
     checkpointing = [req.grad_checkpointing] if locks["grad_checkpointing"] else [False, True]
     micro = [req.batch_size] if locks["micro_batch"] else list(MICRO_BATCHES)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .advice import count_suggestions, fallback_suggestions
+from .advice import count_suggestions, fallback_suggestions, recipe_suggestions
 from .calibration import assumption_entries, fabric_applies, fabric_scope_warning
 from .catalog import Catalog, GpuSpec, default_catalog
 from .comms import resolve_fabric
@@ -111,22 +111,44 @@ def _best_layout(
 
     Without a target that is the smallest count that fits. With one, counts double until the target is
     met, or until doubling stops helping (a replica cannot get faster); then the fastest fit is returned.
+    A training deadline's search starts at the first count that could meet it at the compute ceiling;
+    when none meets, it runs again from the smallest fitting count, whose fastest fit is the answer.
     """
     step = (req.tensor_parallel or 1) * (req.pipeline_parallel or 1)
-    best_fit: Candidate | None = None
-    last: Candidate | None = None
     limit = count_limit(req, gpu, step, MAX_GPUS)
     if limit is None:
         return None
     node, capacity = gpu.node().node_gpus, gpu.memory_bytes
-    count = req.gpus or min(search.smallest_fitting_count(node, capacity, step, MAX_GPUS), limit)
+    smallest = req.gpus or min(search.smallest_fitting_count(node, capacity, step, MAX_GPUS), limit)
+    start = smallest if req.gpus else _first_count_that_could_meet(req, speeds, smallest, limit)
+    laid: dict[int, list[Candidate]] = {}  # count -> its candidates, for the second search
+    found, met = _search_counts(req, gpu, speeds, search, start, limit, laid)
+    if met or start == smallest:
+        return found
+    return _search_counts(req, gpu, speeds, search, smallest, limit, laid)[0]
+
+
+def _search_counts(
+    req: PlanRequest,
+    gpu: GpuSpec,
+    speeds: LayoutSpeeds,
+    search: LayoutSearch,
+    count: int,
+    limit: int,
+    laid: dict[int, list[Candidate]],
+) -> tuple[Candidate | None, bool]:
+    """(the layout `_best_layout` keeps searching from `count`, whether it meets the target)."""
+    best_fit: Candidate | None = None
+    last: Candidate | None = None
     while count <= limit:
-        found = search.candidates(count, gpu, speeds)
+        found = laid.get(count)
+        if found is None:
+            found = laid[count] = search.candidates(count, gpu, speeds)
         last = found[-1] if found else last
         fitting = [c for c in found if c.fits]
         meeting = [c for c in fitting if c.speed is not None and meets(req, c.speed)]
         if meeting:
-            return best(req, meeting)
+            return best(req, meeting), True
         here = best(req, fitting)
         improved = False
         if here is not None and (best_fit is None or _faster(here, best_fit)):
@@ -135,10 +157,27 @@ def _best_layout(
             break
         count = _next_count(req, count, best_fit)
     if best_fit is not None:
-        return best_fit
+        return best_fit, False
     if last is not None:  # nothing fits: the most sharded attempt, to show how far off it is
-        return Candidate(last.layout, speeds.summary(last.layout), False)
-    return None
+        return Candidate(last.layout, speeds.summary(last.layout), False), False
+    return None, False
+
+
+def _first_count_that_could_meet(req: PlanRequest, speeds: LayoutSpeeds, count: int, limit: int) -> int:
+    """`count` doubled past the counts that cannot meet a training deadline even at the compute
+    ceiling (no layout trains faster per GPU than its compute alone): those need not be laid out."""
+    tokens = req.total_train_tokens if req.task.is_training else None
+    if not req.max_hours or tokens is None:
+        return count
+    ceiling = speeds.tokens_per_s_per_gpu_ceiling()
+    if not ceiling:
+        return count
+    needed = tokens / (req.max_hours * 3600) / ceiling
+    if needed > limit:  # no count meets it: the search from the smallest count finds the fastest fit
+        return count
+    while count < needed and count * 2 <= limit:
+        count *= 2
+    return count
 
 
 def _faster(a: Candidate, b: Candidate) -> bool:
@@ -599,6 +638,10 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
                     continue
                 if not first_of_group and entries and entries[-1][:2] != min(entries, key=_entry_key)[:2]:
                     continue  # a larger micro-batch stopped paying: the larger ones of this group neither
+                last_run = runs[entries[-1][1]] if entries else None
+                same_group = last_run is not None and last_run.grad_checkpointing == run.grad_checkpointing
+                if not first_of_group and same_group and entries[-1][0][0]:
+                    continue  # a smaller micro-batch did not fit: a larger one holds more activations
                 laid_out, skipped = _layout_for(run, gpu, run_search, peaks_of)
                 if laid_out is None:
                     if (
@@ -612,18 +655,16 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         kept: dict[str, Option] = {}
         for i, run in enumerate(runs):
             for gpu in gpus:
-                chosen_i = chosen_of.get(gpu.id)
-                if chosen_i is None or i not in (0, chosen_i):
+                if chosen_of.get(gpu.id) != i:
                     continue
                 laid_out = next(entry[2] for entry in screened[gpu.id] if entry[1] == i)
                 option, _ = _option(run, gpu, catalog, searches[i], user=req, laid_out=laid_out)
                 if option is None:
                     continue
                 ran[id(option)] = (run, searches[i])
+                kept[gpu.id] = option
                 if i == 0:
                     literal[gpu.id] = option
-                if i == chosen_i:
-                    kept[gpu.id] = option
         options.extend(kept[gpu.id] for gpu in gpus if gpu.id in kept)
     options.sort(key=_rank_key)
     scope = fabric_scope_warning(
@@ -633,6 +674,11 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         warnings.append(scope)
     unsharded = estimate_memory(req, Parallelism(), device=Device.CUDA)
     best = next((o for o in options if o.fits and o.meets_target), None)
+    if best is not None and best.gpu_id not in literal and not rate_only(req):  # "your recipe as given"
+        gpu = catalog.get(best.gpu_id)
+        laid_out = next((entry[2] for entry in screened[gpu.id] if entry[1] == 0), None)
+        if laid_out is not None:
+            literal[gpu.id] = _option(runs[0], gpu, catalog, searches[0], user=req, laid_out=laid_out)[0]
     suggestions: list[str] = []
     if best is None:
         suggestions = fallback_suggestions(req)
@@ -686,6 +732,9 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         memory_set = best.count % 2 == 1 or not _fits_at(best_req, chosen, best.count // 2, search)
         suggestions = count_suggestions(
             best_req, best, lambda changed: _fewer(changed, chosen, catalog, best.count), memory_set
+        )
+        suggestions += recipe_suggestions(
+            best_req, best, lambda changed: _option(changed, chosen, catalog, LayoutSearch(changed))[0]
         )
         if best.rank_usd is None:
             warnings.append(

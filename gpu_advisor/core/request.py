@@ -487,10 +487,13 @@ def check_trace_matches(req: PlanRequest) -> None:
     if req.task.is_training:
         pairs += [
             ("seq_len", trace.seq_len, req.seq_len),
-            ("batch_size", trace.batch_size, req.batch_size),
-            ("grad_checkpointing", trace.grad_checkpointing, bool(req.grad_checkpointing)),
             ("optimizer", trace.optimizer, req.optimizer.value),
         ]
+        # A knob the user left to the planner takes the traced recipe's value (core.recipe.variants).
+        if "batch_size" in req.model_fields_set:
+            pairs.append(("batch_size", trace.batch_size, req.batch_size))
+        if req.grad_checkpointing is not None:
+            pairs.append(("grad_checkpointing", trace.grad_checkpointing, req.grad_checkpointing))
     else:
         pairs += [
             ("users", trace.users, req.users),

@@ -461,15 +461,19 @@ def _training_terms(job: _TrainingJob, par: Parallelism, step: _TrainingStep) ->
 
 
 def _training_bound(job: _TrainingJob, step: _TrainingStep) -> str:
-    """What sets the step: compute, memory traffic or communication, whichever takes longest."""
+    """What sets the step: compute, memory traffic, communication or the host (kernel launches and
+    Python), whichever takes longest (ties go to the earlier of communication, compute, memory)."""
     m = job.micro_batches
     zero3_extra = step.zero3.extra_s if step.zero3 is not None else 0.0
-    comm = m * (step.tp_all_reduces_s + zero3_extra) + step.pipeline_sends_s + step.dp_exposed_s
-    memory_time = m * step.weights_read_s + step.optimizer_s
-    compute_time = m * step.compute_s
-    if comm >= compute_time and comm >= memory_time:
-        return "communication"
-    return "memory" if memory_time > compute_time else "compute"
+    times = {
+        "communication": m * (step.tp_all_reduces_s + zero3_extra)
+        + step.pipeline_sends_s
+        + step.dp_exposed_s,
+        "compute": m * step.compute_s,
+        "memory": m * step.weights_read_s + step.optimizer_s,
+        "host": m * step.layers * job.eff.host_overhead_per_layer_s,
+    }
+    return max(times, key=times.__getitem__)
 
 
 def _training_speed(job: _TrainingJob, par: Parallelism) -> TrainingSpeed:
@@ -796,13 +800,17 @@ def _decode_host_extra_s(job: _InferenceJob, step: _ServingStep) -> float:
     return step.decode_s - job.eff.step_overhead_s - step.decode_gpu_s
 
 
-def _decode_bound(step: _ServingStep, host_extra: float) -> str:
-    """What sets a decode step: communication, memory traffic or compute, whichever takes longest."""
+def _decode_bound(step: _ServingStep, host_s: float) -> str:
+    """What sets a decode step: communication, memory traffic, compute or the host's kernel launches
+    (`host_s`), whichever takes longest (ties go to the earlier of those)."""
     linear, attention = step.decode_linear, step.decode_attention
-    memory, compute = linear.memory_s + attention.memory_s, linear.compute_s + attention.compute_s
-    if step.decode_comm_s >= max(memory, compute, host_extra):
-        return "communication"
-    return "memory" if memory >= compute else "compute"
+    times = {
+        "communication": step.decode_comm_s,
+        "memory": linear.memory_s + attention.memory_s,
+        "compute": linear.compute_s + attention.compute_s,
+        "host": host_s,
+    }
+    return max(times, key=times.__getitem__)
 
 
 def _inference_speed(job: _InferenceJob, par: Parallelism, concurrency: int | None) -> InferenceSpeed:
@@ -829,7 +837,7 @@ def _inference_speed(job: _InferenceJob, par: Parallelism, concurrency: int | No
         decode_s_per_token=step.decode_s,
         tokens_per_s_per_user=per_user,
         tokens_per_s=per_user * step.concurrency * par.data,
-        bound=_decode_bound(step, host_extra),
+        bound=_decode_bound(step, job.host_s),
         formula=formula,
         prefill_formula=prefill_formula,
         terms=tuple(_decode_terms(job, par, step, host_extra)),
@@ -867,6 +875,14 @@ class LayoutSpeeds:
             else:
                 self._job = _inference_job(req, self._peaks)
         return self._job
+
+    def tokens_per_s_per_gpu_ceiling(self) -> float | None:
+        """Training tokens/s per GPU that no layout of this request exceeds: its compute alone at the
+        MFU, since every other term of a step only adds time (None for inference)."""
+        job = self._job or self._resolved()
+        if not isinstance(job, _TrainingJob):
+            return None
+        return job.achieved_flops_per_s * job.tokens_per_micro_batch / job.micro_batch_flops
 
     def summary(self, par: Parallelism) -> SpeedSummary:
         job = self._job or self._resolved()

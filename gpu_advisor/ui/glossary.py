@@ -28,6 +28,10 @@ GLOSSARY: dict[str, str] = {
         "one at a time: every step reads all weights and the KV cache. Faster memory (HBM) helps; more "
         "FLOP/s does not."
     ),
+    "host_bound": (
+        "Host-bound: the CPU launching kernels (PyTorch's Python and dispatch) takes longer than the GPU's "
+        "work, so the GPU waits. Larger micro-batches, CUDA graphs or torch.compile help."
+    ),
     "compute_bound": (
         "Compute-bound: arithmetic is the limit (large matrix multiplications, training, long prompts). "
         "More FLOP/s or a lower precision helps."
@@ -103,4 +107,6 @@ def tip(key: str) -> str:
 
 def bound_tip(bound: str | None) -> str:
     """The explanation of what limits a speed ('' when unknown)."""
-    return {"memory": tip("memory_bound"), "compute": tip("compute_bound")}.get(bound or "", "")
+    return {"memory": tip("memory_bound"), "compute": tip("compute_bound"), "host": tip("host_bound")}.get(
+        bound or "", ""
+    )

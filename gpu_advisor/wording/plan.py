@@ -57,7 +57,12 @@ TASK_LABELS = {
     Task.QLORA: "QLoRA fine-tune",
     Task.INFERENCE: "inference",
 }
-BOUND_LABELS = {"compute": "compute-bound", "memory": "memory-bound", "communication": "communication-bound"}
+BOUND_LABELS = {
+    "compute": "compute-bound",
+    "memory": "memory-bound",
+    "communication": "communication-bound",
+    "host": "host-bound",
+}
 SHORT_TIER_LABELS = {
     Tier.DATACENTER: "Data center",
     Tier.WORKSTATION: "Workstation",

@@ -528,3 +528,19 @@ def frontier_text(plan: Plan) -> list[str]:
     ]
     head = f"Time and cost by scale ({plan.recommendation.gpu}, the recommended recipe):"
     return ["", head, *text_table(["GPUs", "Time to train", "Job rent", ""], rows, [True, True, True, False])]
+
+
+def frontier_sentence(plan: Plan) -> str:
+    """'By scale (NVIDIA H100 SXM, the recommended recipe): 2,048 GPUs 95.8 days, $16.1M; 4,096 GPUs
+    47.9 days, $16.4M (recommended); ...' (empty without a frontier)."""
+    if not plan.frontier or plan.recommendation.gpu is None:
+        return ""
+    parts = []
+    for p in plan.frontier:
+        if not p.fits:
+            parts.append(f"{p.count:,} GPUs do not fit")
+            continue
+        rent = f", {format_usd(p.job_cloud_usd)}" if p.job_cloud_usd is not None else ""
+        mark = " (recommended)" if p.count == plan.recommendation.count else ""
+        parts.append(f"{p.count:,} GPUs {format_duration(p.time_to_train_s)}{rent}{mark}")
+    return f"By scale ({plan.recommendation.gpu}, the recommended recipe): " + "; ".join(parts) + "."

@@ -13,6 +13,7 @@ from gpu_advisor.core.presets import get_preset, resolve_model
 from gpu_advisor.core.recipe import DEFAULT_DEADLINE_DAYS, RECIPE_KEYS
 from gpu_advisor.core.recommend import plan
 from gpu_advisor.core.request import PlanRequest
+from gpu_advisor.core.units import format_duration, format_usd
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +112,34 @@ def test_a_1b_pretrain_with_the_micro_batch_left_open_costs_at_most_70_percent_o
     open_ = _plan(catalog, **kw).best
     assert open_.recipe_source["micro_batch"] == "planner"
     assert open_.cost.job_cloud_usd <= 0.70 * locked.cost.job_cloud_usd
+
+
+def test_a_1b_pretrain_at_micro_batch_1_is_host_bound_its_kernel_launches_outlast_the_gpus_work(catalog):
+    """The step's largest term names the bound: at micro-batch 1 the host's launches (about 50 ms)
+    outlast the 30 ms of compute, so the plan says host-bound, not compute-bound."""
+    kw = dict(model=resolve_model(params="1B"), task="pretrain", train_tokens=20e9, max_hours=168)
+    locked = _plan(catalog, batch_size=1, **kw).best
+    assert locked.speed.bound == "host"
+    # The step's terms show the host's time beyond the GPU's work (host 50 ms = compute 30 ms + 20 ms).
+    terms = {t.name: t.seconds for t in locked.speed.terms}
+    assert terms["host overhead"] > 0.5 * terms["compute"]
+    assert _plan(catalog, **kw).best.speed.bound != "host"  # micro-batch 8 gives the GPU enough work
+
+
+def test_a_locked_micro_batch_1_gets_what_else_to_change_with_its_cost_and_time_not_only_gpu_count(catalog):
+    """Suggestions name changes that cut cost and time, not only the GPU count: a larger micro-batch
+    where the user locked 1, and CUDA graphs / torch.compile against the host-bound step."""
+    kw = dict(model=resolve_model(params="1B"), task="pretrain", train_tokens=20e9, max_hours=168)
+    result = _plan(catalog, batch_size=1, **kw)
+    best = result.best
+    micro = next(s for s in result.suggestions if s.startswith("Raise the micro-batch"))
+    graphs = next(s for s in result.suggestions if "CUDA graphs" in s)
+    cost = f"instead of {format_usd(best.rank_usd)} and {format_duration(best.speed.time_to_train_s)}"
+    assert cost in micro and cost in graphs
+    # The micro-batch the suggestion names is the planner's own pick with the knob open, at its cost.
+    open_ = _plan(catalog, **kw).best
+    assert micro.startswith(f"Raise the micro-batch to {open_.recipe['micro_batch']} (you set 1): ")
+    assert micro.split(":")[1].strip().startswith(format_usd(open_.rank_usd))
 
 
 def test_plan_json_gives_every_training_option_a_recipe_and_who_chose_each_knob(capsys):

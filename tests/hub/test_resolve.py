@@ -199,6 +199,13 @@ def test_plan_traces_an_architecture_the_formulas_do_not_count(hub_cache):
     memory = plan["memory"]["components"]
     assert plan["memory"]["total_bytes"] - memory["overhead"] == trace["peak_bytes"]
     assert plan["memory"]["formulas"]["weights"].startswith("traced")
+    # The recipe was left open: the trace measured the one the planner recommends, and the plan runs it.
+    best = next(o for o in plan["options"] if o["gpu_id"] == plan["recommendation"]["gpu_id"])
+    assert (trace["batch_size"], trace["grad_checkpointing"]) == (
+        best["recipe"]["micro_batch"],
+        best["recipe"]["grad_checkpointing"],
+    )
+    assert best["recipe_source"]["micro_batch"] == "planner"
 
 
 def test_bench_takes_a_hub_id_and_refuses_one_its_zoo_cannot_build(hub_cache, tmp_path):

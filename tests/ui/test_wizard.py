@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
 
+from gpu_advisor.core.presets import get_preset
 from gpu_advisor.core.recommend import plan
-from gpu_advisor.core.units import format_bytes, format_usd
+from gpu_advisor.core.request import PlanRequest
+from gpu_advisor.core.units import format_bytes, format_duration, format_usd
 from gpu_advisor.ui.plan.wizard import (
     STEP_BUDGET,
     STEP_MODEL,
@@ -43,7 +45,7 @@ def test_wizard_end_to_end_shows_exactly_the_core_plan(wizard, qtbot):
     _choose(page.task, "finetune")
     _type(qtbot, page.seq_len, "4k")
     _type(qtbot, page.batch_size, "2")
-    page.checkpointing.setChecked(True)
+    _choose(page.checkpointing, True)
     qtbot.keyClick(wizard, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     assert wizard.step == STEP_TRAFFIC
 
@@ -208,3 +210,62 @@ def test_a_parameter_count_reads_once_and_in_its_largest_unit(wizard, qtbot):
     name = wizard.model_page.info_name.text()
     assert name.startswith("1T parameters")  # not "1e+03B" or "1000B"
     assert name.count("guess") == 1  # "(guessed shape)" once, not twice in other words
+
+
+def test_recipe_knobs_start_on_auto_and_a_typed_value_locks_only_that_knob(wizard, qtbot):
+    """The wizard leaves micro-batch, accumulation, global batch and checkpointing to the planner
+    until the user sets one (issue 26): the plan marks each "planner", a typed micro-batch "user"."""
+    form, page = wizard.form, wizard.workload_page
+    _choose(page.task, "finetune")
+    assert page.batch_size.text() == "" and page.batch_size.placeholderText() == "Auto"
+    assert page.checkpointing.currentData() is None and page.global_batch.text() == ""
+    best = form.plan_now().best
+    knobs = ("micro_batch", "grad_accum", "global_batch", "grad_checkpointing")
+    assert {best.recipe_source[k] for k in knobs} == {"planner"}
+    _type(qtbot, page.batch_size, "2")
+    _choose(page.checkpointing, False)
+    source = form.plan_now().best.recipe_source
+    assert (source["micro_batch"], source["grad_checkpointing"], source["grad_accum"]) == (
+        "user",
+        "user",
+        "planner",
+    )
+    assert form.plan.best.recipe["micro_batch"] == 2 and form.plan.best.recipe["grad_checkpointing"] is False
+    page.batch_size.selectAll()
+    qtbot.keyClick(page.batch_size, Qt.Key.Key_Backspace)  # emptied by the user: Auto again
+    assert form.plan_now().best.recipe_source["micro_batch"] == "planner"
+    _type(qtbot, page.global_batch, "64")
+    r = form.plan_now().best.recipe
+    assert r["global_batch"] == 64 and form.plan.best.recipe_source["global_batch"] == "user"
+
+
+def test_a_reopened_plan_keeps_the_knobs_it_left_to_the_planner_on_auto(wizard):
+    form, page = wizard.form, wizard.workload_page
+    request = plan_request_with(task="finetune", batch_size=4)
+    form.load_request(request)
+    assert page.batch_size.text() == "4" and page.grad_accum.text() == ""
+    assert page.checkpointing.currentData() is None
+
+
+def plan_request_with(**fields):
+    return PlanRequest(model=get_preset("llama-3-8b"), **fields)
+
+
+def test_the_recommendation_card_shows_time_and_rent_by_scale_for_a_budget_without_deadline(wizard):
+    """A 15T-token 70B pretrain with no deadline: the card says where more GPUs stop paying."""
+    form = wizard.form
+    form.set_model_source("preset", "llama-3-70b")
+    form.set_field("task", "pretrain")
+    form.set_field("seq_len", 8192)
+    form.set_field("grad_checkpointing", True)
+    form.set_field("train_tokens", 15e12)
+    form.set_field("gpu", "nvidia-h100-sxm")
+    wizard.go_to(STEP_RESULT)
+    result = form.plan_now()
+    card = wizard.result_view.card
+    text = card.frontier_label.text()
+    assert card.frontier_label.isVisibleTo(card) and result.frontier
+    rec = next(p for p in result.frontier if p.count == result.recommendation.count)
+    assert f"{rec.count:,} GPUs {format_duration(rec.time_to_train_s)}" in text and "(recommended)" in text
+    assert format_usd(rec.job_cloud_usd) in text
+    assert rec.time_to_train_s < 365 * 86400

@@ -50,6 +50,7 @@ TRAINING_ONLY_FIELDS = frozenset(
         "loss",
         "mixed_precision",
         "grad_checkpointing",
+        "global_batch",
         "zero_stage",
         "train_tokens",
         "max_hours",
@@ -65,8 +66,11 @@ INFERENCE_ONLY_FIELDS = frozenset(
 # Of those, the ones whose value the other task's request refuses: left at their defaults while hidden.
 # (The others, e.g. the sequence length an inference trace still reads, keep their value.)
 _REFUSED_BY_INFERENCE = frozenset(
-    {"zero_stage", "train_tokens", "max_hours", "dataset_samples", "dataset_tokens", "epochs"}
+    {"zero_stage", "global_batch", "train_tokens", "max_hours", "dataset_samples", "dataset_tokens", "epochs"}
 )
+# Recipe knobs whose empty value is "Auto": left out of the request, so the planner chooses them
+# (core/recipe.py; global batch and gradient checkpointing are None in the request itself).
+AUTO_FIELDS = frozenset({"batch_size", "grad_accumulation_steps"})
 _REFUSED_BY_TRAINING = frozenset({"requests_per_s", "ttft_s"})
 
 
@@ -113,6 +117,7 @@ class PlanForm(QObject):
         self._planner = planner
         base = PlanRequest(model=presets()[DEFAULT_PRESET].spec)
         self._values: dict[str, Any] = {f: getattr(base, f) for f in REQUEST_FIELDS}
+        self._values.update(dict.fromkeys(AUTO_FIELDS))  # Auto: the planner's
         self._values.update(defaults or {})
         self._assumptions: dict[str, Any] = dict(assumption_defaults or {})
         self._model_source: tuple[str, Any] = ("preset", DEFAULT_PRESET)
@@ -267,6 +272,8 @@ class PlanForm(QObject):
     def load_request(self, request: PlanRequest) -> None:
         """Put a whole request into the form (reopened plan); widgets refresh from request_loaded."""
         self._values = {f: getattr(request, f) for f in REQUEST_FIELDS}
+        for name in AUTO_FIELDS - request.model_fields_set:
+            self._values[name] = None  # left to the planner when the plan was made: Auto again
         self._assumptions = request.assumptions.model_dump()
         self._trace = request.trace
         self._model_config, self._model_exact = None, not (request.model.guessed and request.model.notes)
@@ -313,6 +320,8 @@ class PlanForm(QObject):
         for name, value in self._values.items():
             if name in hidden and (isinstance(value, Invalid) or name in refused):
                 continue  # kept for when the task shows it again; the request takes the default
+            if name in AUTO_FIELDS and value is None:
+                continue  # Auto: the planner's choice
             if isinstance(value, Invalid):
                 errors[name] = value.message
             else:

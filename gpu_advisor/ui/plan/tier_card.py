@@ -25,6 +25,7 @@ from gpu_advisor.wording.plan import (
     speed_text,
     verdict_text,
 )
+from gpu_advisor.wording.plan_tables import frontier_sentence
 
 FIGURES = (
     ("machines", "Machines"),
@@ -78,7 +79,21 @@ class TierCard(QFrame):
             "Rent or buy across every option that fits: the cheapest rental against the cheapest purchase "
             "(for a training job with a token budget, the job's rent against the purchase)."
         )
-        labels = (self.tier_label, self.gpu_label, self.reason_label, self.model_label, self.verdict_label)
+        self.frontier_label = QLabel()  # a token budget without a deadline: time and rent by scale
+        self.frontier_label.setWordWrap(True)
+        self.frontier_label.setObjectName("frontier")
+        self.frontier_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.frontier_label.setToolTip(
+            "The recommended GPU and recipe at each power-of-two scale: where more GPUs stop paying."
+        )
+        labels = (
+            self.tier_label,
+            self.gpu_label,
+            self.reason_label,
+            self.model_label,
+            self.verdict_label,
+            self.frontier_label,
+        )
         for label in labels:
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         # Model and GPU names come from users' files: shown as text, never as markup.
@@ -89,6 +104,7 @@ class TierCard(QFrame):
         layout.addWidget(self.gpu_label)
         layout.addWidget(self.reason_label)
         layout.addWidget(self.verdict_label)
+        layout.addWidget(self.frontier_label)
         self.grid = QGridLayout()
         self.grid.setHorizontalSpacing(FIGURE_SPACING_PX)
         self._titles: dict[str, QLabel] = {}
@@ -164,6 +180,9 @@ class TierCard(QFrame):
         verdict = verdict_text(plan)
         self.verdict_label.setText(f"<b>Rent or buy:</b> {escape(verdict)}" if verdict else "")
         self.verdict_label.setVisible(bool(verdict))
+        frontier = frontier_sentence(plan)
+        self.frontier_label.setText(frontier)
+        self.frontier_label.setVisible(bool(frontier))
         if rec.tier is None or best is None:
             self.tier_label.setText("<h2>No GPU in the catalogue fits</h2>")
             self.gpu_label.setText("")

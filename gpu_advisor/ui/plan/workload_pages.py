@@ -34,6 +34,9 @@ OPTIMIZER_LABELS = {
     Optimizer.SGD: "SGD with momentum (4 bytes/param)",
     Optimizer.ADAFACTOR: "Adafactor (factored, tiny)",
 }
+# Recipe knobs left empty are the planner's to choose (core/recipe.py); a value typed is a lock.
+AUTO_PLACEHOLDER = "Auto"
+AUTO_TIP = "Empty (Auto): the planner chooses it; a number you type is kept as given."
 ZERO_CHOICES = (
     ("Auto (the planner chooses)", None),
     ("0 — every GPU keeps all state", 0),
@@ -80,17 +83,31 @@ class WorkloadPage(FormPage):
         self._seq_label = self.add_field(
             layout, "&Sequence length (tokens):", self.seq_len, "seq_len", tip("seq_len")
         )
-        self.batch_size = NumberEdit(integer=True, placeholder="1")
+        self.batch_size = NumberEdit(integer=True, optional=True, placeholder=AUTO_PLACEHOLDER)
         self._batch_label = self.add_field(
-            layout, "&Batch per GPU (sequences):", self.batch_size, "batch_size", tip("batch_size")
+            layout,
+            "&Batch per GPU (sequences):",
+            self.batch_size,
+            "batch_size",
+            tip("batch_size") + " " + AUTO_TIP,
         )
-        self.grad_accum = NumberEdit(integer=True, placeholder="1")
+        self.grad_accum = NumberEdit(integer=True, optional=True, placeholder=AUTO_PLACEHOLDER)
         self._accum_label = self.add_field(
             layout,
             "Mi&cro-batches per step:",
             self.grad_accum,
             "grad_accumulation_steps",
-            "Gradient accumulation: above 1 the gradients stay allocated through every backward pass.",
+            "Gradient accumulation: above 1 the gradients stay allocated through every backward pass. "
+            + AUTO_TIP,
+        )
+        self.global_batch = NumberEdit(integer=True, optional=True, placeholder=AUTO_PLACEHOLDER)
+        self._global_label = self.add_field(
+            layout,
+            "Global batch (se&quences per step):",
+            self.global_batch,
+            "global_batch",
+            "Sequences per optimizer step over all GPUs: replicas x batch per GPU x micro-batches per step. "
+            "Auto: what published runs of this task and size used.",
         )
         self.loss = make_combo((label, loss) for loss, label in LOSS_LABELS.items())
         self._loss_label = self.add_field(
@@ -108,7 +125,13 @@ class WorkloadPage(FormPage):
             "mixed_precision",
             "Off: pure 16-bit weights and AdamW state (torchtune's full fine-tune recipes).",
         )
-        self.checkpointing = QCheckBox("Recompute activations in the backward pass")
+        self.checkpointing = make_combo(
+            (
+                ("Auto (the planner chooses)", None),
+                ("On: recompute activations in the backward pass", True),
+                ("Off", False),
+            )
+        )
         self._ckpt_label = self.add_field(
             layout,
             "&Gradient checkpointing:",
@@ -138,9 +161,10 @@ class WorkloadPage(FormPage):
         b.number(self.seq_len, "seq_len")
         b.number(self.batch_size, "batch_size")
         b.number(self.grad_accum, "grad_accumulation_steps")
+        b.number(self.global_batch, "global_batch")
         b.combo(self.loss, "loss")
         b.check(self.mixed, "mixed_precision")
-        b.check(self.checkpointing, "grad_checkpointing")
+        b.combo(self.checkpointing, "grad_checkpointing")
         b.combo(self.attention, "attention")
         b.combo(self.zero, "zero_stage")
         form.field_changed.connect(lambda field: field == "task" and self._show_task())
@@ -154,6 +178,7 @@ class WorkloadPage(FormPage):
             self._seq_label,
             self._batch_label,
             self._accum_label,
+            self._global_label,
             self._loss_label,
             self._mixed_label,
             self._ckpt_label,
