@@ -25,6 +25,7 @@ from gpu_advisor.core.units import (
     format_rate,
     format_usd,
 )
+from gpu_advisor.wording.answer import AnswerPair, answer_pair, cards, pair_chart_message, pair_headline
 from gpu_advisor.wording.text import MAX_NAME_CHARS, clip_text
 
 PRICE_UNKNOWN = "price unknown"
@@ -168,6 +169,30 @@ def job_rent_text(option: Option) -> str:
     return f"{job_cost_text(option)} for the job ({speed.gpu_hours:,.0f} GPU-hours)"
 
 
+def cost_figures(plan: Plan, option: Option) -> dict[str, str]:
+    """The rent, buy and break-even figures beside the recommended `option`: its own, or where the
+    verdict crosses GPUs, the verdict's rental, purchase and break-even, each naming its GPUs
+    ('$170,000 + $512/month power for 4 × NVIDIA H100 SXM'), so the figures answer the headline."""
+    figures = {
+        "rent": job_rent_text(option) or rent_text(option.cost),
+        "buy": buy_text(option.cost),
+        "breakeven": breakeven_text(option.cost),
+    }
+    pair = answer_pair(plan)
+    if not pair.crosses or option.gpu_id not in (pair.rent.gpu_id, pair.buy.gpu_id):  # type: ignore[union-attr]
+        return figures
+    rent, buy = pair.rent, pair.buy
+    assert rent is not None and buy is not None
+    if rent.gpu_id != option.gpu_id:
+        figures["rent"] = f"{job_rent_text(rent) or rent_text(rent.cost)} for {cards(rent)}"
+    if buy.gpu_id != option.gpu_id:
+        figures["buy"] = f"{buy_text(buy.cost)} for {cards(buy)}"
+    if not pair.job:
+        be = pair.breakeven_months
+        figures["breakeven"] = "never" if be is None else format_months(be)
+    return figures
+
+
 def machines_text(option: Option) -> str:
     """'1 × 2': machines × GPUs per machine (the machine's kind is in machine_text); '2 × 5 (last 4)'
     when the count does not split evenly."""
@@ -211,7 +236,8 @@ def verdict_text(plan: Plan) -> str:
 @dataclass(frozen=True)
 class CostCurve:
     """What a rent-against-buy chart plots: cumulative cost over months of use, or over the hours of
-    a one-off training job. None values: price unknown."""
+    a one-off training job (each side held at its job's cost once its job is done). None values:
+    price unknown. `rent_what`/`buy_what` name the GPUs of each line (the verdict's pair)."""
 
     x: list[float]
     x_label: str
@@ -219,51 +245,86 @@ class CostCurve:
     buy: list[float | None]
     job: bool
     breakeven_months: float | None
+    rent_what: str = ""
+    buy_what: str = ""
+    breakeven_usd: float | None = None  # the rent (= the purchase and its power) at the break-even
 
 
 JOB_CHART_POINTS = 24
 
 
-def cost_curve(plan: Plan, option: Option) -> CostCurve:
-    """A training job with a token budget is charted over its own hours; anything else over months."""
-    cost = option.cost
-    speed = option.training
-    if speed is not None and speed.time_to_train_s is not None and plan.request.train_tokens is not None:
-        hours = speed.time_to_train_s / 3600
+def cost_curve(plan: Plan, option: Option | None = None) -> CostCurve:
+    """The verdict's rental against its purchase (one option's own prices when `option` is given).
+    A training job with a token budget is charted over its own hours; anything else over months."""
+    pair = answer_pair(plan) if option is None else AnswerPair(option, option, None, False)
+    rent_o, buy_o = pair.rent, pair.buy
+    names = dict(
+        rent_what="" if rent_o is None else cards(rent_o),
+        buy_what="" if buy_o is None else cards(buy_o),
+    )
+    sides = [o for o in (rent_o, buy_o) if o is not None]
+    job_hours = {
+        id(o): o.training.time_to_train_s / 3600
+        for o in sides
+        if o.training is not None and o.training.time_to_train_s is not None
+    }
+    if sides and plan.request.train_tokens is not None and len(job_hours) == len({id(o) for o in sides}):
+        hours = max(job_hours.values())
         xs = [hours * i / JOB_CHART_POINTS for i in range(JOB_CHART_POINTS + 1)]
-        per_hour = (cost.electricity_usd_per_month or 0.0) / plan.request.hours_per_month
-        rent = [None if cost.cloud_usd_per_hour is None else cost.cloud_usd_per_hour * h for h in xs]
-        buy = [None if cost.purchase_usd is None else cost.purchase_usd + per_hour * h for h in xs]
-        return CostCurve(xs, "hours of the training job", rent, buy, True, None)
-    months = cost_chart_months(cost)
-    rent_m, buy_m = cost.cumulative(months)
+        rent = [None] * len(xs)
+        buy = [None] * len(xs)
+        if rent_o is not None and rent_o.cost.cloud_usd_per_hour is not None:
+            done = job_hours[id(rent_o)]
+            rent = [rent_o.cost.cloud_usd_per_hour * min(h, done) for h in xs]
+        if buy_o is not None and buy_o.cost.purchase_usd is not None:
+            done = job_hours[id(buy_o)]
+            per_hour = (buy_o.cost.electricity_usd_per_month or 0.0) / plan.request.hours_per_month
+            buy = [buy_o.cost.purchase_usd + per_hour * min(h, done) for h in xs]
+        return CostCurve(xs, "hours of the training job", rent, buy, True, None, **names)
+    be = option.cost.breakeven_months if option is not None else pair.breakeven_months
+    months = cost_chart_months(be)
+    span = range(months + 1)
+    rent_m = [None if rent_o is None else rent_o.cost.rent_total_usd(m) for m in span]
+    buy_m = [None if buy_o is None else buy_o.cost.buy_total_usd(m) for m in span]
+    at_be = None
+    if be is not None and rent_o is not None:
+        at_be = rent_o.cost.rent_total_usd(be)
     return CostCurve(
-        [float(m) for m in range(months + 1)], "months of use", rent_m, buy_m, False, cost.breakeven_months
+        [float(m) for m in span], "months of use", rent_m, buy_m, False, be, breakeven_usd=at_be, **names
     )
 
 
-def job_chart_message(option: Option) -> str:
-    """What the job chart shows, in one sentence."""
+def cost_chart_message(plan: Plan, curve: CostCurve) -> str:
+    """What the recommendation's cost chart shows, in the verdict's words."""
+    pair = answer_pair(plan)
+    if curve.job and pair.rent is not None:
+        return job_chart_message(pair.rent, pair.buy)
+    return pair_chart_message(pair)
+
+
+def job_chart_message(option: Option, buy: Option | None = None) -> str:
+    """What the job chart shows, in one sentence (`buy`: the purchase compared, when another GPU)."""
     cost = option.cost
+    buy = option if buy is None else buy
     rent = (
-        f"Renting this job costs {format_usd(cost.job_cloud_usd)}"
+        f"Renting this job on {cards(option)} costs {format_usd(cost.job_cloud_usd)}"
         if cost.job_cloud_usd is not None
         else "No cloud price for this GPU (price unknown)"
     )
-    buy = (
-        f"buying the hardware costs {format_usd(cost.purchase_usd)} before its first step"
-        if cost.purchase_usd is not None
+    bought = (
+        f"buying {cards(buy)} costs {format_usd(buy.cost.purchase_usd)} before its first step"
+        if buy.cost.purchase_usd is not None
         else "no purchase price for this GPU (price unknown)"
     )
-    return f"{rent}; {buy}."
+    return f"{rent}; {bought}."
 
 
-def cost_chart_months(cost: CostEstimate) -> int:
+def cost_chart_months(breakeven_months: float | None) -> int:
     """The months a rent-against-buy chart spans, in whole years: the ownership life, or past the
     break-even point when that comes later (so the crossing is visible), at most ten years."""
     months = OWNERSHIP_MONTHS
-    if cost.breakeven_months is not None and cost.breakeven_months * 1.25 > months:
-        months = math.ceil(cost.breakeven_months * 1.25 / 12) * 12
+    if breakeven_months is not None and breakeven_months * 1.25 > months:
+        months = math.ceil(breakeven_months * 1.25 / 12) * 12
     return min(MAX_COST_CHART_MONTHS, months)
 
 
@@ -358,6 +419,10 @@ def headline(plan: Plan) -> str:
     """'Enterprise data center tier: 2 × NVIDIA H100 SXM', or why there is no answer."""
     best = plan.best
     if best is not None:
+        pair = answer_pair(plan)
+        if pair.crosses and best.gpu_id in (pair.rent.gpu_id, pair.buy.gpu_id):  # type: ignore[union-attr]
+            buying = pair.buy is not None and best.gpu_id == pair.buy.gpu_id != pair.rent.gpu_id  # type: ignore[union-attr]
+            return pair_headline(pair, buying)
         return f"{best.tier.label} tier: {gpu_line(best)}"
     if not plan.options:
         return "No recommendation: no GPU to consider"
@@ -397,9 +462,11 @@ def build_summary(plan: Plan) -> Summary:
         ("Memory per GPU", memory_text(best)),
         ("Speed", speed_text(best)),
         ("Bound by", bound_text(best.speed.bound)),
-        ("Rent", rent_text(best.cost)),
-        ("Buy", buy_text(best.cost)),
     ]
+    money = cost_figures(plan, best)
+    pair = answer_pair(plan)
+    rent_elsewhere = pair.crosses and pair.rent is not None and pair.rent.gpu_id != best.gpu_id
+    facts += [("Rent", money["rent"] if rent_elsewhere else rent_text(best.cost)), ("Buy", money["buy"])]
     totals = []
     if best.training is not None and best.training.gpu_hours is not None:
         facts.append(("Job", f"{job_cost_text(best)} to rent, {best.training.gpu_hours:,.0f} GPU-hours"))
@@ -412,7 +479,7 @@ def build_summary(plan: Plan) -> Summary:
     if cost.buy_total_usd is not None and best.cost.job_cloud_usd is None:
         totals.append(f"{format_usd(cost.buy_total_usd)} to buy and run for {cost.horizon_months} months")
     facts.append(("Total cost", "; ".join(totals) or "no price in the catalogue"))
-    facts.append(("Break-even", breakeven_text(best.cost)))
+    facts.append(("Break-even", money["breakeven"]))
     facts.append(("This option: rent or buy", cost.advice))
     return Summary(**common, best=best, cost=cost, facts=facts)
 

@@ -13,14 +13,12 @@ from gpu_advisor.core.result import Plan
 from gpu_advisor.ui.glossary import bound_tip, tip
 from gpu_advisor.wording.plan import (
     bound_text,
-    breakeven_text,
-    buy_text,
+    cost_figures,
     gpu_line,
-    job_rent_text,
+    headline,
     machine_text,
     memory_text,
     plan_title,
-    rent_text,
     speed_text,
     verdict_text,
 )
@@ -171,7 +169,13 @@ class TierCard(QFrame):
                 label.setText("—")
             return
         self.tier_label.setText(f"<h2>{rec.tier.label} tier</h2>")
-        self.gpu_label.setText(f"<h3>{escape(gpu_line(best))} — {escape(best.layout.describe())}</h3>")
+        answer = headline(plan)
+        if answer.startswith(f"{rec.tier.label} tier: "):  # one GPU answers both rent and buy
+            self.gpu_label.setText(f"<h3>{escape(gpu_line(best))} — {escape(best.layout.describe())}</h3>")
+        else:  # the verdict's rental and purchase are different GPUs: the headline names both
+            self.gpu_label.setText(
+                f"<h3>{escape(answer)}</h3>{escape(gpu_line(best))}: {escape(best.layout.describe())}"
+            )
         self.gpu_label.setToolTip(f"{tip('tensor_parallel')}\n\n{tip('data_parallel')}\n\n{tip('zero')}")
         self.reason_label.setText(rec.reason)
         figures = {
@@ -179,9 +183,7 @@ class TierCard(QFrame):
             "memory": memory_text(best),
             "speed": speed_text(best),
             "bound": bound_text(best.speed.bound),
-            "rent": job_rent_text(best) or rent_text(best.cost),
-            "buy": buy_text(best.cost),
-            "breakeven": breakeven_text(best.cost),
+            **cost_figures(plan, best),
         }
         for key, text in figures.items():
             self._figures[key].setText(text)
