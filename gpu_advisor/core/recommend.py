@@ -310,6 +310,7 @@ def _option(
         gpus_per_machine=machines.gpus_per_machine,
         last_machine_gpus=machines.last_machine_gpus,
         gpus_bought=bought,
+        board_gpus=machines.board_gpus,
         runs_as=note.split(":")[0].removeprefix("runs as ") if note and note.startswith("runs as") else "",
         host=machines.host,
         fits=fits,

@@ -15,25 +15,27 @@ from .result import Option, Verdict, VerdictSide
 from .units import format_months, format_usd
 
 
-def _what(option: Option) -> str:
-    """'2 × AMD Instinct MI300X' or 'one 8-GPU server of 8 × NVIDIA H200 SXM'."""
+def _rented(option: Option) -> str:
+    """'2 × AMD Instinct MI300X' (one cloud instance), or '16 × NVIDIA H100 SXM in 2 cloud 8-GPU servers'."""
     cards = f"{option.count} × {option.gpu}"
-    if option.machines == 1 and option.gpus_per_machine == 1:
-        return cards
-    machines = "one" if option.machines == 1 else str(option.machines)
-    plural = "" if option.machines == 1 else "s"
-    return f"{cards} in {machines} {option.host.label}{plural}"
+    return cards if option.machines == 1 else f"{cards} in {option.machines} cloud {option.host.label}s"
 
 
 def _bought(option: Option) -> str:
-    """What buying takes: '4 × NVIDIA H200 SXM on one 4-GPU baseboard (2 used)' for SXM/OAM parts."""
+    """What buying takes: '4 × NVIDIA H200 SXM on one 4-GPU baseboard (2 used)' for SXM/OAM parts,
+    '2 × NVIDIA GeForce RTX 5090 in one desktop' for cards."""
     bought = option.gpus_bought or option.count
-    if bought == option.count:
-        return _what(option)
     machines = "one" if option.machines == 1 else str(option.machines)
-    board = bought // option.machines
-    boards = "baseboard" if option.machines == 1 else "baseboards"
-    return f"{bought} × {option.gpu} on {machines} {board}-GPU {boards} ({option.count} used)"
+    if option.board_gpus or bought > option.count:
+        board = option.board_gpus or bought // option.machines
+        boards = "baseboard" if option.machines == 1 else "baseboards"
+        used = f" ({option.count} used)" if bought > option.count else ""
+        return f"{bought} × {option.gpu} on {machines} {board}-GPU {boards}{used}"
+    cards = f"{option.count} × {option.gpu}"
+    if option.machines == 1 and option.gpus_per_machine == 1:
+        return cards
+    plural = "" if option.machines == 1 else "s"
+    return f"{cards} in {machines} {option.host.label}{plural}"
 
 
 def _job_hours(option: Option) -> float | None:
@@ -110,7 +112,7 @@ def _decide(rent, buy, rent_side, buy_side, breakeven, job, hours_per_month, buy
     rent_text = (
         None
         if rent is None
-        else f"{_what(rent)} "
+        else f"{_rented(rent)} "
         + (
             f"for this job at {format_usd(rent_side.cost_usd)}"
             if job

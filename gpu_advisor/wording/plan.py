@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from gpu_advisor.core.estimates import OWNERSHIP_MONTHS, CostEstimate
 from gpu_advisor.core.precision import Engine, LossImpl, Task, Tier
+from gpu_advisor.core.request import Purchase
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import (
     NA,
@@ -169,30 +170,6 @@ def job_rent_text(option: Option) -> str:
     return f"{job_cost_text(option)} for the job ({speed.gpu_hours:,.0f} GPU-hours)"
 
 
-def cost_figures(plan: Plan, option: Option) -> dict[str, str]:
-    """The rent, buy and break-even figures beside the recommended `option`: its own, or where the
-    verdict crosses GPUs, the verdict's rental, purchase and break-even, each naming its GPUs
-    ('$170,000 + $512/month power for 4 × NVIDIA H100 SXM'), so the figures answer the headline."""
-    figures = {
-        "rent": job_rent_text(option) or rent_text(option.cost),
-        "buy": buy_text(option.cost),
-        "breakeven": breakeven_text(option.cost),
-    }
-    pair = answer_pair(plan)
-    if not pair.crosses or option.gpu_id not in (pair.rent.gpu_id, pair.buy.gpu_id):  # type: ignore[union-attr]
-        return figures
-    rent, buy = pair.rent, pair.buy
-    assert rent is not None and buy is not None
-    if rent.gpu_id != option.gpu_id:
-        figures["rent"] = f"{job_rent_text(rent) or rent_text(rent.cost)} for {cards(rent)}"
-    if buy.gpu_id != option.gpu_id:
-        figures["buy"] = f"{buy_text(buy.cost)} for {cards(buy)}"
-    if not pair.job:
-        be = pair.breakeven_months
-        figures["breakeven"] = "never" if be is None else format_months(be)
-    return figures
-
-
 def machines_text(option: Option) -> str:
     """'1 × 2': machines × GPUs per machine (the machine's kind is in machine_text); '2 × 5 (last 4)'
     when the count does not split evenly."""
@@ -200,15 +177,27 @@ def machines_text(option: Option) -> str:
     return f"{text} (last {option.last_machine_gpus})" if option.last_machine_gpus else text
 
 
-def machine_text(option: Option) -> str:
-    """'one desktop with 2 GPUs', '2 8-GPU servers with 8 GPUs each'; an SXM/OAM server bought with a
-    smaller baseboard than the table's host is named by its board ('one 4-GPU server with 2 GPUs')."""
+def rented(plan: Plan, option: Option) -> bool:
+    """Whether the plan rents `option` (ranked by rent, and a cloud rents that shape)."""
+    return plan.request.purchase is Purchase.RENT and option.cost.cloud_usd_per_hour is not None
+
+
+def machine_text(option: Option, renting: bool = False) -> str:
+    """'one desktop with 2 GPUs', '2 8-GPU servers with 8 GPUs each'. Bought, an SXM/OAM server is
+    named by its baseboard ('one 4-GPU server with 2 GPUs'); rented, one machine's GPUs are a cloud
+    instance of that many GPUs ('a cloud instance with 1 GPU'), not the baseboard a buyer takes."""
+    gpus = "GPU" if option.gpus_per_machine == 1 else "GPUs"
+    if renting and option.machines == 1:
+        return f"a cloud instance with {option.gpus_per_machine} {gpus}"
     host = option.host.label
     bought = option.gpus_bought or option.count
-    if bought > option.count:
+    if renting:
+        host = f"cloud {host}"
+    elif option.board_gpus:
+        host = f"{option.board_gpus}-GPU server"
+    elif bought > option.count:
         host = f"{bought // option.machines}-GPU server"
     if option.machines == 1:
-        gpus = "GPU" if option.gpus_per_machine == 1 else "GPUs"
         return f"one {host} with {option.gpus_per_machine} {gpus}"
     if option.last_machine_gpus:
         return (
@@ -457,16 +446,14 @@ def build_summary(plan: Plan) -> Summary:
     facts = [
         ("Tier", best.tier.label),
         ("GPU × count", gpu_line(best)),
-        ("Machines", machine_text(best)),
+        ("Machines", machine_text(best, rented(plan, best))),
         ("Layout", best.layout.describe()),
         ("Memory per GPU", memory_text(best)),
         ("Speed", speed_text(best)),
         ("Bound by", bound_text(best.speed.bound)),
     ]
-    money = cost_figures(plan, best)
-    pair = answer_pair(plan)
-    rent_elsewhere = pair.crosses and pair.rent is not None and pair.rent.gpu_id != best.gpu_id
-    facts += [("Rent", money["rent"] if rent_elsewhere else rent_text(best.cost)), ("Buy", money["buy"])]
+    # The option's own prices; the headline and the verdict name the pair when it crosses GPUs.
+    facts += [("Rent", rent_text(best.cost)), ("Buy", buy_text(best.cost))]
     totals = []
     if best.training is not None and best.training.gpu_hours is not None:
         facts.append(("Job", f"{job_cost_text(best)} to rent, {best.training.gpu_hours:,.0f} GPU-hours"))
@@ -479,7 +466,7 @@ def build_summary(plan: Plan) -> Summary:
     if cost.buy_total_usd is not None and best.cost.job_cloud_usd is None:
         totals.append(f"{format_usd(cost.buy_total_usd)} to buy and run for {cost.horizon_months} months")
     facts.append(("Total cost", "; ".join(totals) or "no price in the catalogue"))
-    facts.append(("Break-even", money["breakeven"]))
+    facts.append(("Break-even", breakeven_text(best.cost)))
     facts.append(("This option: rent or buy", cost.advice))
     return Summary(**common, best=best, cost=cost, facts=facts)
 

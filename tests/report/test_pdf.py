@@ -14,7 +14,7 @@ from gpu_advisor.cli import run_cli
 from gpu_advisor.core.units import format_usd
 from gpu_advisor.report import pdf as pdf_module
 from gpu_advisor.report.pdf import write_pdf
-from gpu_advisor.wording.plan import machine_text
+from gpu_advisor.wording.plan import machine_text, rented
 from tests.report.conftest import pdf_text, squash
 from tests.report.samples import bench_results, buy_plan, inference_plan, no_fit_plan, training_plan
 
@@ -278,7 +278,7 @@ def test_page_one_answers_rent_or_buy_and_shows_the_three_tiers(tmp_path, infere
     for choice in inference.tiers:
         assert squash(choice.tier.label) in first
     best = inference.best
-    assert squash(f"Machines{machine_text(best)}") in first
+    assert squash(f"Machines{machine_text(best, rented(inference, best))}") in first
 
 
 def test_a_training_job_pdf_does_not_quote_months_of_round_the_clock_rent(tmp_path):

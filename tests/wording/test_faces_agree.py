@@ -17,10 +17,12 @@ from gpu_advisor.report.pdf import write_pdf
 from gpu_advisor.ui.plan.options_table import OptionsTable
 from gpu_advisor.ui.plan.tier_card import TierCard
 from gpu_advisor.wording.plan import (
-    cost_figures,
+    breakeven_text,
+    buy_text,
     gpu_line,
     headline,
     memory_text,
+    rent_text,
     speed_text,
 )
 from gpu_advisor.wording.plan_tables import plan_text
@@ -59,10 +61,9 @@ def test_every_face_words_the_recommendation_the_same(tmp_path, qtbot, expensive
         "gpus": gpu_line(best),
         "memory": memory_text(best),
         "speed": speed_text(best),
-        # Where the verdict's rental and purchase are different GPUs, the figures are the verdict's.
-        "rent": cost_figures(result, best)["rent"],
-        "buy": cost_figures(result, best)["buy"],
-        "break-even": cost_figures(result, best)["breakeven"],
+        "rent": rent_text(best.cost),
+        "buy": buy_text(best.cost),
+        "break-even": breakeven_text(best.cost),
     }
     cli = plan_text(result)
     markdown = render_markdown(result)

@@ -13,12 +13,16 @@ from gpu_advisor.core.result import Plan
 from gpu_advisor.ui.glossary import bound_tip, tip
 from gpu_advisor.wording.plan import (
     bound_text,
-    cost_figures,
+    breakeven_text,
+    buy_text,
     gpu_line,
     headline,
+    job_rent_text,
     machine_text,
     memory_text,
     plan_title,
+    rent_text,
+    rented,
     speed_text,
     verdict_text,
 )
@@ -65,6 +69,7 @@ class TierCard(QFrame):
         self.tier_label.setObjectName("tier")
         self.gpu_label = QLabel()
         self.gpu_label.setObjectName("gpu")
+        self.gpu_label.setWordWrap(True)  # the headline names two GPUs when the verdict crosses them
         self.reason_label = QLabel()
         self.reason_label.setWordWrap(True)
         self.reason_label.setObjectName("reason")
@@ -179,11 +184,15 @@ class TierCard(QFrame):
         self.gpu_label.setToolTip(f"{tip('tensor_parallel')}\n\n{tip('data_parallel')}\n\n{tip('zero')}")
         self.reason_label.setText(rec.reason)
         figures = {
-            "machines": machine_text(best),
+            "machines": machine_text(best, rented(plan, best)),
             "memory": memory_text(best),
             "speed": speed_text(best),
             "bound": bound_text(best.speed.bound),
-            **cost_figures(plan, best),
+            # The option's own prices: the headline above and the verdict below name the pair
+            # when the cheapest purchase is another GPU (the card's figures keep to one line).
+            "rent": job_rent_text(best) or rent_text(best.cost),
+            "buy": buy_text(best.cost),
+            "breakeven": breakeven_text(best.cost),
         }
         for key, text in figures.items():
             self._figures[key].setText(text)
