@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from gpu_advisor.bench.compare import CompareRow, Comparison, compare, compare_files
 from gpu_advisor.bench.device import BenchError
+from gpu_advisor.bench.loading import load_report
 from gpu_advisor.bench.monitor import MonitorReport, run_monitor
 from gpu_advisor.bench.options import WORKLOADS, BenchOptions, ProgressEvent
 from gpu_advisor.bench.results import (
@@ -45,7 +46,6 @@ from gpu_advisor.bench.results import (
     ResultsFileError,
     Spread,
     WorkloadResult,
-    load_report,
     save_report,
 )
 from gpu_advisor.bench.runner import run_benchmark

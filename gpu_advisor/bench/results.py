@@ -35,7 +35,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_serializer, field_validator
 
 from gpu_advisor.bench.distributed.section import DistributedSection
-from gpu_advisor.core.files import FileFormatError, read_json, write_bytes_atomic
+from gpu_advisor.core.errors import field_message
+from gpu_advisor.core.files import FileFormatError, write_bytes_atomic
 from gpu_advisor.telemetry.samples import Sample
 
 SCHEMA = "gpu-advisor/bench@1"
@@ -274,39 +275,5 @@ def save_report(report: BenchReport, path: str | Path) -> None:
 
 
 def describe_error(exc: ValidationError) -> str:
-    """The first validation problem as 'field.path: message'."""
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-    msg = str(err["msg"]).removeprefix("Value error, ")
-    if err["type"] == "missing":
-        msg = "missing"
-    return f"{loc}: {msg}"
-
-
-def report_from_dict(data: dict[str, Any], name: str = "results") -> BenchReport:
-    """Validate a parsed results object; ResultsFileError names `name` and the field. A watched
-    command's file (gpu-advisor/monitor@1) is read as a run of one `command` workload."""
-    if data.get("schema") == "gpu-advisor/monitor@1":
-        from gpu_advisor.bench.watched import report_from_monitor_dict  # it imports this module
-
-        return report_from_monitor_dict(data, name)
-    if data.get("schema") != SCHEMA:
-        raise ResultsFileError(f"{name}: schema: expected {SCHEMA!r}, found {data.get('schema')!r}")
-    try:
-        return BenchReport.model_validate(data)
-    except ValidationError as exc:
-        raise ResultsFileError(f"{name}: {describe_error(exc)}") from None
-
-
-def load_report(path: str | Path) -> BenchReport:
-    """Read and validate a results file. Raises ResultsFileError naming the file and the field."""
-    try:
-        data = read_json(path)
-    except FileFormatError as exc:
-        raise ResultsFileError(str(exc)) from None
-    return report_from_dict(data, str(path))
-
-
-def load_named(path: str | Path) -> NamedReport:
-    """A results file loaded and validated, named by its file name."""
-    return NamedReport(Path(path).name, load_report(path))
+    """The first validation problem as 'field.path: message' (core.errors.field_message)."""
+    return field_message(exc)

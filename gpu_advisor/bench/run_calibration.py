@@ -13,7 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from gpu_advisor.bench.distributed.calibrate import calibration_from_report
-from gpu_advisor.bench.results import BenchReport, ResultsFileError, load_report
+from gpu_advisor.bench.loading import load_report
+from gpu_advisor.bench.results import BenchReport, ResultsFileError
 from gpu_advisor.core.calibration import MIN_EFFICIENCY, Calibration
 from gpu_advisor.core.catalog import default_catalog
 from gpu_advisor.core.recommend import gpu_peaks

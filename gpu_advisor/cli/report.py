@@ -74,7 +74,7 @@ def load_saved_plan(path: str | Path) -> tuple[Any, dict[str, Any]]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from gpu_advisor.bench.results import load_named
+    from gpu_advisor.bench.loading import load_named
     from gpu_advisor.core.errors import UserInputError as CliError
     from gpu_advisor.core.files import FileFormatError
 

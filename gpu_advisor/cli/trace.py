@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-from gpu_advisor.core.errors import UserInputError
+from gpu_advisor.core.errors import UserInputError, field_problem
 from gpu_advisor.core.precision import Optimizer, Precision, Task
 
 
@@ -80,9 +80,9 @@ def _setup(args: argparse.Namespace):
             print(f"note: {note}", file=sys.stderr)
         return TraceSetup(name=chosen.spec.name, config=config, vocab_size=chosen.spec.vocab_size, **fields)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        flag = "--" + str(err["loc"][0]).replace("_", "-") if err["loc"] else "trace"
-        raise UserInputError(f"{flag}: {err['msg']}") from None
+        loc, message = field_problem(exc)
+        flag = "--" + loc[0].replace("_", "-") if loc else "trace"
+        raise UserInputError(f"{flag}: {message}") from None
 
 
 def cmd_trace(args: argparse.Namespace) -> int:

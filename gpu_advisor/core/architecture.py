@@ -15,7 +15,7 @@ from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import UserInputError
+from .errors import UserInputError, field_problem
 from .files import FileFormatError, read_json
 from .units import format_count, parse_count
 
@@ -511,9 +511,8 @@ def read_hf_config(path: str | Path) -> tuple[ModelSpec, dict[str, Any], bool]:
 def _first_error(exc: ValidationError, keys: dict[str, str] | None = None) -> str:
     """'field: message' for the first problem, the field named by its config key where known."""
     keys = keys or {}
-    err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"])
-    msg = err["msg"].removeprefix("Value error, ")
+    path, msg = field_problem(exc)
+    loc = ".".join(path)
     if loc and not msg.startswith(loc):  # a whole-model check's message already names its field
         msg = f"{loc}: {msg}"
     field, sep, rest = msg.partition(": ")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .errors import field_message
 from .files import parse_json, read_text_file
 from .paths import USER_GPUS_FILENAME, config_dir, resource
 from .precision import Tier
@@ -261,9 +262,7 @@ def _read_catalog_file(text: str, origin: str) -> CatalogFile:
     try:
         catalog = CatalogFile.model_validate(parse_json(text, origin))
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        raise ValueError(f"{origin}: {loc}: {err['msg']}") from None
+        raise ValueError(f"{origin}: {field_message(exc)}") from None
     ids = [g.id for g in catalog.gpus]
     repeated = sorted({i for i in ids if ids.count(i) > 1})
     if repeated:

@@ -11,6 +11,7 @@ The components are what is live at the moment of peak use, and they sum to the t
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -29,6 +30,7 @@ from .precision import (
     precision_profile,
 )
 from .request import Attention, PlanRequest
+from .trace import PHASE_BACKWARD, PHASE_DECODE, PHASE_FORWARD, PHASE_PREFILL, PHASE_STEP
 from .units import format_bytes
 
 # The fp32 cross-entropy keeps its log-softmax output, and the start of backward adds the gradient
@@ -344,8 +346,6 @@ def memory_basis(
     """The layout-independent part of a request's memory (cached: the recommender asks often)."""
     # ---- a traced request: the trace's unsharded bytes replace the formulas (core/trace.py) ----------
     if req.trace is not None:
-        from .trace import traced_basis
-
         formula = memory_basis(req.model_copy(update={"trace": None}), device, optimizer_impl, prefill_tokens)
         kernel = req.trace.attention
         at_traced_kernel = None
@@ -608,3 +608,57 @@ def _explain(
     else:
         f["overhead"] = "none on CPU (live tensor bytes)"
     return f, notes
+
+
+def _kernel_correction(formula: MemoryBasis, at_traced_kernel: MemoryBasis | None) -> float:
+    """Bytes to add to the traced activations for the request's attention kernel instead of the one the
+    trace ran: the formulas' difference between the two kernels (the s x s matrices eager keeps)."""
+    return 0.0 if at_traced_kernel is None else formula.activations - at_traced_kernel.activations
+
+
+def traced_basis(
+    req: PlanRequest, formula: MemoryBasis, at_traced_kernel: MemoryBasis | None = None
+) -> MemoryBasis:
+    """The formula basis with its unsharded bytes replaced by the trace's (same sharding arithmetic).
+
+    Training: the backward-side peak (forward or backward) gives the weights, the gradients alive then,
+    the optimizer state and the activations; the optimizer-step peak gives all gradients and the step's
+    temporaries. Per trainable parameter, gradient and optimizer bytes are the traced totals divided by
+    the trainable count, so ZeRO and tensor/pipeline parallelism divide them as they divide the formulas'.
+    Inference: weights, the KV cache per sequence and the prefill transient.
+    `at_traced_kernel`: the formula basis with the attention kernel the trace ran, when it is not the
+    request's; the activations then take the formulas' attention bytes (attention_kernel_note).
+    """
+    correction = _kernel_correction(formula, at_traced_kernel)
+    trace = req.trace
+    assert trace is not None
+    if not req.task.is_training:
+        peak = trace.phase_peak(PHASE_PREFILL, PHASE_DECODE) or trace.phase_peak(trace.peak_phase)
+        comps = peak.planner_components() if peak else trace.planner_components()
+        return dataclasses.replace(
+            formula,
+            weights=float(comps["weights"]),
+            activations=max(
+                0.0, float(comps["activations"] + comps["gradients"] + comps["optimizer"]) + correction
+            ),
+            activations_formula="traced",
+            kv_bytes_per_sequence=comps["kv_cache"] / max(1, req.users),
+        )
+    backward = trace.phase_peak(PHASE_FORWARD, PHASE_BACKWARD)
+    step = trace.phase_peak(PHASE_STEP)
+    back = backward.planner_components() if backward else trace.planner_components()
+    stepc = step.planner_components() if step else back
+    trainable = max(1, trace.trainable_parameters)
+    optimizer_state = back["optimizer"]
+    return dataclasses.replace(
+        formula,
+        weights=float(back["weights"]),
+        adapter_weights=0.0,
+        trainable=trainable,
+        grad_bytes=stepc["gradients"] / trainable,
+        opt_bytes=optimizer_state / trainable,
+        optimizer_transient=float(max(0, stepc["optimizer"] - optimizer_state) + stepc["activations"]),
+        activations=max(0.0, float(back["activations"] + back["kv_cache"]) + correction),
+        activations_formula="traced",
+        head_grad=float(back["gradients"]),
+    )

@@ -15,6 +15,8 @@ from gpu_advisor.core.precision import Precision
 from gpu_advisor.core.precision_row import PrecisionRow
 from gpu_advisor.core.request import PlanRequest
 
+from .errors import field_problem
+
 SIDE_BY_SIDE: tuple[Precision, ...] = (
     Precision.FP32,
     Precision.BF16,
@@ -25,7 +27,7 @@ SIDE_BY_SIDE: tuple[Precision, ...] = (
 
 
 def _first_message(exc: ValidationError) -> str:
-    return str(exc.errors()[0].get("msg", exc)).removeprefix("Value error, ")
+    return field_problem(exc)[1]
 
 
 def precision_table(request: PlanRequest) -> tuple[PrecisionRow, ...]:

@@ -36,7 +36,7 @@ from .serving import little_users, queued_ttft_s, rate_only, with_concurrency
 from .speed import DevicePeaks, LayoutSpeeds, hardware_flops_per_token, training_flops_per_token
 from .support import gpus_bought
 from .tiers import tier_choices
-from .trace import attention_kernel_note, compare_with_formulas, comparison_warnings, traced_formulas
+from .trace_compare import attention_kernel_note, compare_with_formulas, comparison_warnings, traced_formulas
 from .units import format_bytes, format_count, format_duration, format_rate, format_usd
 from .verdict import verdict
 

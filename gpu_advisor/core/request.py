@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .architecture import ModelSpec, refuse_bool
 from .calibration import MIN_EFFICIENCY, Calibration
+from .errors import error_words
 from .precision import (
     LLAMA_CPP_PRECISIONS,
     LORA_BASE_PRECISIONS,
@@ -21,7 +23,7 @@ from .precision import (
     Task,
     Tier,
 )
-from .trace import TraceMismatch, TraceResult, check_trace_matches
+from .trace import TraceMismatch, TraceResult
 from .units import HOURS_PER_MONTH
 
 
@@ -39,6 +41,10 @@ class Purchase(StrEnum):
     RENT = "rent"
     BUY = "buy"
 
+
+# How far past its context (max_position_embeddings) a request may go before it is refused (see
+# PlanRequest._check_combination).
+INFERENCE_CONTEXT_STRETCH = 2
 
 # Assumptions that earlier versions had and the planner no longer uses: dropped when an old plan is read.
 RETIRED_ASSUMPTIONS = ("tp_efficiency", "server_overhead", "system_power_fraction")
@@ -362,6 +368,17 @@ class PlanRequest(BaseModel):
             )
         if self.zero_stage and not self.task.is_training:
             raise ValueError("zero_stage: ZeRO shards training state; it does not apply to inference")
+        context = self.model.max_positions
+        # vLLM refuses a request longer than max_model_len (the model's context); published TensorRT-LLM
+        # runs go a little past it (GPT-J and LLaMA 1, context 2,048, at 128 + 2,048 tokens), so only
+        # requests beyond INFERENCE_CONTEXT_STRETCH x the context are refused. The last output token is
+        # never fed back: prompt + output - 1 positions.
+        positions = self.prompt_tokens + self.output_tokens - 1
+        if self.task is Task.INFERENCE and positions > INFERENCE_CONTEXT_STRETCH * context:
+            raise ValueError(
+                f"prompt_tokens: {self.prompt_tokens:,} + {self.output_tokens:,} output tokens exceed "
+                f"the model's context of {context:,} tokens"
+            )
         if self.task.is_training and self.seq_len > self.model.max_positions * 64:
             raise ValueError(f"seq_len: {self.seq_len} is far beyond the model's context")
         _check_dataset(self)
@@ -435,19 +452,49 @@ def _check_dataset(req: PlanRequest) -> None:
 
 def describe_validation_error(exc: Exception) -> tuple[str, str]:
     """(field, message) from a pydantic ValidationError or a ValueError 'field: message'."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        err = errors()[0]
-        loc = [str(p) for p in err["loc"]]
-        msg = str(err["msg"]).removeprefix("Value error, ")
-        if ": " in msg and not loc:
-            field, _, rest = msg.partition(": ")
-            return field, rest
-        if ": " in msg and msg.split(": ", 1)[0].replace("_", "").isalpha():
-            field, _, rest = msg.partition(": ")
-            return field, rest
-        field = ".".join(loc) or "request"
-        return field, _plain(field, msg)
+    if isinstance(exc, ValidationError):
+        return describe_error_detail(exc.errors()[0])
     text = str(exc)
     field, sep, rest = text.partition(": ")
     return (field, rest) if sep and " " not in field.strip() else ("request", text)
+
+
+def describe_error_detail(err: Mapping[str, Any]) -> tuple[str, str]:
+    """(field, message) of one pydantic error (an item of ValidationError.errors()), in the
+    planner's words ('at least 1 user'); a whole-model check's 'field: message' names its field."""
+    loc, msg = error_words(err)
+    if ": " in msg and not loc:
+        field, _, rest = msg.partition(": ")
+        return field, rest
+    if ": " in msg and msg.split(": ", 1)[0].replace("_", "").isalpha():
+        field, _, rest = msg.partition(": ")
+        return field, rest
+    field = ".".join(loc) or "request"
+    return field, _plain(field, msg)
+
+
+def check_trace_matches(req: PlanRequest) -> None:
+    """Raise TraceMismatch naming the first input where the request and its trace differ."""
+    trace = req.trace
+    if trace is None:
+        return
+    pairs: list[tuple[str, Any, Any]] = [
+        ("task", trace.task, req.task),
+        ("precision", trace.precision, req.precision),
+    ]
+    if req.task.is_training:
+        pairs += [
+            ("seq_len", trace.seq_len, req.seq_len),
+            ("batch_size", trace.batch_size, req.batch_size),
+            ("grad_checkpointing", trace.grad_checkpointing, bool(req.grad_checkpointing)),
+            ("optimizer", trace.optimizer, req.optimizer.value),
+        ]
+    else:
+        pairs += [
+            ("users", trace.users, req.users),
+            ("prompt_tokens", trace.prompt_tokens, req.prompt_tokens),
+            ("output_tokens", trace.output_tokens, req.output_tokens),
+        ]
+    for field, traced, asked in pairs:
+        if traced != asked:
+            raise TraceMismatch(f"trace: made for {field} {traced}, the request has {asked}; trace again")

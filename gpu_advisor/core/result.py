@@ -15,7 +15,7 @@ from .hosts import HostSpec
 from .layout import Parallelism
 from .precision import Tier
 from .request import PlanRequest
-from .trace import TraceComparison
+from .trace_compare import TraceComparison
 
 PLAN_SCHEMA = "gpu-advisor/plan@1"
 TIGHT_FILL = 0.95  # a fit above 95 % of the memory that decides it leaves no room for a longer prompt

@@ -34,7 +34,8 @@ from gpu_advisor.report.chartkit import (
     plot_area,
     render_image,
 )
-from gpu_advisor.telemetry.samples import Sample, of_gpu
+from gpu_advisor.telemetry.channels import CHANNELS
+from gpu_advisor.telemetry.samples import GpuSample, HostSample, Sample, of_gpu
 from gpu_advisor.wording.answer import answer_pair
 from gpu_advisor.wording.plan import COMPONENT_LABELS, CostCurve, cost_curve, gpu_line, memory_text
 from gpu_advisor.wording.results import telemetry_title
@@ -231,7 +232,7 @@ def _telemetry(named: NamedReport) -> tuple[Sample, ...]:
 
 
 def _gpu_series(
-    samples: Sequence[Sample], label: str, get: Callable, scale: float = 1.0, dashed: bool = False
+    samples: Sequence[Sample], label: str, get: Callable[[GpuSample], float | None], dashed: bool = False
 ) -> list[Series]:
     indices = sorted({g.index for s in samples for g in s.gpus})
     out = []
@@ -239,64 +240,56 @@ def _gpu_series(
         ys = []
         for s in samples:
             g = next((g for g in s.gpus if g.index == idx), None)
-            v = None if g is None else get(g)
-            ys.append(None if v is None else v / scale)
+            ys.append(None if g is None else get(g))
         if any(v is not None for v in ys):
             out.append(Series(f"GPU {idx} {label}".strip(), tuple(ys), dashed))
     return out
 
 
-def _host_series(samples: Sequence[Sample], label: str, get: Callable, scale: float = 1.0) -> list[Series]:
-    ys = tuple(None if (v := get(s.host)) is None else v / scale for s in samples)
+def _host_series(
+    samples: Sequence[Sample], label: str, get: Callable[[HostSample], float | None]
+) -> list[Series]:
+    ys = tuple(get(s.host) for s in samples)
     return [Series(label, ys)] if any(v is not None for v in ys) else []
 
 
+# The legend's words for a channel's lines (telemetry.channels has what each line reads).
+GPU_LINE = {"clock_mhz": "SM"}
+HOST_LINE = {
+    "utilisation_pct": "host CPU",
+    "memory_gib": "process RSS",
+    "temperature_c": "CPU",
+    "clock_mhz": "CPU",
+}
+
+
+def _extra_series(samples: Sequence[Sample], key: str) -> list[Series]:
+    """Lines a panel shows beside its channel's: the host's whole RAM, each GPU's power limit."""
+    if key == "memory_gib":
+        return _host_series(
+            samples, "host RAM", lambda h: None if h.ram_used_bytes is None else h.ram_used_bytes / GIB
+        )
+    if key == "power_w":
+        return _gpu_series(samples, "limit", lambda g: g.power_limit_w, dashed=True)
+    return []
+
+
 def telemetry_panels(named: NamedReport) -> list[Panel]:
-    """The panels that have data: utilisation, memory (GiB), power, temperature, clocks."""
+    """The panels that have data, one per telemetry channel: utilisation, memory (GiB), power,
+    temperature, clocks."""
     samples = _telemetry(named)
     candidates = [
         Panel(
-            "Utilisation",
-            "busy (%)",
+            c.title,
+            c.axis_label,
             (
-                *_gpu_series(samples, "", lambda g: g.gpu_util_pct),
-                *_host_series(samples, "host CPU", lambda h: h.cpu_pct),
+                *_gpu_series(samples, GPU_LINE.get(c.key, ""), c.gpu_value),
+                *(_host_series(samples, HOST_LINE[c.key], c.host_value) if c.host_field else ()),
+                *_extra_series(samples, c.key),
             ),
-            100.0,
-        ),
-        Panel(
-            "Memory used",
-            "GiB",
-            (
-                *_gpu_series(samples, "", lambda g: g.memory_used_bytes, GIB),
-                *_host_series(samples, "host RAM", lambda h: h.ram_used_bytes, GIB),
-                *_host_series(samples, "process RSS", lambda h: h.process_rss_bytes, GIB),
-            ),
-        ),
-        Panel(
-            "Power",
-            "W",
-            (
-                *_gpu_series(samples, "", lambda g: g.power_w),
-                *_gpu_series(samples, "limit", lambda g: g.power_limit_w, dashed=True),
-            ),
-        ),
-        Panel(
-            "Temperature",
-            "°C",
-            (
-                *_gpu_series(samples, "", lambda g: g.temperature_c),
-                *_host_series(samples, "CPU", lambda h: h.cpu_temp_c),
-            ),
-        ),
-        Panel(
-            "Clocks",
-            "MHz",
-            (
-                *_gpu_series(samples, "SM", lambda g: g.sm_clock_mhz),
-                *_host_series(samples, "CPU", lambda h: h.cpu_freq_mhz),
-            ),
-        ),
+            100.0 if c.unit == "%" else None,
+        )
+        for c in CHANNELS
     ]
     return [panel for panel in candidates if panel.series]
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gpu_advisor.core.calibration import MIN_EFFICIENCY
+from gpu_advisor.core.errors import field_message
 from gpu_advisor.core.files import FileFormatError, read_json, write_json_atomic
 from gpu_advisor.core.paths import config_dir
 from gpu_advisor.core.request import Purchase
@@ -79,9 +80,7 @@ def load_settings(path: Path | None = None) -> tuple[AppSettings, str | None]:
     try:
         return AppSettings.model_validate(data), None
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "settings"
-        problem = f"{path}: {field}: {err['msg']}"
+        problem = f"{path}: {field_message(exc, 'settings')}"
     if data.get("calibration") is not None:  # a bad calibration costs only the calibration
         try:
             kept = AppSettings.model_validate({**data, "calibration": None})

@@ -39,12 +39,13 @@ def signal_name(number: int) -> str:
 
 
 def ending(report: MonitorReport) -> tuple[str, bool]:
-    """(status, failed): 'Finished (exit code 0)', 'Failed (exit code N)', 'Killed (SIGKILL)' or
-    'Stopped (SIGINT; exit code N)' when the monitor ended it."""
+    """(status, failed): 'Finished (exit code 0)', 'Failed (exit code N)', 'Killed (SIGKILL)',
+    'Stopped by you (SIGTERM)' after Stop, or 'Stopped (SIGINT)' when the monitor got that signal."""
     code = report.exit_code
+    if report.interrupted == "stop":  # the Monitor's Stop ends the command with SIGTERM
+        return "Stopped by you (SIGTERM)", True
     if report.interrupted is not None:
-        by = "Stop" if report.interrupted == "stop" else report.interrupted
-        return f"Stopped ({by}; exit code {code})", True
+        return f"Stopped ({report.interrupted})", True
     if code is None:
         return "Failed (no exit code)", True
     if code < 0:
@@ -165,7 +166,15 @@ def command_cards(report: MonitorReport) -> tuple[Cards, tuple[str, str, str, st
         rss_max_bytes=None if rss is None else rss.max,
     )
     top = primary_verdict(report.diagnosis)
-    if top is not None:
+    failed = report.interrupted is None and report.exit_code != 0
+    if failed:  # the failure leads: the telemetry's verdict is about a run that did not finish
+        seen = f" Until then the telemetry read: {top.title.lower()}." if top is not None else ""
+        cards = replace(
+            cards,
+            diagnosis_title=status,
+            diagnosis_detail=f"the command did not finish; its output shows why.{seen}",
+        )
+    elif top is not None:
         cards = replace(cards, diagnosis_title=top.title, diagnosis_detail=verdict_detail(top))
     return cards, captions
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from gpu_advisor.core.trace import TraceComparison, TraceResult
+from gpu_advisor.core.trace import TraceResult
+from gpu_advisor.core.trace_compare import TraceComparison
 from gpu_advisor.core.units import format_bytes, format_count, format_duration, format_pct
 
 CATEGORY_LABELS = {

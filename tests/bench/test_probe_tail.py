@@ -11,10 +11,10 @@ import time
 
 import pytest
 
+from gpu_advisor.bench.loading import load_report
 from gpu_advisor.bench.monitor import run_monitor
 from gpu_advisor.bench.probe_events import RESERVOIR_STEPS, StepAggregate
 from gpu_advisor.bench.probe_tail import MAX_LINE_BYTES, MAX_READ_BYTES, EventTail
-from gpu_advisor.bench.results import load_report
 from gpu_advisor.bench.stats import spread
 
 START = '{"event":"start","rank":0,"pid":7,"t":0}\n'

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
+from gpu_advisor.bench.loading import load_report
 from gpu_advisor.bench.monitor import run_monitor
-from gpu_advisor.bench.results import load_report
 from gpu_advisor.cli import run_cli
 from gpu_advisor.core.catalog import default_catalog
 from gpu_advisor.telemetry import NvmlSource

@@ -7,8 +7,9 @@ import sys
 import pytest
 
 from gpu_advisor.bench.compare import compare_files
+from gpu_advisor.bench.loading import load_report
 from gpu_advisor.bench.monitor import run_monitor
-from gpu_advisor.bench.results import ResultsFileError, load_report
+from gpu_advisor.bench.results import ResultsFileError
 from gpu_advisor.cli import run_cli
 from gpu_advisor.telemetry import NvmlSource
 from tests.telemetry.fake_nvml import FakeNvml

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor
 
-from gpu_advisor.bench.results import NamedReport, report_from_dict
+from gpu_advisor.bench.loading import report_from_dict
+from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.units import short_number
 from gpu_advisor.report import charts
 from gpu_advisor.report.chartkit import nice_ticks

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pypdf import PdfReader
 
-from gpu_advisor.bench.results import load_named
+from gpu_advisor.bench.loading import load_named
 from gpu_advisor.report.cluster import busbw_chart_image
 from gpu_advisor.report.pdf import write_pdf
 from gpu_advisor.wording.distributed import link_rows, scaling_summary

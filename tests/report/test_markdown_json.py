@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from gpu_advisor.bench.results import NamedReport, report_from_dict
+from gpu_advisor.bench.loading import report_from_dict
+from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.units import format_usd
 from gpu_advisor.report.json_report import REPORT_SCHEMA, render_json, write_json_report
 from gpu_advisor.report.markdown import render_markdown, write_markdown

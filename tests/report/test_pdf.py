@@ -9,7 +9,7 @@ import threading
 import pytest
 from pypdf import PdfReader
 
-from gpu_advisor.bench.results import load_named
+from gpu_advisor.bench.loading import load_named
 from gpu_advisor.cli import run_cli
 from gpu_advisor.core.units import format_usd
 from gpu_advisor.report import pdf as pdf_module

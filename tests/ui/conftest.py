@@ -25,6 +25,7 @@ from gpu_advisor.bench.results import (
 )
 from gpu_advisor.telemetry.samples import HostSample, Sample
 from gpu_advisor.ui.monitor.backend import BenchBackend, MonitorRequest
+from gpu_advisor.ui.monitor.runs import BenchmarkRun
 from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.plan.wizard import PlanWizard
 from gpu_advisor.ui.workers import RunContext
@@ -102,7 +103,7 @@ class FakeBackend(BenchBackend):
             "gpu_status": "No NVIDIA GPU: CPU mode (test)",
         }
 
-    def run(self, request: MonitorRequest, context: RunContext, on_sample, on_step=None) -> BenchReport:
+    def run(self, request: MonitorRequest, context: RunContext, on_sample, on_step=None) -> BenchmarkRun:
         self.requests.append(request)
         start = time.time()
         i = 0
@@ -124,8 +125,10 @@ class FakeBackend(BenchBackend):
         result = result.model_copy(update={"started_at": start, "elapsed_s": time.time() - start})
         context.report_result(result)
         if self.device_kind == "cuda":
-            return make_report(device="NVIDIA H100 80GB HBM3 (test)", kind="cuda", results=[result])
-        return make_report(results=[result])
+            return BenchmarkRun(
+                make_report(device="NVIDIA H100 80GB HBM3 (test)", kind="cuda", results=[result])
+            )
+        return BenchmarkRun(make_report(results=[result]))
 
 
 @pytest.fixture

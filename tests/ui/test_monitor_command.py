@@ -8,6 +8,7 @@ import shlex
 import sys
 
 import pytest
+from PySide6.QtGui import QTextDocument
 
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.main_window import VIEW_COMPARE, MainWindow
@@ -40,6 +41,13 @@ def _in_error_colour(label) -> bool:
     return theme.error_color().name() in label.styleSheet()
 
 
+def _shown(label) -> str:
+    """What a label shows a reader: its rich text rendered, entities decoded."""
+    doc = QTextDocument()
+    doc.setHtml(label.text())
+    return doc.toPlainText()
+
+
 def test_a_failing_command_shows_its_exit_code_and_output_and_opens_in_compare(
     qtbot, monitor, dialogs, tmp_path
 ):
@@ -54,6 +62,9 @@ def test_a_failing_command_shows_its_exit_code_and_output_and_opens_in_compare(
     assert pane.last_line() == "Traceback: boom"
     assert "epoch 1" in pane.output.toPlainText()
     assert monitor.time_left.text().startswith("Failed (exit code 3) after")
+    # the failure leads the diagnosis, and no full progress bar suggests a success (D16)
+    assert _shown(monitor.diagnosis).startswith("Failed (exit code 3) — the command did not finish")
+    assert not monitor.progress.isVisible()
     # no probe: the first card is the command's duration, not a step time
     assert monitor.step_card.caption.text() == "Duration"
     assert "instrument the script with gpu_advisor.probe" in monitor.throughput_card.detail.text()
@@ -79,6 +90,7 @@ def test_a_missing_executable_fails_to_start_and_says_why(qtbot, monitor, dialog
     assert pane.status.text() == "Failed to start" and _in_error_colour(pane.status)
     assert "'no-such-program-xyz' not found" in pane.last_line()
     assert monitor.diagnosis.text().startswith("No diagnosis") and "Running" not in monitor.diagnosis.text()
+    assert "'no-such-program-xyz' not found" in _shown(monitor.diagnosis)  # not "&#x27;" (D17)
     assert dialogs and dialogs[-1][0] == "Run failed"
 
 
@@ -125,7 +137,7 @@ def test_steps_show_while_the_command_runs_and_stop_ends_it(qtbot, monitor):
     qtbot.waitUntil(lambda: monitor.output_pane.last_line() == "waiting", timeout=10_000)
     monitor.stop()
     qtbot.waitUntil(lambda: not monitor.running, timeout=30_000)
-    assert monitor.output_pane.status.text().startswith("Stopped (Stop;")
+    assert monitor.output_pane.status.text() == "Stopped by you (SIGTERM)"
 
 
 def test_a_gpu_run_of_my_command_calibrates_the_plan(qtbot, dialogs):

@@ -48,7 +48,7 @@ def test_the_list_shows_the_running_workload_then_its_figures_and_verdict(qtbot,
     monitor = window.monitor
     _start(window, qtbot, "all")
     assert monitor.plots.isVisible() and not monitor.idle_note.isVisible()
-    qtbot.waitUntil(lambda: monitor._current_workload == "train", timeout=5000)
+    qtbot.waitUntil(lambda: monitor.session.workload == "train", timeout=5000)
     monitor.refresh_texts()
     statuses = _statuses(monitor)
     assert statuses["Training step"] == "▶ running" and statuses["Matrix multiply"] == "waiting"

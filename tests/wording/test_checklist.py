@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from gpu_advisor.bench.results import load_named
+from gpu_advisor.bench.loading import load_named
 from gpu_advisor.wording.checklist import checklist, live_rate_unit, stopped_text
 from gpu_advisor.wording.monitor import cards_for
 from gpu_advisor.wording.results import prediction_caveat, prediction_rows

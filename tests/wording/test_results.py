@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gpu_advisor.bench.results import load_named
+from gpu_advisor.bench.loading import load_named
 from gpu_advisor.core.files import FileFormatError
 from gpu_advisor.wording.results import (
     diagnosis_rows,

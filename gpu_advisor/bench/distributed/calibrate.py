@@ -17,7 +17,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from gpu_advisor.bench.distributed.section import DistributedSection
-from gpu_advisor.bench.results import BenchReport, ResultsFileError, load_report
+from gpu_advisor.bench.loading import load_report
+from gpu_advisor.bench.results import BenchReport, ResultsFileError
 from gpu_advisor.core.calibration import Calibration, FabricCalibration, LinkMeasurement
 from gpu_advisor.core.catalog import default_catalog
 

@@ -40,8 +40,9 @@ from gpu_advisor.bench.distributed.events import RUN_DIR_ENV, EventReader, read_
 from gpu_advisor.bench.distributed.failures import parse_torchrun_root_cause, rendezvous_failure
 from gpu_advisor.bench.distributed.lifeline import LAUNCHER_PID_ENV, die_with_parent
 from gpu_advisor.bench.distributed.options import DistributedOptions
+from gpu_advisor.bench.loading import load_report
 from gpu_advisor.bench.options import ProgressEvent
-from gpu_advisor.bench.results import BenchReport, load_report
+from gpu_advisor.bench.results import BenchReport
 
 LOG_FILE = "torchrun.log"
 RESULTS_FILE = "results.json"

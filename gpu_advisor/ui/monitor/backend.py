@@ -14,7 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpu_advisor.ui.monitor.runs import BenchmarkRun, ClusterRun, CommandRun, RunResult
+
 if TYPE_CHECKING:  # the telemetry package (psutil, the diagnosis rules) loads when a run starts
+    from gpu_advisor.bench.monitor import MonitorReport
+    from gpu_advisor.bench.probe_events import Event
+    from gpu_advisor.bench.results import BenchReport
+    from gpu_advisor.telemetry.gpu_source import AutoGpuSource, GpuSource
+    from gpu_advisor.telemetry.processes import ProcessRow
     from gpu_advisor.telemetry.samples import Sample
     from gpu_advisor.ui.workers import RunContext
 
@@ -121,11 +128,13 @@ class BenchBackend:
     `toy=True` runs the benchmark engine's tiny sizes (about 2 s on a CPU): GUI tests and --self-test.
     """
 
-    def __init__(self, toy: bool = False, nvml: Any = None) -> None:
+    def __init__(self, toy: bool = False, nvml: GpuSource | None = None) -> None:
         self.toy = toy
         self.nvml = nvml  # a telemetry GPU source for watched commands (None: the machine's own)
         self._machine: dict[str, Any] | None = None
-        self._nvml: Any = None  # the GPU source for the process list, opened when first asked
+        self._nvml: AutoGpuSource | None = (
+            None  # the GPU source for the process list, opened when first asked
+        )
         self._cpu_temp_readable: bool | None = None  # found by prepare(); None: not yet known
 
     # ---- the machine -----------------------------------------------------------------------------
@@ -166,7 +175,7 @@ class BenchBackend:
         gpus = self.machine().get("gpus") or []
         return library_label(gpus[0].get("backend") if gpus else None)
 
-    def gpu_processes(self, nvml_index: int) -> list[Any]:
+    def gpu_processes(self, nvml_index: int) -> list[ProcessRow]:
         """The compute processes on one GPU (telemetry.processes rows), through a GPU library session
         (NVML, else AMD SMI) opened on first use and kept; empty when the library cannot say."""
         from gpu_advisor.telemetry.processes import gpu_rows
@@ -200,19 +209,21 @@ class BenchBackend:
         """The live plots' channels (series.TELEMETRY_CHANNELS) a run on `choice` will have no reading
         for, as far as known before it starts: on the CPU, power (psutil has none) and the
         temperature where no sensor answered prepare(). On a GPU, none: NVML's answers tell."""
+        from gpu_advisor.telemetry.channels import unmeasured_on
+
         if choice.nvml_index is not None:
             return set()
-        return {"power_w"} | ({"temperature_c"} if self._cpu_temp_readable is False else set())
+        return unmeasured_on("cpu") | ({"temperature_c"} if self._cpu_temp_readable is False else set())
 
     def run(
         self,
         request: MonitorRequest,
         context: RunContext,
         on_sample: Callable[[Sample], None],
-        on_events: Callable[[list[dict[str, Any]]], None] | None = None,
+        on_events: Callable[[list[Event]], None] | None = None,
         on_step: Callable[[str, str, float], None] | None = None,
-    ) -> Any:
-        """Run on the worker thread; returns the results report. Progress and finished workloads go
+    ) -> RunResult | None:
+        """Run on the worker thread; returns the run's typed result (None: a cluster run stopped). Progress and finished workloads go
         through `context`; telemetry samples to `on_sample` (called on the sampler's thread); a
         command's probe events to `on_events` (on the worker thread); each timed step's (workload,
         metric key, rate) of a benchmark to `on_step` (the worker thread)."""
@@ -231,13 +242,15 @@ class BenchBackend:
             toy=self.toy,
             interval_s=max(0.1, request.interval_s if not self.toy else 0.1),
         )
-        return run_benchmark(
-            options,
-            on_progress=context.report_progress,
-            on_sample=on_sample,
-            on_result=context.report_result,
-            on_step=on_step,
-            stop=context.stop,
+        return BenchmarkRun(
+            run_benchmark(
+                options,
+                on_progress=context.report_progress,
+                on_sample=on_sample,
+                on_result=context.report_result,
+                on_step=on_step,
+                stop=context.stop,
+            )
         )
 
     def _run_command(
@@ -245,12 +258,12 @@ class BenchBackend:
         request: MonitorRequest,
         context: RunContext,
         on_sample: Callable[[Sample], None],
-        on_events: Callable[[list[dict[str, Any]]], None] | None,
-    ) -> Any:
+        on_events: Callable[[list[Event]], None] | None,
+    ) -> CommandRun:
         from gpu_advisor.bench.monitor import run_monitor
 
         argv, folder = parse_command(request.command, request.working_dir)
-        return run_monitor(
+        report = run_monitor(
             argv,
             cwd=folder,
             interval_s=max(0.1, request.interval_s),
@@ -260,10 +273,11 @@ class BenchBackend:
             nvml=self.nvml,
             log_path=request.log_path or None,
         )
+        return CommandRun(report)
 
     def _run_cluster(
         self, request: MonitorRequest, context: RunContext, on_sample: Callable[[Sample], None]
-    ) -> Any:
+    ) -> ClusterRun | None:
         """torchrun with `request.nproc` ranks here (bench.distributed.launcher); this process samples
         the whole machine for the live plots while the ranks run. None when the user stopped it."""
         from gpu_advisor.bench.distributed.errors import DistributedRunFailed
@@ -283,7 +297,9 @@ class BenchBackend:
         )
         sampler.start()
         try:
-            return run_local(options, request.nproc, on_progress=context.report_progress, stop=context.stop)
+            return ClusterRun(
+                run_local(options, request.nproc, on_progress=context.report_progress, stop=context.stop)
+            )
         except DistributedRunFailed:
             if context.stop.is_set():
                 return None
@@ -294,14 +310,14 @@ class BenchBackend:
 
     # ---- files -----------------------------------------------------------------------------------
     @staticmethod
-    def load_results(path: str | Path) -> Any:
+    def load_results(path: str | Path) -> BenchReport:
         """A validated results file; raises FileFormatError naming the file and the field."""
-        from gpu_advisor.bench.results import load_report
+        from gpu_advisor.bench.loading import load_report
 
         return load_report(path)
 
     @staticmethod
-    def save_results(report: Any, path: str | Path) -> None:
+    def save_results(report: BenchReport | MonitorReport, path: str | Path) -> None:
         """Write a results file atomically (bench@1, or monitor@1 for a watched command)."""
         report.save(path)
 

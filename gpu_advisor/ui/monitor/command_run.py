@@ -12,17 +12,18 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from gpu_advisor.bench.monitor import MonitorReport
 from gpu_advisor.bench.probe_events import EpochRecord, Event, StepAggregate, StepCounters, StepsSummary
-from gpu_advisor.bench.results import ResultsFileError
+from gpu_advisor.bench.results import BenchReport, ResultsFileError
 from gpu_advisor.bench.run_calibration import calibration_from_run
 from gpu_advisor.bench.watched import bench_view
 from gpu_advisor.core.files import write_atomic
 from gpu_advisor.core.request import PlanRequest
+from gpu_advisor.telemetry.samples import Sample
 from gpu_advisor.ui.monitor.backend import BenchBackend, MonitorRequest
 from gpu_advisor.ui.monitor.output_pane import OutputPane
+from gpu_advisor.ui.monitor.runs import CommandRun, RunResult
 from gpu_advisor.ui.monitor.series import RingSeries
 from gpu_advisor.ui.workers import JobRunner
 from gpu_advisor.wording.command import command_cards, ending, live_cards
@@ -81,11 +82,6 @@ def command_calibration(report: MonitorReport, request: PlanRequest | None) -> t
     return (calibration.mfu, calibration.source) if calibration.mfu is not None else None
 
 
-def is_command_report(report: Any) -> bool:
-    """True for a watched command's report (bench.monitor's MonitorReport), not a benchmark's."""
-    return hasattr(report, "exit_code")
-
-
 class CommandWatch:
     """A watched command's side of the Monitor: the runner it starts from, its live events and
     output, the output pane, and its steps' rate on the throughput plot. The panel composes it."""
@@ -104,7 +100,7 @@ class CommandWatch:
         self,
         backend: BenchBackend,
         request: MonitorRequest,
-        on_sample: Callable[[Any], None],
+        on_sample: Callable[[Sample], None],
         started_mono: float,
     ) -> MonitorRequest:
         """Run the command on the runner's thread; returns the request with its output's log path."""
@@ -125,7 +121,7 @@ class CommandWatch:
             self.live = None
         self.output_pane.setVisible(False)
 
-    def ended(self, report: Any) -> str:
+    def ended(self, report: MonitorReport) -> str:
         """How the command ended, in the pane (in the error colour if badly); the status's words."""
         status, failed = ending(report)
         self.output_pane.set_status(status, failed)
@@ -136,12 +132,12 @@ class CommandWatch:
             self.output_pane.set_status("Failed to start", failed=True)
             self.output_pane.show_message(message)
 
-    def refresh(self, report: Any, running: bool) -> CardTexts | None:
+    def refresh(self, run: CommandRun | None, running: bool) -> CardTexts | None:
         """The 1 Hz refresh: the output's tail, one throughput point, and the cards to show (None
         when no command is being watched or was the last run)."""
-        if is_command_report(report):
+        if run is not None:
             self._show_output()
-            return command_cards(report)
+            return command_cards(run.report)
         if self.live is None or not running:
             return None
         steps, epochs, counters = self.live.summary()
@@ -165,12 +161,12 @@ class CommandWatch:
         # The probe's clock is time.monotonic(), the same in every process of the machine.
         self._throughput.append(t_mono - self._started_mono, (rate,))
 
-    def with_log_beside(self, report: Any, path: Path) -> Any:
+    def with_log_beside(self, run: RunResult, path: Path) -> BenchReport | MonitorReport:
         """The report to save at `path`: a command's, with its whole output copied beside it."""
-        if self.live is not None and hasattr(report, "log") and self.live.log_path.exists():
+        if isinstance(run, CommandRun) and self.live is not None and self.live.log_path.exists():
             log = save_log(self.live.log_path, path)
-            return report.model_copy(update={"log": log.name})
-        return report
+            return run.report.model_copy(update={"log": log.name})
+        return run.report
 
     def shutdown(self) -> None:
         self.runner.shutdown()

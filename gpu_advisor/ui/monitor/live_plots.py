@@ -34,6 +34,7 @@ from gpu_advisor.core.units import (
     format_rate,
     format_watts,
 )
+from gpu_advisor.telemetry.channels import CHANNELS
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries
@@ -54,32 +55,17 @@ class PlotSpec:
     min_span: float | None = None
 
 
+PLOT_MIN_SPAN = {
+    "utilisation_pct": 100.0,
+    "memory_gib": 0.5,
+    "power_w": 50.0,
+    "temperature_c": 10.0,
+    "clock_mhz": 500.0,
+}
 PLOTS = (
-    PlotSpec(
-        "utilisation_pct",
-        "GPU utilisation",
-        "CPU utilisation",
-        "%",
-        "Share of time busy (NVML / psutil)",
-        100.0,
-    ),
-    PlotSpec("memory_gib", "GPU memory used", "Process memory (RSS)", "GiB", "GiB = 2^30 bytes", 0.5),
-    PlotSpec(
-        "power_w",
-        "Power draw",
-        "Power draw",
-        "W",
-        "Board power from NVML; not measured on CPU",
-        50.0,
-    ),
-    PlotSpec("temperature_c", "GPU temperature", "CPU temperature", "°C", "", 10.0),
-    PlotSpec(
-        "clock_mhz",
-        "SM clock",
-        "CPU clock",
-        "MHz",
-        "Clocks drop when the GPU throttles for heat or power",
-        500.0,
+    *(
+        PlotSpec(c.key, c.gpu_label, c.cpu_label, c.unit, c.tooltip, PLOT_MIN_SPAN[c.key])
+        for c in CHANNELS  # telemetry.channels: one row per telemetry plot
     ),
     PlotSpec(
         "throughput",

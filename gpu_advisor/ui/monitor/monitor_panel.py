@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QShowEvent
@@ -39,20 +39,28 @@ from gpu_advisor.ui.monitor.backend import (
     planned_workloads,
 )
 from gpu_advisor.ui.monitor.cards import CardRow
-from gpu_advisor.ui.monitor.command_run import CommandWatch, command_calibration, is_command_report
+from gpu_advisor.ui.monitor.command_run import CommandWatch, command_calibration
 from gpu_advisor.ui.monitor.controls import RunControls
 from gpu_advisor.ui.monitor.live_plots import LivePlots
 from gpu_advisor.ui.monitor.output_pane import OutputPane
 from gpu_advisor.ui.monitor.run_area import RunArea
-from gpu_advisor.ui.monitor.run_status import Countdown
+from gpu_advisor.ui.monitor.runs import CommandRun, RunResult
 from gpu_advisor.ui.monitor.series import TELEMETRY_CHANNELS, RingSeries, telemetry_values
+from gpu_advisor.ui.monitor.session import BAR_STEPS, RunSession
 from gpu_advisor.ui.settings import AppSettings
 from gpu_advisor.ui.startup import AfterNextPaint
 from gpu_advisor.ui.table_export import with_suffix
 from gpu_advisor.ui.workers import JobRunner
-from gpu_advisor.wording.checklist import checklist, stopped_text
+from gpu_advisor.wording.checklist import checklist
 from gpu_advisor.wording.distributed import CLUSTER_CAPTIONS, cluster_cards
 from gpu_advisor.wording.monitor import Cards, cards_for, measured_mfu, pick_result
+
+if TYPE_CHECKING:
+    from gpu_advisor.bench.monitor import MonitorReport
+    from gpu_advisor.bench.options import ProgressEvent
+    from gpu_advisor.bench.results import BenchReport, WorkloadResult
+    from gpu_advisor.core.request import PlanRequest
+    from gpu_advisor.ui.workers import RunContext
 
 TEXT_REFRESH_MS = 1000
 RUNNING_TEXT = "Running…"
@@ -94,20 +102,13 @@ class MonitorPanel(QWidget):
             switch_interval_s=WORKER_SWITCH_INTERVAL_S,
         )
         # The plan a watched run calibrates (its model turns the run's tokens/s into an MFU); the window sets it.
-        self.plan_request: Callable[[], Any] = lambda: None
+        self.plan_request: Callable[[], PlanRequest | None] = lambda: None
         self.telemetry = RingSeries(RING_CAPACITY, len(TELEMETRY_CHANNELS))
         self.throughput = RingSeries(4096, 1)
-        self.results: list[Any] = []
-        self.report: Any = None
+        self.session = RunSession()  # the run's state; this panel only draws it
         self._run_started_wall: float = 0.0
-        self._run_started_mono: float = 0.0
-        self._progress: Any = None
         self._request: MonitorRequest | None = None
         self._planned: list[tuple[str, str]] = []  # (workload key, label) of the run's checklist
-        self._current_workload: str | None = None
-        self._fraction: float | None = None  # of the whole run, from the latest progress event
-        self._countdown = Countdown()
-        self._stopped = False  # the last run was stopped before its end
         self._prepare_asked = False
         self.prepared = False  # the benchmark engine (torch) is loaded, ahead of the first run
 
@@ -151,6 +152,8 @@ class MonitorPanel(QWidget):
         self.command_runner = self.command.runner
         bottom = QHBoxLayout()
         self.diagnosis = QLabel("Diagnosis appears when a workload finishes.")
+        # always rich text: its texts are escaped HTML (an auto-format label showed "&#x27;" literally)
+        self.diagnosis.setTextFormat(Qt.TextFormat.RichText)
         self.diagnosis.setWordWrap(True)
         self.diagnosis.setToolTip(tip("diagnosis"))
         # Two lines' room, so that a verdict that wraps does not shrink the plots mid-run (see Card).
@@ -286,17 +289,15 @@ class MonitorPanel(QWidget):
         self._request = request
         self.telemetry.clear()
         self.throughput.restart(None)
-        self.results, self.report, self._progress = [], None, None
+        self.session.start()
         self._planned = planned_workloads(request.workload)
-        self._current_workload, self._fraction = None, None
-        self._countdown.reset()
         self.checklist.set_lines(checklist(self._planned, [], None))
         self.run_area.show_checklist(bool(self._planned))
         self.run_area.show_plots()
         self.cards_row.setVisible(True)
         self.progress.setVisible(True)
         self.progress.setValue(0)
-        self._run_started_wall, self._run_started_mono = time.time(), time.monotonic()
+        self._run_started_wall = time.time()
         ring, nvml_index, t0 = self.telemetry, request.device.nvml_index, self._run_started_wall
         rates = self.throughput
 
@@ -311,7 +312,7 @@ class MonitorPanel(QWidget):
         backend = self.backend
         first_frame = threading.Event()  # set once the run's first frame is painted
 
-        def job(context: Any) -> Any:  # worker thread
+        def job(context: RunContext) -> RunResult | None:  # worker thread
             # Start takes a whole frame to draw (the plots laid out and painted anew): let the window
             # draw it before the benchmark takes the CPU and the GIL, which under load more than
             # doubled that frame (benchmarks/ui_stall.py). The wait is bounded: never stuck on it.
@@ -319,12 +320,12 @@ class MonitorPanel(QWidget):
             return backend.run(request, context, on_sample, on_step=on_step)
 
         if request.workload == COMMAND_WORKLOAD:
-            self._request = self.command.start(backend, request, on_sample, self._run_started_mono)
+            self._request = self.command.start(backend, request, on_sample, self.session.started_s)
         else:
             self.command.forget()
             self.runner.start(job)
         self._set_running(True)
-        self.time_left.setText("Starting… (loading PyTorch)")
+        self.time_left.setText(self.session.status_text())
         self.diagnosis.setText(RUNNING_TEXT)
         self.plots.start(self.backend.unmeasured_channels(request.device))
         self.text_timer.start()
@@ -338,7 +339,8 @@ class MonitorPanel(QWidget):
         if self.running:
             self.runner.stop()
             self.command_runner.stop()
-            self.time_left.setText("Stopping…")
+            self.session.stop_asked()
+            self.time_left.setText(self.session.status_text())
 
     def shutdown(self) -> None:
         """Window closing: stop the run, end the worker thread and wait for it."""
@@ -361,41 +363,47 @@ class MonitorPanel(QWidget):
         self.run_state_changed.emit(running)
 
     # ---- worker signals (GUI thread) -----------------------------------------------------------------
-    def _run_started(self) -> None:
-        self.time_left.setText("Running…")
+    @property
+    def report(self) -> BenchReport | MonitorReport | None:
+        """The last run's report (bench@1, or monitor@1 for a watched command)."""
+        return None if self.session.run is None else self.session.run.report
 
-    def _progress_changed(self, progress: Any) -> None:
-        self._progress = progress
-        fraction = getattr(progress, "fraction", None)
-        self._fraction = fraction
-        self._current_workload = getattr(progress, "workload", None)
-        if fraction is None:
+    @property
+    def results(self) -> list[WorkloadResult]:
+        return self.session.results
+
+    def _run_started(self) -> None:
+        self.session.running_now()
+        self.time_left.setText(self.session.status_text())
+
+    def _progress_changed(self, progress: ProgressEvent) -> None:
+        self.session.progress(progress)
+        value = self.session.bar_value()
+        if value is None:
             self.progress.setRange(0, 0)  # busy indicator: a watched command has no known length
         else:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(round(1000 * fraction))
+            self.progress.setRange(0, BAR_STEPS)
+            self.progress.setValue(value)
 
-    def _result_arrived(self, result: Any) -> None:
-        self.results.append(result)
+    def _result_arrived(self, result: WorkloadResult) -> None:
+        self.session.result(result)
 
-    def _run_finished(self, report: Any) -> None:
-        self.report = report
-        if hasattr(report, "results"):
-            self.results = list(report.results)  # diagnosed from every sample of the run
-        self._stopped = self.runner.stop_event.is_set() or any(r.status == "cancelled" for r in self.results)
+    def _run_finished(self, run: RunResult | None) -> None:
+        self.session.finished(run, stop_asked=self.runner.stop_event.is_set())
         self._end_run()
-        elapsed_s = time.monotonic() - self._run_started_mono
-        if is_command_report(report):
-            self.time_left.setText(f"{self.command.ended(report)} after {format_duration(elapsed_s)}")
-        elif self._stopped:
-            self.time_left.setText(stopped_text(self._fraction, elapsed_s))
+        command = self.session.command
+        if command is not None:
+            ended = self.command.ended(command.report)
+            self.time_left.setText(f"{ended} after {format_duration(self.session.elapsed_s)}")
+            # a watched command has no known length: a full bar would read as a success
+            self.progress.setVisible(command.report.exit_code == 0 and command.report.interrupted is None)
         else:
-            self.time_left.setText(f"Finished after {format_duration(elapsed_s)}")
+            self.time_left.setText(self.session.status_text())
 
     def _run_failed(self, message: str) -> None:
-        self._stopped = False
+        self.session.failed(message)
         self._end_run()
-        self.time_left.setText("Failed")
+        self.time_left.setText(self.session.status_text())
         self.diagnosis.setText(f"No diagnosis: the run did not complete ({escape(message)}).")
         self.command.failed_to_start(message)
         self._errors.error("Run failed", message)
@@ -404,10 +412,8 @@ class MonitorPanel(QWidget):
         self.plots.stop()
         self.text_timer.stop()
         self._set_running(False)
-        self.progress.setRange(0, 1000)
-        # A stopped or failed run keeps the bar where it got to: never 100 % for a run that was not.
-        finished = self.report is not None and not self._stopped
-        self.progress.setValue(1000 if finished else round(1000 * (self._fraction or 0.0)))
+        self.progress.setRange(0, BAR_STEPS)
+        self.progress.setValue(self.session.bar_value() or 0)
         self.refresh_texts()
         if self.diagnosis.text() == RUNNING_TEXT:  # no workload gave a verdict
             self.diagnosis.setText("No diagnosis: no workload of this run gave a verdict.")
@@ -416,33 +422,26 @@ class MonitorPanel(QWidget):
 
     # ---- texts (1 Hz) --------------------------------------------------------------------------------
     def refresh_texts(self) -> None:
-        progress = self._progress
-        if self.running and progress is not None:
-            eta = self._countdown.update(getattr(progress, "eta_s", None))
-            message = getattr(progress, "message", "")
-            if eta is None:
-                left = ""
-            elif eta >= 1.0:
-                left = f" — about {format_duration(eta)} left"
-            else:
-                left = " — finishing"
-            self.time_left.setText(f"{message}{left}")
+        session = self.session
+        if self.running and session.running and session.message:
+            self.time_left.setText(session.status_text())
         if self._planned:
             self.checklist.set_lines(
-                checklist(self._planned, self.results, self._current_workload, finished=not self.running)
+                checklist(self._planned, self.results, session.workload, finished=not self.running)
             )
         self.plots.refresh_titles()
-        command = self.command.refresh(self.report, self.running)
+        command = self.command.refresh(session.command, self.running)
+        cluster = session.cluster
         if command is not None:
             self._show(*command)
-        elif getattr(self.report, "distributed", None) is not None:
-            self._show(cluster_cards(self.report.distributed), CLUSTER_CAPTIONS)  # bench.distributed
+        elif cluster is not None and cluster.report.distributed is not None:
+            self._show(cluster_cards(cluster.report.distributed), CLUSTER_CAPTIONS)  # bench.distributed
         else:
             self._show(cards_for(self.results, self._device_kind()))
 
     def _device_kind(self) -> str:
         """What the cards describe: the finished run's device, else the one the run was started on."""
-        device = getattr(self.report, "device", None)
+        device = None if self.session.run is None else self.session.run.device
         if device is not None:
             return device.kind
         return self._request.device.kind if self._request is not None else self._device().kind
@@ -473,17 +472,18 @@ class MonitorPanel(QWidget):
         The planner's MFU is a GPU's efficiency against its tensor-core peak; a CPU run's (against the
         CPU's own matmul peak) does not carry over, so CPU runs offer no calibration.
         """
-        if is_command_report(self.report):  # a watched command: its tokens/s for the plan's model
-            return command_calibration(self.report, self.plan_request())
-        device = getattr(self.report, "device", None)
-        if getattr(device, "kind", None) != "cuda":
+        run = self.session.run
+        if isinstance(run, CommandRun):  # a watched command: its tokens/s for the plan's model
+            return command_calibration(run.report, self.plan_request())
+        if run is None or run.device.kind != "cuda":
             return None
+        device = run.device
         train = [r for r in self.results if r.workload == "train" and r.status == "ok"]
         result = pick_result(train) if train else None
         mfu = None if result is None else measured_mfu(result)
         if mfu is None:
             return None
-        return mfu, f"{result.name} on {device.name}, {self.report.created[:10]}"
+        return mfu, f"{result.name} on {device.name}, {run.report.created[:10]}"
 
     def use_as_calibration(self) -> None:
         calibration = self.calibration()
@@ -497,9 +497,11 @@ class MonitorPanel(QWidget):
             self.save_results(with_suffix(Path(path), ".json"))
 
     def save_results(self, path: Path) -> bool:
-        report = self.report
+        run = self.session.run
+        if run is None:
+            return False
         try:
-            report = self.command.with_log_beside(report, path)  # a command's output goes beside it
+            report = self.command.with_log_beside(run, path)  # a command's output goes beside it
             self.backend.save_results(report, path)
         except OSError as exc:
             self._errors.error("Results not saved", f"{path}: {exc.strerror or exc}")

@@ -12,11 +12,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gpu_advisor.core.units import GIB
+from gpu_advisor.telemetry.channels import CHANNEL_KEYS, CHANNELS
 from gpu_advisor.telemetry.samples import Sample
 
-# Channels of the telemetry plots, in order. GPU metrics when a GPU is watched, host ones otherwise.
-TELEMETRY_CHANNELS = ("utilisation_pct", "memory_gib", "power_w", "temperature_c", "clock_mhz")
+# Channels of the telemetry plots, in order (telemetry.channels). GPU readings when a GPU is watched,
+# the host's otherwise.
+TELEMETRY_CHANNELS = CHANNEL_KEYS
 
 
 class RingSeries:
@@ -112,15 +113,6 @@ def telemetry_values(sample: Sample, nvml_index: int | None) -> tuple[float | No
     if nvml_index is not None:
         gpu = next((g for g in sample.gpus if g.index == nvml_index), None)
         if gpu is None or gpu.error:
-            return (None,) * len(TELEMETRY_CHANNELS)
-        memory = None if gpu.memory_used_bytes is None else gpu.memory_used_bytes / GIB
-        return (gpu.gpu_util_pct, memory, gpu.power_w, gpu.temperature_c, gpu.sm_clock_mhz)
-    host = sample.host
-    memory = host.process_rss_bytes if host.process_rss_bytes is not None else host.ram_used_bytes
-    return (
-        host.cpu_pct,
-        None if memory is None else memory / GIB,
-        None,  # psutil has no portable CPU power reading
-        host.cpu_temp_c,
-        host.cpu_freq_mhz,
-    )
+            return (None,) * len(CHANNELS)
+        return tuple(c.gpu_value(gpu) for c in CHANNELS)
+    return tuple(c.host_value(sample.host) for c in CHANNELS)

@@ -17,7 +17,11 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from gpu_advisor.core.architecture import ConfigError, ModelSpec, read_hf_config
 from gpu_advisor.core.precision import Task
 from gpu_advisor.core.presets import presets, resolve_model
-from gpu_advisor.core.request import Assumptions, PlanRequest, describe_validation_error
+from gpu_advisor.core.request import (
+    Assumptions,
+    PlanRequest,
+    describe_error_detail,
+)
 from gpu_advisor.ui.plan.numbers import Invalid
 
 if TYPE_CHECKING:
@@ -77,21 +81,11 @@ def core_plan(request: PlanRequest) -> Plan:
     return plan(request)
 
 
-class _OneError:
-    """Wraps one pydantic error so core's describe_validation_error reads it like a whole exception."""
-
-    def __init__(self, error: Mapping[str, Any]) -> None:
-        self._error = error
-
-    def errors(self) -> list[Mapping[str, Any]]:
-        return [self._error]
-
-
 def validation_messages(exc: ValidationError) -> dict[str, str]:
     """Every (field -> message) in a pydantic error, worded as core words the first one."""
     out: dict[str, str] = {}
     for err in exc.errors():
-        field, message = describe_validation_error(_OneError(err))  # type: ignore[arg-type]
+        field, message = describe_error_detail(err)
         out.setdefault(field, message)
     return out
 
