@@ -57,3 +57,21 @@ def test_a_bought_sxm_option_names_its_baseboard(catalog):
         else:
             assert option.board_gpus is None
     assert all("board_gpus" in o for o in result.to_json_dict()["options"])
+
+
+def test_the_engine_reserve_is_its_own_part_and_the_unsharded_footprint_agrees(catalog):
+    """Llama 3 8B for 32 users on one RTX 4090 (vLLM): the option's overhead splits into non-PyTorch
+    memory, fragmentation and the 10 % vLLM leaves unused; without that reserve the option's memory is
+    the plan's unsharded footprint, so the two tables differ by a named part only."""
+    req = PlanRequest(
+        model=get_preset("llama-3-8b"), users=32, tokens_per_s_per_user=20, gpu="nvidia-rtx-4090", gpus=1
+    )
+    result = plan(req, catalog)
+    best = result.best
+    parts = best.per_gpu.overhead_parts
+    assert sum(parts.values()) == best.per_gpu_components.overhead
+    assert parts["engine_reserve_bytes"] > 0.05 * best.gpu_memory_bytes  # about 10 % of the card
+    assert parts["non_pytorch_bytes"] > 0
+    assert best.per_gpu_bytes - parts["engine_reserve_bytes"] == result.memory.total_bytes
+    option_json = next(o for o in result.to_json_dict()["options"] if o["gpu_id"] == best.gpu_id)
+    assert option_json["overhead_parts"] == parts and "overhead" in option_json["per_gpu_components"]

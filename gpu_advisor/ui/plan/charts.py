@@ -245,13 +245,15 @@ class CostChart(_ThemedPlot):
             self.legend_entries.append((color.name(), text))
         self.message = cost_chart_message(self._plan, curve)
         if not curve.job and be is not None and be <= months and curve.breakeven_usd is not None:
+            side = 1 if be > months * 2 / 3 else 0
             item.addItem(
                 pg.InfiniteLine(
                     pos=be,
                     angle=90,
                     pen=pg.mkPen(fg, width=1, style=pg.QtCore.Qt.PenStyle.DashLine),
                     label=f"break-even {format_months(be)}",
-                    labelOpts={"position": 0.9, "color": fg, "anchors": [(0, 0), (0, 0)]},
+                    # right of the line, or left of it when the crossing is in the chart's last third
+                    labelOpts={"position": 0.9, "color": fg, "anchors": [(side, 0), (side, 0)]},
                 )
             )
             item.plot([be], [curve.breakeven_usd], pen=None, symbol="o", symbolSize=9, symbolBrush=fg)
