@@ -766,6 +766,6 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         warnings=tuple(warnings),
         suggestions=tuple(suggestions),
         trace=trace_comparison,
-        verdict=verdict(options, req.hours_per_month),
+        verdict=verdict(options, req.hours_per_month, best, req.purchase is Purchase.BUY),
         tiers=tier_choices(req, options, catalog),
     )

@@ -466,8 +466,11 @@ def build_summary(plan: Plan) -> Summary:
     if cost.buy_total_usd is not None and best.cost.job_cloud_usd is None:
         totals.append(f"{format_usd(cost.buy_total_usd)} to buy and run for {cost.horizon_months} months")
     facts.append(("Total cost", "; ".join(totals) or "no price in the catalogue"))
-    facts.append(("Break-even", breakeven_text(best.cost)))
-    facts.append(("This option: rent or buy", cost.advice))
+    # Where the verdict crosses GPUs, these two compare this GPU with its own rent: said so, so that
+    # page 1 does not read as a second answer beside the headline's.
+    alone = answer_pair(plan).crosses
+    facts.append(("Break-even, this GPU" if alone else "Break-even", breakeven_text(best.cost)))
+    facts.append(("This GPU alone: rent or buy" if alone else "This option: rent or buy", cost.advice))
     return Summary(**common, best=best, cost=cost, facts=facts)
 
 

@@ -146,10 +146,10 @@ class RecommendationView(QWidget):
         pair = answer_pair(plan) if plan.best is not None else None
         sides = [] if pair is None else [o for o in (pair.rent, pair.buy) if o is not None] or [plan.best]
         unique = list({o.gpu_id: o for o in sides}.values())
-        formula = "".join(
-            f"<br><i>{escape(gpu_line(o) + ': ' if len(unique) > 1 else '')}{escape(o.cost.formula)}</i>"
-            for o in unique
-        )
+        workings = [f"{gpu_line(o)}: {o.cost.formula}" for o in unique]
+        # One GPU: its working under the chart; two: both in the tooltip (the note keeps its height).
+        formula = f"<br><i>{escape(unique[0].cost.formula)}</i>" if len(unique) == 1 else ""
+        self.cost_note.setToolTip("\n\n".join(workings) if len(unique) > 1 else "")
         self.cost_note.setText(f"{self.cost_chart.legend_html()}<br>{self.cost_chart.message}{formula}")
         notes = [f"⚠ {escape(w)}" for w in plan.warnings]
         notes += [f"<b>Suggestion:</b> {escape(s)}" for s in plan.suggestions]
