@@ -40,6 +40,10 @@ class MemoryEstimate(BaseModel):
     formulas: dict[str, str]
     notes: tuple[str, ...] = ()
     kv_pool_bytes: int | None = None  # the serving engine's KV pool on this card (vLLM, TensorRT-LLM)
+    # The `overhead` component in its parts (they sum to it): non-PyTorch memory (CUDA context,
+    # workspaces, kernels, NCCL), the allocator's fragmentation, and the share of the card a serving
+    # engine leaves unused (vLLM gpu_memory_utilization, TensorRT-LLM free fraction). None off CUDA.
+    overhead_parts: dict[str, int] | None = None
 
     @property
     def total_bytes(self) -> int:

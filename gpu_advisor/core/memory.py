@@ -488,6 +488,7 @@ def estimate_memory(
     components = MemoryComponents(**{k: round(v) for k, v in comps.items()})
     formulas, notes = _explain(req, par, basis, phase, device, optimizer_impl, capacity)
     pool = basis.kv_pool(par, capacity)
+    parts = _overhead_parts(basis, components, par)
     if pool is not None and capacity is not None:
         non_torch = basis.overhead_distributed if par.gpus > 1 else basis.overhead_single
         label = engine_spec(req.engine).label
@@ -498,7 +499,24 @@ def estimate_memory(
         formulas=formulas,
         notes=tuple(notes),
         kv_pool_bytes=None if pool is None else round(pool),
+        overhead_parts=parts,
     )
+
+
+def _overhead_parts(basis: MemoryBasis, c: MemoryComponents, par: Parallelism) -> dict[str, int] | None:
+    """The overhead component split: non-PyTorch memory, fragmentation, the engine's reserve."""
+    if basis.device is not Device.CUDA:
+        return None
+    rest = c.weights + c.gradients + c.optimizer + c.activations
+    _, context_and_frag = basis._context_overhead(rest, c.kv_cache, par.gpus)
+    non_torch = round(basis.overhead_distributed if par.gpus > 1 else basis.overhead_single)
+    fragmentation = max(0, round(context_and_frag) - non_torch)
+    reserve = max(0, c.overhead - non_torch - fragmentation)
+    return {
+        "non_pytorch_bytes": non_torch,
+        "fragmentation_bytes": c.overhead - non_torch - reserve,
+        "engine_reserve_bytes": reserve,
+    }
 
 
 def _explain(

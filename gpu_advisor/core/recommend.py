@@ -354,6 +354,7 @@ def _option(
         gpus_per_machine=machines.gpus_per_machine,
         last_machine_gpus=machines.last_machine_gpus,
         gpus_bought=bought,
+        board_gpus=machines.board_gpus,
         runs_as=note.split(":")[0].removeprefix("runs as ") if note and note.startswith("runs as") else "",
         host=machines.host,
         fits=fits,
@@ -824,6 +825,6 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         warnings=tuple(warnings),
         suggestions=tuple(suggestions),
         trace=trace_comparison,
-        verdict=verdict(options, req.hours_per_month),
+        verdict=verdict(options, req.hours_per_month, best, req.purchase is Purchase.BUY),
         tiers=tier_choices(req, options, catalog),
     )

@@ -63,6 +63,7 @@ class Option(BaseModel):
     gpus_per_machine: int
     last_machine_gpus: int | None = None  # when the count does not split evenly: the last machine's
     gpus_bought: int = 0  # SXM/OAM: whole baseboards; cards: the count (0 = not computed)
+    board_gpus: int | None = None  # SXM/OAM: the baseboard each bought machine carries (4 or 8 GPUs)
     runs_as: str = ""  # 'fp16 (loss scaling)' where the card lacks the precision asked for
     users_in_flight: int | None = None  # requests/s alone: this option's Little's-law concurrency
     host: HostSpec  # what one machine is, costs and draws besides its GPUs
@@ -127,6 +128,7 @@ class Option(BaseModel):
             "gpus_per_machine": self.gpus_per_machine,
             "last_machine_gpus": self.last_machine_gpus,
             "gpus_bought": self.gpus_bought or self.count,
+            "board_gpus": self.board_gpus,
             "runs_as": self.runs_as or None,
             "users_in_flight": self.users_in_flight,
             "machine": self.host.label,
@@ -137,6 +139,7 @@ class Option(BaseModel):
             "per_gpu_components": self.per_gpu_components.model_dump(),
             "memory_phase": self.per_gpu.phase,
             "kv_pool_bytes": self.per_gpu.kv_pool_bytes,
+            "overhead_parts": self.per_gpu.overhead_parts,
             "memory_fill": round(self.memory_fill, 4) if self.memory_fill != float("inf") else None,
             "tight": self.tight,
             "parallelism": self.layout.model_dump(),

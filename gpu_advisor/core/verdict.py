@@ -3,7 +3,8 @@
 For use every month (serving, or training without a token budget) the cheapest rental at the user's
 hours per month meets the cheapest purchase over the ownership life (purchase + electricity); buying
 wins when it breaks even within that life. For a one-off training job the job's rent meets the
-purchase plus the electricity the job uses. The two sides may be different GPUs.
+purchase plus the electricity the job uses. The two sides may be different GPUs; the recommended
+option is the side the plan ranks by, so the verdict weighs the answer shown.
 """
 
 from __future__ import annotations
@@ -15,25 +16,27 @@ from .result import Option, Verdict, VerdictSide
 from .units import format_months, format_usd
 
 
-def _what(option: Option) -> str:
-    """'2 × AMD Instinct MI300X' or 'one 8-GPU server of 8 × NVIDIA H200 SXM'."""
+def _rented(option: Option) -> str:
+    """'2 × AMD Instinct MI300X' (one cloud instance), or '16 × NVIDIA H100 SXM in 2 cloud 8-GPU servers'."""
     cards = f"{option.count} × {option.gpu}"
-    if option.machines == 1 and option.gpus_per_machine == 1:
-        return cards
-    machines = "one" if option.machines == 1 else str(option.machines)
-    plural = "" if option.machines == 1 else "s"
-    return f"{cards} in {machines} {option.host.label}{plural}"
+    return cards if option.machines == 1 else f"{cards} in {option.machines} cloud {option.host.label}s"
 
 
 def _bought(option: Option) -> str:
-    """What buying takes: '4 × NVIDIA H200 SXM on one 4-GPU baseboard (2 used)' for SXM/OAM parts."""
+    """What buying takes: '4 × NVIDIA H200 SXM on one 4-GPU baseboard (2 used)' for SXM/OAM parts,
+    '2 × NVIDIA GeForce RTX 5090 in one desktop' for cards."""
     bought = option.gpus_bought or option.count
-    if bought == option.count:
-        return _what(option)
     machines = "one" if option.machines == 1 else str(option.machines)
-    board = bought // option.machines
-    boards = "baseboard" if option.machines == 1 else "baseboards"
-    return f"{bought} × {option.gpu} on {machines} {board}-GPU {boards} ({option.count} used)"
+    if option.board_gpus or bought > option.count:
+        board = option.board_gpus or bought // option.machines
+        boards = "baseboard" if option.machines == 1 else "baseboards"
+        used = f" ({option.count} used)" if bought > option.count else ""
+        return f"{bought} × {option.gpu} on {machines} {board}-GPU {boards}{used}"
+    cards = f"{option.count} × {option.gpu}"
+    if option.machines == 1 and option.gpus_per_machine == 1:
+        return cards
+    plural = "" if option.machines == 1 else "s"
+    return f"{cards} in {machines} {option.host.label}{plural}"
 
 
 def _job_hours(option: Option) -> float | None:
@@ -41,8 +44,15 @@ def _job_hours(option: Option) -> float | None:
     return None if speed is None or speed.time_to_train_s is None else speed.time_to_train_s / 3600
 
 
-def verdict(options: Sequence[Option], hours_per_month: float) -> Verdict:
-    """The rent-or-buy headline over the options that fit and meet the target."""
+def verdict(
+    options: Sequence[Option],
+    hours_per_month: float,
+    answer: Option | None = None,
+    buying: bool = False,
+) -> Verdict:
+    """The rent-or-buy headline over the options that fit and meet the target. The recommended
+    `answer` is the side the plan ranks by (its purchase when `buying`, else its rental) where it has
+    that price, so the verdict always weighs the answer shown against the best of the other side."""
     usable = [o for o in options if o.fits and o.meets_target]
     job = bool(usable) and all(_job_hours(o) is not None for o in usable)
     basis = "job" if job else "monthly"
@@ -61,9 +71,13 @@ def verdict(options: Sequence[Option], hours_per_month: float) -> Verdict:
         return o.cost.purchase_usd + running
 
     renting = [o for o in usable if rent_cost(o) is not None]
-    buying = [o for o in usable if buy_cost(o) is not None]
+    bought = [o for o in usable if buy_cost(o) is not None]
     rent = min(renting, key=lambda o: (rent_cost(o), o.count), default=None)
-    buy = min(buying, key=lambda o: (buy_cost(o), o.count), default=None)
+    buy = min(bought, key=lambda o: (buy_cost(o), o.count), default=None)
+    if answer is not None and buying and any(o is answer for o in bought):
+        buy = answer
+    elif answer is not None and not buying and any(o is answer for o in renting):
+        rent = answer
     rent_side = None if rent is None else _side(rent, rent_cost(rent), rent.cost.cloud_usd_per_month, job)
     buy_side = None
     if buy is not None:
@@ -110,7 +124,7 @@ def _decide(rent, buy, rent_side, buy_side, breakeven, job, hours_per_month, buy
     rent_text = (
         None
         if rent is None
-        else f"{_what(rent)} "
+        else f"{_rented(rent)} "
         + (
             f"for this job at {format_usd(rent_side.cost_usd)}"
             if job

@@ -36,7 +36,8 @@ from gpu_advisor.report.chartkit import (
 )
 from gpu_advisor.telemetry.channels import CHANNELS
 from gpu_advisor.telemetry.samples import GpuSample, HostSample, Sample, of_gpu
-from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_curve, gpu_line, memory_text
+from gpu_advisor.wording.answer import answer_pair
+from gpu_advisor.wording.plan import COMPONENT_LABELS, CostCurve, cost_curve, gpu_line, memory_text
 from gpu_advisor.wording.results import telemetry_title
 
 COMPONENT_COLORS = {name: QColor(palette.COMPONENT_COLORS[name]) for name in COMPONENTS}
@@ -121,18 +122,22 @@ def memory_chart_image(plan: Plan, width_pt: float = 480, dpi: int = PRINT_DPI) 
 
 
 # ---- cost -------------------------------------------------------------------------------------------
-def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option) -> None:
-    """Cumulative cost of renting against buying (purchase + electricity), break-even marked."""
-    cost = option.cost
+def _cost_title(curve: CostCurve, hours: float) -> str:
+    """'Cumulative cost: rent 2 × A or buy 4 × B at 730 h/month' ('rent or buy 2 × A' for one GPU)."""
+    if curve.rent_what and curve.buy_what and curve.rent_what != curve.buy_what:
+        what = f"rent {curve.rent_what} or buy {curve.buy_what}"
+    else:
+        what = f"rent or buy {curve.rent_what or curve.buy_what}"
+    return f"The training job: {what}" if curve.job else f"Cumulative cost: {what} at {hours:g} h/month"
+
+
+def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option | None = None) -> None:
+    """Cumulative cost of renting against buying (purchase + electricity), break-even marked: the
+    verdict's rental against its purchase, or one option's own prices when `option` is given."""
     curve = cost_curve(plan, option)
     months = curve.x[-1]
     rent, buy = curve.rent, curve.buy
-    hours = plan.request.hours_per_month
-    title = (
-        f"The training job: rent or buy {gpu_line(option)}"
-        if curve.job
-        else f"Cumulative cost: rent or buy {gpu_line(option)} at {hours:g} h/month"
-    )
+    title = _cost_title(curve, plan.request.hours_per_month)
     top = rect.top() + draw_title(p, rect, title)
     legend = []
     if rent[0] is not None:
@@ -166,8 +171,8 @@ def paint_cost_chart(p: QPainter, rect: QRectF, plan: Plan, option: Option) -> N
     if buy[0] is not None:
         draw_series(p, axes, xs, buy, BUY, 1.6)
     be = curve.breakeven_months
-    if be is not None and be <= x_ticks[-1] and cost.cloud_usd_per_month is not None:
-        y = cost.cloud_usd_per_month * be
+    if not curve.job and be is not None and be <= x_ticks[-1] and curve.breakeven_usd is not None:
+        y = curve.breakeven_usd
         pen = QPen(PALETTE[5], 1.0)
         pen.setStyle(Qt.PenStyle.DashLine)
         p.setPen(pen)
@@ -194,8 +199,11 @@ def cost_chart_image(
     plan: Plan, option: Option | None = None, width_pt: float = 480, dpi: int = PRINT_DPI
 ) -> QImage | None:
     """The rent-against-buy chart for an option (the recommended one by default); None without prices."""
-    option = option or plan.best
-    if option is None or (option.cost.cloud_usd_per_month is None and option.cost.purchase_usd is None):
+    if option is None:
+        pair = answer_pair(plan)
+        if plan.best is None or (pair.rent is None and pair.buy is None):
+            return None
+    elif option.cost.cloud_usd_per_month is None and option.cost.purchase_usd is None:
         return None
     return render_image(lambda p, r: paint_cost_chart(p, r, plan, option), width_pt, width_pt * 0.42, dpi)
 

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from gpu_advisor.core.estimates import OWNERSHIP_MONTHS, CostEstimate
 from gpu_advisor.core.precision import Engine, Framework, LossImpl, Task, Tier
+from gpu_advisor.core.request import Purchase
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import (
     NA,
@@ -25,6 +26,7 @@ from gpu_advisor.core.units import (
     format_rate,
     format_usd,
 )
+from gpu_advisor.wording.answer import AnswerPair, answer_pair, cards, pair_chart_message, pair_headline
 from gpu_advisor.wording.text import MAX_NAME_CHARS, clip_text
 
 PRICE_UNKNOWN = "price unknown"
@@ -184,15 +186,27 @@ def machines_text(option: Option) -> str:
     return f"{text} (last {option.last_machine_gpus})" if option.last_machine_gpus else text
 
 
-def machine_text(option: Option) -> str:
-    """'one desktop with 2 GPUs', '2 8-GPU servers with 8 GPUs each'; an SXM/OAM server bought with a
-    smaller baseboard than the table's host is named by its board ('one 4-GPU server with 2 GPUs')."""
+def rented(plan: Plan, option: Option) -> bool:
+    """Whether the plan rents `option` (ranked by rent, and a cloud rents that shape)."""
+    return plan.request.purchase is Purchase.RENT and option.cost.cloud_usd_per_hour is not None
+
+
+def machine_text(option: Option, renting: bool = False) -> str:
+    """'one desktop with 2 GPUs', '2 8-GPU servers with 8 GPUs each'. Bought, an SXM/OAM server is
+    named by its baseboard ('one 4-GPU server with 2 GPUs'); rented, one machine's GPUs are a cloud
+    instance of that many GPUs ('a cloud instance with 1 GPU'), not the baseboard a buyer takes."""
+    gpus = "GPU" if option.gpus_per_machine == 1 else "GPUs"
+    if renting and option.machines == 1:
+        return f"a cloud instance with {option.gpus_per_machine} {gpus}"
     host = option.host.label
     bought = option.gpus_bought or option.count
-    if bought > option.count:
+    if renting:
+        host = f"cloud {host}"
+    elif option.board_gpus:
+        host = f"{option.board_gpus}-GPU server"
+    elif bought > option.count:
         host = f"{bought // option.machines}-GPU server"
     if option.machines == 1:
-        gpus = "GPU" if option.gpus_per_machine == 1 else "GPUs"
         return f"one {host} with {option.gpus_per_machine} {gpus}"
     if option.last_machine_gpus:
         return (
@@ -220,7 +234,8 @@ def verdict_text(plan: Plan) -> str:
 @dataclass(frozen=True)
 class CostCurve:
     """What a rent-against-buy chart plots: cumulative cost over months of use, or over the hours of
-    a one-off training job. None values: price unknown."""
+    a one-off training job (each side held at its job's cost once its job is done). None values:
+    price unknown. `rent_what`/`buy_what` name the GPUs of each line (the verdict's pair)."""
 
     x: list[float]
     x_label: str
@@ -228,51 +243,86 @@ class CostCurve:
     buy: list[float | None]
     job: bool
     breakeven_months: float | None
+    rent_what: str = ""
+    buy_what: str = ""
+    breakeven_usd: float | None = None  # the rent (= the purchase and its power) at the break-even
 
 
 JOB_CHART_POINTS = 24
 
 
-def cost_curve(plan: Plan, option: Option) -> CostCurve:
-    """A training job with a token budget is charted over its own hours; anything else over months."""
-    cost = option.cost
-    speed = option.training
-    if speed is not None and speed.time_to_train_s is not None and plan.request.train_tokens is not None:
-        hours = speed.time_to_train_s / 3600
+def cost_curve(plan: Plan, option: Option | None = None) -> CostCurve:
+    """The verdict's rental against its purchase (one option's own prices when `option` is given).
+    A training job with a token budget is charted over its own hours; anything else over months."""
+    pair = answer_pair(plan) if option is None else AnswerPair(option, option, None, False)
+    rent_o, buy_o = pair.rent, pair.buy
+    names = dict(
+        rent_what="" if rent_o is None else cards(rent_o),
+        buy_what="" if buy_o is None else cards(buy_o),
+    )
+    sides = [o for o in (rent_o, buy_o) if o is not None]
+    job_hours = {
+        id(o): o.training.time_to_train_s / 3600
+        for o in sides
+        if o.training is not None and o.training.time_to_train_s is not None
+    }
+    if sides and plan.request.train_tokens is not None and len(job_hours) == len({id(o) for o in sides}):
+        hours = max(job_hours.values())
         xs = [hours * i / JOB_CHART_POINTS for i in range(JOB_CHART_POINTS + 1)]
-        per_hour = (cost.electricity_usd_per_month or 0.0) / plan.request.hours_per_month
-        rent = [None if cost.cloud_usd_per_hour is None else cost.cloud_usd_per_hour * h for h in xs]
-        buy = [None if cost.purchase_usd is None else cost.purchase_usd + per_hour * h for h in xs]
-        return CostCurve(xs, "hours of the training job", rent, buy, True, None)
-    months = cost_chart_months(cost)
-    rent_m, buy_m = cost.cumulative(months)
+        rent = [None] * len(xs)
+        buy = [None] * len(xs)
+        if rent_o is not None and rent_o.cost.cloud_usd_per_hour is not None:
+            done = job_hours[id(rent_o)]
+            rent = [rent_o.cost.cloud_usd_per_hour * min(h, done) for h in xs]
+        if buy_o is not None and buy_o.cost.purchase_usd is not None:
+            done = job_hours[id(buy_o)]
+            per_hour = (buy_o.cost.electricity_usd_per_month or 0.0) / plan.request.hours_per_month
+            buy = [buy_o.cost.purchase_usd + per_hour * min(h, done) for h in xs]
+        return CostCurve(xs, "hours of the training job", rent, buy, True, None, **names)
+    be = option.cost.breakeven_months if option is not None else pair.breakeven_months
+    months = cost_chart_months(be)
+    span = range(months + 1)
+    rent_m = [None if rent_o is None else rent_o.cost.rent_total_usd(m) for m in span]
+    buy_m = [None if buy_o is None else buy_o.cost.buy_total_usd(m) for m in span]
+    at_be = None
+    if be is not None and rent_o is not None:
+        at_be = rent_o.cost.rent_total_usd(be)
     return CostCurve(
-        [float(m) for m in range(months + 1)], "months of use", rent_m, buy_m, False, cost.breakeven_months
+        [float(m) for m in span], "months of use", rent_m, buy_m, False, be, breakeven_usd=at_be, **names
     )
 
 
-def job_chart_message(option: Option) -> str:
-    """What the job chart shows, in one sentence."""
+def cost_chart_message(plan: Plan, curve: CostCurve) -> str:
+    """What the recommendation's cost chart shows, in the verdict's words."""
+    pair = answer_pair(plan)
+    if curve.job and pair.rent is not None:
+        return job_chart_message(pair.rent, pair.buy)
+    return pair_chart_message(pair)
+
+
+def job_chart_message(option: Option, buy: Option | None = None) -> str:
+    """What the job chart shows, in one sentence (`buy`: the purchase compared, when another GPU)."""
     cost = option.cost
+    buy = option if buy is None else buy
     rent = (
-        f"Renting this job costs {format_usd(cost.job_cloud_usd)}"
+        f"Renting this job on {cards(option)} costs {format_usd(cost.job_cloud_usd)}"
         if cost.job_cloud_usd is not None
         else "No cloud price for this GPU (price unknown)"
     )
-    buy = (
-        f"buying the hardware costs {format_usd(cost.purchase_usd)} before its first step"
-        if cost.purchase_usd is not None
+    bought = (
+        f"buying {cards(buy)} costs {format_usd(buy.cost.purchase_usd)} before its first step"
+        if buy.cost.purchase_usd is not None
         else "no purchase price for this GPU (price unknown)"
     )
-    return f"{rent}; {buy}."
+    return f"{rent}; {bought}."
 
 
-def cost_chart_months(cost: CostEstimate) -> int:
+def cost_chart_months(breakeven_months: float | None) -> int:
     """The months a rent-against-buy chart spans, in whole years: the ownership life, or past the
     break-even point when that comes later (so the crossing is visible), at most ten years."""
     months = OWNERSHIP_MONTHS
-    if cost.breakeven_months is not None and cost.breakeven_months * 1.25 > months:
-        months = math.ceil(cost.breakeven_months * 1.25 / 12) * 12
+    if breakeven_months is not None and breakeven_months * 1.25 > months:
+        months = math.ceil(breakeven_months * 1.25 / 12) * 12
     return min(MAX_COST_CHART_MONTHS, months)
 
 
@@ -367,6 +417,10 @@ def headline(plan: Plan) -> str:
     """'Enterprise data center tier: 2 × NVIDIA H100 SXM', or why there is no answer."""
     best = plan.best
     if best is not None:
+        pair = answer_pair(plan)
+        if pair.crosses and best.gpu_id in (pair.rent.gpu_id, pair.buy.gpu_id):  # type: ignore[union-attr]
+            buying = pair.buy is not None and best.gpu_id == pair.buy.gpu_id != pair.rent.gpu_id  # type: ignore[union-attr]
+            return pair_headline(pair, buying)
         return f"{best.tier.label} tier: {gpu_line(best)}"
     if not plan.options:
         return "No recommendation: no GPU to consider"
@@ -401,14 +455,14 @@ def build_summary(plan: Plan) -> Summary:
     facts = [
         ("Tier", best.tier.label),
         ("GPU × count", gpu_line(best)),
-        ("Machines", machine_text(best)),
+        ("Machines", machine_text(best, rented(plan, best))),
         ("Layout", best.layout.describe()),
         ("Memory per GPU", memory_text(best)),
         ("Speed", speed_text(best)),
         ("Bound by", bound_text(best.speed.bound)),
-        ("Rent", rent_text(best.cost)),
-        ("Buy", buy_text(best.cost)),
     ]
+    # The option's own prices; the headline and the verdict name the pair when it crosses GPUs.
+    facts += [("Rent", rent_text(best.cost)), ("Buy", buy_text(best.cost))]
     totals = []
     if best.training is not None and best.training.gpu_hours is not None:
         facts.append(("Job", f"{job_cost_text(best)} to rent, {best.training.gpu_hours:,.0f} GPU-hours"))
@@ -421,8 +475,11 @@ def build_summary(plan: Plan) -> Summary:
     if cost.buy_total_usd is not None and best.cost.job_cloud_usd is None:
         totals.append(f"{format_usd(cost.buy_total_usd)} to buy and run for {cost.horizon_months} months")
     facts.append(("Total cost", "; ".join(totals) or "no price in the catalogue"))
-    facts.append(("Break-even", breakeven_text(best.cost)))
-    facts.append(("This option: rent or buy", cost.advice))
+    # Where the verdict crosses GPUs, these two compare this GPU with its own rent: said so, so that
+    # page 1 does not read as a second answer beside the headline's.
+    alone = answer_pair(plan).crosses
+    facts.append(("Break-even, this GPU" if alone else "Break-even", breakeven_text(best.cost)))
+    facts.append(("This GPU alone: rent or buy" if alone else "This option: rent or buy", cost.advice))
     return Summary(**common, best=best, cost=cost, facts=facts)
 
 

@@ -13,6 +13,7 @@ from gpu_advisor.wording.plan import (
     job_rent_text,
     machine_text,
     rent_text,
+    rented,
     speed_text,
 )
 
@@ -38,9 +39,12 @@ def tier_columns(plan: Plan) -> list[TierColumn]:
             rows = (("Why not", choice.reason), ("Noise", choice.noise), ("Support", choice.support))
             out.append(TierColumn(choice.tier.value, choice.tier.label, "No option", rows, False))
             continue
+        renting = rented(plan, best)
         power = NA if best.cost.power_kw is None else format_watts(best.cost.power_kw * 1000)
+        if renting:  # the bought machines' draw (a whole baseboard's host) is not what a rental pays
+            power = "paid in the rent"
         rows = (
-            ("Machines", machine_text(best)),
+            ("Machines", machine_text(best, renting)),
             ("Power at the wall", power),
             ("Speed", speed_text(best)),
             ("Rent", job_rent_text(best) or rent_text(best.cost)),

@@ -23,7 +23,9 @@ def test_markdown_summary_options_and_assumptions(inference):
     best = inference.best
     text = render_markdown(inference)
     assert text.startswith("# GPU recommendation: Llama 3 70B inference, bf16\n")
-    assert f"**{best.tier.label} tier: {best.count} × {best.gpu}**" in text
+    # The headline names the verdict's rental and purchase when they are different GPUs.
+    v = inference.verdict
+    assert f"**Rent: {best.count} × {best.gpu}; to buy: {v.buy.count} × {v.buy.gpu}, break-even" in text
     assert (
         f"| Rent | {format_usd(best.cost.cloud_usd_per_hour)}/h ({format_usd(best.cost.cloud_usd_per_month)}/month)"
         in text

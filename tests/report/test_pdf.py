@@ -14,7 +14,7 @@ from gpu_advisor.cli import run_cli
 from gpu_advisor.core.units import format_usd
 from gpu_advisor.report import pdf as pdf_module
 from gpu_advisor.report.pdf import write_pdf
-from gpu_advisor.wording.plan import machine_text
+from gpu_advisor.wording.plan import machine_text, rented
 from tests.report.conftest import pdf_text, squash
 from tests.report.samples import bench_results, buy_plan, inference_plan, no_fit_plan, training_plan
 
@@ -46,8 +46,12 @@ def test_cli_plan_writes_a_pdf_naming_the_answer(tmp_path, capsys):
     best = next(o for o in printed["options"] if o["gpu_id"] == rec["gpu_id"])
     pages = pdf_text(path)
     first = pages[0]
-    assert squash("Enterprise data center tier") in first
-    assert squash(f"{rec['count']} × {rec['gpu']}") in first
+    verdict = printed["verdict"]
+    # Llama 3 70B for 32 users: the cheapest rental (MI300X, no purchase price) is not the cheapest
+    # purchase, so page 1's headline names both, as the verdict under it compares them.
+    assert verdict["rent"]["gpu_id"] == rec["gpu_id"] != verdict["buy"]["gpu_id"]
+    buy = verdict["buy"]
+    assert squash(f"Rent: {rec['count']} × {rec['gpu']}; to buy: {buy['count']} × {buy['gpu']}") in first
     assert squash(format_usd(best["cloud_usd_per_month"])) in first
     assert squash(f"{format_usd(best['cloud_usd_per_month'] * 36)} to rent for 36 months") in first
     assert 3 <= len(pages) <= 10
@@ -60,7 +64,7 @@ def test_write_pdf_summary_footer_fonts_and_page_size(tmp_path, inference):
     reader = PdfReader(str(path))
     assert len(reader.pages) == pages
     text = pdf_text(path)
-    assert squash(f"{best.tier.label} tier: {best.count} × {best.gpu}") in text[0]
+    assert squash(f"Rent: {best.count} × {best.gpu}; to buy: {inference.verdict.buy.count} ×") in text[0]
     for number, page in enumerate(text, start=1):
         assert f"Page{number}of{pages}" in page
     # Letter is 8.5 x 11 inches (612 x 792 points)
@@ -274,7 +278,7 @@ def test_page_one_answers_rent_or_buy_and_shows_the_three_tiers(tmp_path, infere
     for choice in inference.tiers:
         assert squash(choice.tier.label) in first
     best = inference.best
-    assert squash(f"Machines{machine_text(best)}") in first
+    assert squash(f"Machines{machine_text(best, rented(inference, best))}") in first
 
 
 def test_a_training_job_pdf_does_not_quote_months_of_round_the_clock_rent(tmp_path):

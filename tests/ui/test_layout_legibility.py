@@ -104,7 +104,7 @@ def test_the_tier_card_figures_read_on_one_line_each_but_the_speed(window, qtbot
     window.wizard.go_to(STEP_RESULT)
     card = window.wizard.result_view.card
     qtbot.waitUntil(lambda: card.figure("machines") != "—")
-    assert card.figure("machines") == "one 8-GPU server with 1 GPU"
+    assert card.figure("machines") == "a cloud instance with 1 GPU"  # rented: not the bought server
     assert _cut_once_settled(qtbot, card, window) == []
     values = {key: card.findChild(QLabel, f"figure_{key}") for key, _ in FIGURES}
     lines = {key: _lines(label) for key, label in values.items()}

@@ -83,9 +83,13 @@ def test_wizard_end_to_end_shows_exactly_the_core_plan(wizard, qtbot):
     assert [table.cell_text(r, "GPU") for r in range(3)] == [o.gpu for o in expected.options[:3]]
     chart = wizard.result_view.memory_chart
     assert dict(chart.shown_rows)["unsharded, one device"] == expected.memory.total_bytes
-    # A one-off 2B-token job is charted as the job (its rent against the purchase), not in months.
-    job_rent = format_usd(best.cost.job_cloud_usd, "price unknown")
-    assert f"Renting this job costs {job_rent}" in wizard.result_view.cost_chart.message
+    # A one-off 2B-token job is charted as the job, not in months: the verdict's rental of the job
+    # against buying the answer (ranked by purchase), as the verdict under the card weighs them.
+    v = expected.verdict
+    assert v.buy.gpu_id == best.gpu_id
+    message = wizard.result_view.cost_chart.message
+    assert f"Renting this job on {v.rent.count} × {v.rent.gpu} costs {format_usd(v.rent.cost_usd)}" in message
+    assert f"buying {best.count} × {best.gpu} costs {format_usd(best.cost.purchase_usd)}" in message
     assert (
         wizard.result_view.cost_chart.getPlotItem().getAxis("bottom").labelText == "hours of the training job"
     )

@@ -16,7 +16,15 @@ from gpu_advisor.report.markdown import render_markdown
 from gpu_advisor.report.pdf import write_pdf
 from gpu_advisor.ui.plan.options_table import OptionsTable
 from gpu_advisor.ui.plan.tier_card import TierCard
-from gpu_advisor.wording.plan import breakeven_text, buy_text, gpu_line, memory_text, rent_text, speed_text
+from gpu_advisor.wording.plan import (
+    breakeven_text,
+    buy_text,
+    gpu_line,
+    headline,
+    memory_text,
+    rent_text,
+    speed_text,
+)
 from gpu_advisor.wording.plan_tables import plan_text
 from tests.report.conftest import pdf_text, squash
 
@@ -72,7 +80,9 @@ def test_every_face_words_the_recommendation_the_same(tmp_path, qtbot, expensive
         assert squash(words) in pdf_first_page, f"the PDF words the {name} differently"
         assert words in gui_card, f"the GUI words the {name} differently"
     assert figures["gpus"] in cli and figures["memory"] in cli
-    assert summary["headline"].endswith(figures["gpus"])
+    assert figures["gpus"] in summary["headline"]
+    assert summary["headline"] == headline(result) and squash(headline(result)) in pdf_first_page
+    assert headline(result) in gui_card and headline(result) in markdown and headline(result) in cli
 
 
 def test_options_table_cells_match_the_cli_and_markdown(qtbot, expensive_power_plan):

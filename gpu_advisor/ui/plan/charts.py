@@ -13,7 +13,7 @@ from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import GIB, format_bytes, format_months
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import tip
-from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_curve, gpu_line, job_chart_message
+from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_chart_message, cost_curve, gpu_line
 
 BAR_WIDTH = 0.55
 CHART_MIN_HEIGHT_PX = 180
@@ -225,8 +225,8 @@ class CostChart(_ThemedPlot):
         if best is None:
             self.message = "No recommendation to price."
             return
-        cost = best.cost
-        curve = cost_curve(self._plan, best)
+        # The verdict's pair: the rental and the purchase it compares, which may be different GPUs.
+        curve = cost_curve(self._plan)
         be = curve.breakeven_months
         months = curve.x[-1]
         rent, buy = curve.rent, curve.buy
@@ -234,31 +234,29 @@ class CostChart(_ThemedPlot):
         item.setLabel("bottom", curve.x_label)
         item.setTitle("Rent or buy: the training job" if curve.job else "Rent or buy: cumulative cost")
         fg = theme.plot_foreground()
-        lines = ((rent, "rent", theme.rent_color()), (buy, "buy (purchase + electricity)", theme.buy_color()))
+        lines = (
+            (rent, f"rent {curve.rent_what}", theme.rent_color()),
+            (buy, f"buy {curve.buy_what} (purchase + electricity)", theme.buy_color()),
+        )
         for values, text, color in lines:
             if values[0] is None:
                 continue
             item.plot(x, np.array(values, dtype=float), pen=pg.mkPen(color, width=2))
             self.legend_entries.append((color.name(), text))
-        if curve.job:
-            self.message = job_chart_message(best)
-        elif be is not None and be <= months and cost.cloud_usd_per_month is not None:
-            y = cost.cloud_usd_per_month * be
+        self.message = cost_chart_message(self._plan, curve)
+        if not curve.job and be is not None and be <= months and curve.breakeven_usd is not None:
+            side = 1 if be > months * 2 / 3 else 0
             item.addItem(
                 pg.InfiniteLine(
                     pos=be,
                     angle=90,
                     pen=pg.mkPen(fg, width=1, style=pg.QtCore.Qt.PenStyle.DashLine),
                     label=f"break-even {format_months(be)}",
-                    labelOpts={"position": 0.9, "color": fg, "anchors": [(0, 0), (0, 0)]},
+                    # right of the line, or left of it when the crossing is in the chart's last third
+                    labelOpts={"position": 0.9, "color": fg, "anchors": [(side, 0), (side, 0)]},
                 )
             )
-            item.plot([be], [y], pen=None, symbol="o", symbolSize=9, symbolBrush=fg)
-            self.message = f"Buying breaks even after {format_months(be)} of use."
-        elif rent[0] is None or buy[0] is None:
-            self.message = "Only one of the rent and purchase prices is known for this GPU."
-        else:
-            self.message = "Buying does not break even: electricity costs more than renting."
+            item.plot([be], [curve.breakeven_usd], pen=None, symbol="o", symbolSize=9, symbolBrush=fg)
         item.setXRange(0, months, padding=0.02)
         # Money from zero: a value axis that starts higher exaggerates the gap between the curves.
         known = [v for v in (*rent, *buy) if v is not None]

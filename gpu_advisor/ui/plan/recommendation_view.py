@@ -27,7 +27,8 @@ from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.plan.options_table import OptionsTable
 from gpu_advisor.ui.plan.tier_card import TierCard
 from gpu_advisor.ui.plan.tiers_view import TiersView
-from gpu_advisor.wording.plan import rank_basis
+from gpu_advisor.wording.answer import answer_pair
+from gpu_advisor.wording.plan import gpu_line, rank_basis
 from gpu_advisor.wording.plan_tables import compute_rows, formula_rows, memory_notes, memory_rows
 
 
@@ -141,8 +142,14 @@ class RecommendationView(QWidget):
         self.memory_chart.show_plan(plan)
         self.cost_chart.show_plan(plan)
         self.memory_legend.setText(self.memory_chart.legend_html())
-        best = plan.best
-        formula = f"<br><i>{escape(best.cost.formula)}</i>" if best is not None else ""
+        # The working of each line the chart plots: the verdict's rental and purchase may differ.
+        pair = answer_pair(plan) if plan.best is not None else None
+        sides = [] if pair is None else [o for o in (pair.rent, pair.buy) if o is not None] or [plan.best]
+        unique = list({o.gpu_id: o for o in sides}.values())
+        workings = [f"{gpu_line(o)}: {o.cost.formula}" for o in unique]
+        # One GPU: its working under the chart; two: both in the tooltip (the note keeps its height).
+        formula = f"<br><i>{escape(unique[0].cost.formula)}</i>" if len(unique) == 1 else ""
+        self.cost_note.setToolTip("\n\n".join(workings) if len(unique) > 1 else "")
         self.cost_note.setText(f"{self.cost_chart.legend_html()}<br>{self.cost_chart.message}{formula}")
         notes = [f"⚠ {escape(w)}" for w in plan.warnings]
         notes += [f"<b>Suggestion:</b> {escape(s)}" for s in plan.suggestions]

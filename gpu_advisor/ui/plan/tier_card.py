@@ -17,11 +17,13 @@ from gpu_advisor.wording.plan import (
     breakeven_text,
     buy_text,
     gpu_line,
+    headline,
     job_rent_text,
     machine_text,
     memory_text,
     plan_title,
     rent_text,
+    rented,
     speed_text,
     verdict_text,
 )
@@ -69,6 +71,7 @@ class TierCard(QFrame):
         self.tier_label.setObjectName("tier")
         self.gpu_label = QLabel()
         self.gpu_label.setObjectName("gpu")
+        self.gpu_label.setWordWrap(True)  # the headline names two GPUs when the verdict crosses them
         self.reason_label = QLabel()
         self.reason_label.setWordWrap(True)
         self.reason_label.setObjectName("reason")
@@ -191,14 +194,22 @@ class TierCard(QFrame):
                 label.setText("—")
             return
         self.tier_label.setText(f"<h2>{rec.tier.label} tier</h2>")
-        self.gpu_label.setText(f"<h3>{escape(gpu_line(best))} — {escape(best.layout.describe())}</h3>")
+        answer = headline(plan)
+        if answer.startswith(f"{rec.tier.label} tier: "):  # one GPU answers both rent and buy
+            self.gpu_label.setText(f"<h3>{escape(gpu_line(best))} — {escape(best.layout.describe())}</h3>")
+        else:  # the verdict's rental and purchase are different GPUs: the headline names both
+            self.gpu_label.setText(
+                f"<h3>{escape(answer)}</h3>{escape(gpu_line(best))}: {escape(best.layout.describe())}"
+            )
         self.gpu_label.setToolTip(f"{tip('tensor_parallel')}\n\n{tip('data_parallel')}\n\n{tip('zero')}")
         self.reason_label.setText(rec.reason)
         figures = {
-            "machines": machine_text(best),
+            "machines": machine_text(best, rented(plan, best)),
             "memory": memory_text(best),
             "speed": speed_text(best),
             "bound": bound_text(best.speed.bound),
+            # The option's own prices: the headline above and the verdict below name the pair
+            # when the cheapest purchase is another GPU (the card's figures keep to one line).
             "rent": job_rent_text(best) or rent_text(best.cost),
             "buy": buy_text(best.cost),
             "breakeven": breakeven_text(best.cost),
