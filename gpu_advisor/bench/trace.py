@@ -91,7 +91,7 @@ class TraceSetup(BaseModel):
             optimizer=req.optimizer,
             seq_len=req.seq_len,
             batch_size=req.batch_size,
-            grad_checkpointing=bool(req.grad_checkpointing),  # None (the planner's choice) traces it off
+            grad_checkpointing=bool(req.grad_checkpointing),  # None: the planner's choice, off here
             users=req.users,
             prompt_tokens=req.prompt_tokens,
             output_tokens=req.output_tokens,

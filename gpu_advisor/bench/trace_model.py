@@ -51,6 +51,8 @@ def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
             "n_inner": spec.ffn_size,
             "vocab_size": spec.vocab_size,
             "n_positions": spec.max_positions,
+            # GPT2Config's dropout is 0.1: a preset without dropout is traced without it
+            **({} if spec.uses_dropout else {"resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0}),
         }
     if spec.family is Family.BERT:
         raise TraceUnavailable(f"model: {spec.name} is an encoder; the trace runs decoder language models")
@@ -73,7 +75,8 @@ def config_from_spec(spec: ModelSpec) -> dict[str, Any]:
 
 
 def hf_config(config: dict[str, Any], *, training: bool) -> Any:
-    """A transformers PretrainedConfig from a config.json dictionary (SDPA attention, no dropout)."""
+    """A transformers PretrainedConfig from a config.json dictionary, its dropout as the model trains
+    with it (GPT-2's 0.1 keeps a mask per dropout layer for backward: 10% of its activations)."""
     transformers = require("transformers")
     fields = {k: v for k, v in config.items() if k not in ("model_type", "auto_map", "architectures")}
     model_type = config.get("model_type")
@@ -85,9 +88,6 @@ def hf_config(config: dict[str, Any], *, training: bool) -> Any:
         ) from None
     check_config_bounds(cfg.to_dict())
     cfg.use_cache = not training
-    for key in ("attention_dropout", "hidden_dropout", "resid_pdrop", "embd_pdrop", "attn_pdrop"):
-        if hasattr(cfg, key):
-            setattr(cfg, key, 0.0)  # as core.memory assumes for Llama-style models
     return cfg
 
 

@@ -12,8 +12,24 @@ from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
 from gpu_advisor.core.precision import Engine, LossImpl, Optimizer, Precision, Task, Tier
 from gpu_advisor.core.request import Attention, Purchase, Vendor, describe_validation_error
-from gpu_advisor.core.units import HOURS_PER_MONTH
+from gpu_advisor.core.units import HOURS_PER_MONTH, parse_number
 from gpu_advisor.wording.plan_tables import plan_text
+
+
+def count_arg(text: str) -> int:
+    """A whole number as the GUI's fields read it: '10k', '32,768', '1e6' (argparse type)."""
+    try:
+        return int(parse_number(text, integer=True))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def amount_arg(text: str) -> float:
+    """A number as the GUI's fields read it: '20B', '1e9', '2.5' (argparse type)."""
+    try:
+        return float(parse_number(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--task", choices=[t.value for t in Task], default="inference")
     p.add_argument("--precision", choices=[x.value for x in Precision], default="bf16")
     p.add_argument("--optimizer", choices=[o.value for o in Optimizer], default="adamw")
-    p.add_argument("--seq-len", type=int, default=2048, help="tokens per sequence (training)")
+    p.add_argument("--seq-len", type=count_arg, default=2048, help="tokens per sequence (training)")
     p.add_argument(
         "--batch-size", type=int, default=None, help="micro-batch per GPU (training; default: the planner's)"
     )
@@ -66,9 +82,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--engine", choices=[e.value for e in Engine], default="vllm", help="serving stack (inference)"
     )
-    p.add_argument("--users", type=int, default=1, help="concurrent users (inference)")
-    p.add_argument("--prompt-tokens", type=int, default=512)
-    p.add_argument("--output-tokens", type=int, default=256)
+    p.add_argument("--users", type=count_arg, default=1, help="concurrent users (inference)")
+    p.add_argument("--prompt-tokens", type=count_arg, default=512)
+    p.add_argument("--output-tokens", type=count_arg, default=256)
     p.add_argument("--tokens-per-s", type=float, default=None, help="target tokens/s per user (inference)")
     p.add_argument(
         "--requests-per-s",
@@ -78,12 +94,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="traffic as requests per second instead of --users (Little's law; needs --tokens-per-s)",
     )
     p.add_argument("--ttft-s", type=float, default=None, metavar="S", help="target time to first token (s)")
-    p.add_argument("--train-tokens", type=float, default=None, help="training token budget, e.g. 1e9")
+    p.add_argument("--train-tokens", type=amount_arg, default=None, help="training token budget, e.g. 1e9")
     p.add_argument("--max-hours", type=float, default=None, help="training deadline in hours")
-    p.add_argument("--dataset-tokens", type=float, default=None, metavar="N", help="tokens in the dataset")
+    p.add_argument(
+        "--dataset-tokens", type=amount_arg, default=None, metavar="N", help="tokens in the dataset"
+    )
     p.add_argument(
         "--dataset-samples",
-        type=int,
+        type=count_arg,
         default=None,
         metavar="N",
         help="samples in the dataset, each --seq-len tokens",

@@ -42,6 +42,10 @@ class Purchase(StrEnum):
     BUY = "buy"
 
 
+# How far past its context (max_position_embeddings) a request may go before it is refused (see
+# PlanRequest._check_combination).
+INFERENCE_CONTEXT_STRETCH = 2
+
 # Assumptions that earlier versions had and the planner no longer uses: dropped when an old plan is read.
 RETIRED_ASSUMPTIONS = ("tp_efficiency", "server_overhead", "system_power_fraction")
 
@@ -364,6 +368,17 @@ class PlanRequest(BaseModel):
             )
         if self.zero_stage and not self.task.is_training:
             raise ValueError("zero_stage: ZeRO shards training state; it does not apply to inference")
+        context = self.model.max_positions
+        # vLLM refuses a request longer than max_model_len (the model's context); published TensorRT-LLM
+        # runs go a little past it (GPT-J and LLaMA 1, context 2,048, at 128 + 2,048 tokens), so only
+        # requests beyond INFERENCE_CONTEXT_STRETCH x the context are refused. The last output token is
+        # never fed back: prompt + output - 1 positions.
+        positions = self.prompt_tokens + self.output_tokens - 1
+        if self.task is Task.INFERENCE and positions > INFERENCE_CONTEXT_STRETCH * context:
+            raise ValueError(
+                f"prompt_tokens: {self.prompt_tokens:,} + {self.output_tokens:,} output tokens exceed "
+                f"the model's context of {context:,} tokens"
+            )
         if self.task.is_training and self.seq_len > self.model.max_positions * 64:
             raise ValueError(f"seq_len: {self.seq_len} is far beyond the model's context")
         _check_dataset(self)

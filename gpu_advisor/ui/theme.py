@@ -6,14 +6,17 @@ widgets call these helpers again when Qt reports a palette change.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from gpu_advisor.report import palette as chart_palette
 
 # Distinct hues readable on white and on near-black backgrounds (Okabe-Ito, colour-blind safe): the
 # same palette as the PDF's charts.
 SERIES_COLORS = chart_palette.SERIES
+# WCAG 2.1 AA contrast for normal text: secondary text is at least this far from the window colour.
+MIN_TEXT_CONTRAST = 4.5
 
 
 def palette() -> QPalette:
@@ -42,10 +45,61 @@ def warn_color(pal: QPalette | None = None) -> QColor:
     return QColor("#e3b341") if is_dark(pal) else QColor("#9a6700")
 
 
+def relative_luminance(color: QColor) -> float:
+    """WCAG 2.1 relative luminance of an sRGB colour (0 black .. 1 white)."""
+
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * linear(color.redF()) + 0.7152 * linear(color.greenF()) + 0.0722 * linear(color.blueF())
+
+
+def contrast_ratio(a: QColor, b: QColor) -> float:
+    """WCAG 2.1 contrast ratio of two colours (1 to 21)."""
+    hi, lo = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
 def muted_color(pal: QPalette | None = None) -> QColor:
-    """Secondary text."""
+    """Secondary text: the palette's disabled text colour, moved towards the normal text colour just as
+    far as it needs to read at MIN_TEXT_CONTRAST on the window (the light Fusion palette's disabled
+    grey is 1.6:1 on its window, review 3 D11)."""
     pal = pal or palette()
-    return pal.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText)
+    window = pal.color(QPalette.ColorRole.Window)
+    start = pal.color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText)
+    end = pal.color(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText)
+    for step in range(21):
+        t = step / 20
+        color = QColor.fromRgbF(
+            start.redF() + (end.redF() - start.redF()) * t,
+            start.greenF() + (end.greenF() - start.greenF()) * t,
+            start.blueF() + (end.blueF() - start.blueF()) * t,
+        )
+        if contrast_ratio(color, window) >= MIN_TEXT_CONTRAST:
+            return color
+    return end
+
+
+class _MutedText(QObject):
+    """Re-colours its widget's muted text when the palette changes (light to dark)."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            _apply_muted(watched)  # type: ignore[arg-type]
+        return False
+
+
+def _apply_muted(widget: QWidget) -> None:
+    sheet = f"color: {muted_color(QApplication.palette()).name()}"
+    if widget.styleSheet() != sheet:  # setting it sends a PaletteChange of its own
+        widget.setStyleSheet(sheet)
+
+
+def mute(widget: QWidget) -> None:
+    """Draw `widget`'s text as secondary text (muted_color), following palette changes; rather than
+    setEnabled(False), whose disabled grey does not read in the light palette."""
+    widget.installEventFilter(_MutedText(widget))
+    _apply_muted(widget)
 
 
 def plot_background(pal: QPalette | None = None) -> QColor:

@@ -232,3 +232,39 @@ def test_a_saved_plan_with_an_absurd_efficiency_is_refused_naming_it(tmp_path, c
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "inputs.assumptions.bandwidth_efficiency" in err
     assert "at least 0.001" in err
+
+
+def test_plan_reads_counts_as_the_gui_fields_do(capsys):
+    """D19: `--users 10k` and `--train-tokens 20B` as typed in the GUI; a bad one is one line, exit 2."""
+    assert (
+        run_cli(["plan", "--model", "llama-3-8b", "--users", "10k", "--prompt-tokens", "1,024", "--json"])
+        == 0
+    )
+    inputs = json.loads(capsys.readouterr().out)["inputs"]
+    assert (inputs["users"], inputs["prompt_tokens"]) == (10_000, 1024)
+    argv = [
+        "plan",
+        "--model",
+        "llama-3-8b",
+        "--task",
+        "pretrain",
+        "--train-tokens",
+        "20B",
+        "--seq-len",
+        "8,192",
+    ]
+    assert run_cli([*argv, "--json"]) == 0
+    inputs = json.loads(capsys.readouterr().out)["inputs"]
+    assert (inputs["train_tokens"], inputs["seq_len"]) == (20e9, 8192)
+    with pytest.raises(SystemExit) as exc:
+        run_cli(["plan", "--model", "llama-3-8b", "--users", "many"])
+    assert exc.value.code == 2
+    assert "'many' is not a number" in capsys.readouterr().err
+
+
+def test_a_prompt_longer_than_the_models_context_is_refused_in_one_line(capsys):
+    """D19: 100,000 prompt tokens on Llama 3 8B (context 8,192)."""
+    assert run_cli(["plan", "--model", "llama-3-8b", "--prompt-tokens", "100k"]) == 2
+    err = capsys.readouterr().err
+    assert "exceed the model's context of 8,192 tokens" in err and len(err.strip().splitlines()) == 1
+    assert run_cli(["plan", "--model", "llama-3-8b", "--prompt-tokens", "7936", "--json"]) == 0

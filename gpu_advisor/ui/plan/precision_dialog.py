@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpu_advisor.ui import theme
 from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.table_export import add_table_actions
 from gpu_advisor.wording.precision import PRECISION_HEADERS, WHOLE_JOB_NOTE, precision_cells
@@ -50,7 +51,7 @@ class PrecisionDialog(QDialog):
         add_table_actions(self.table, "memory-by-precision", report_error, folder)
         note = QLabel(WHOLE_JOB_NOTE)
         note.setWordWrap(True)
-        note.setEnabled(False)  # muted
+        theme.mute(note)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.close)
         layout = QVBoxLayout(self)

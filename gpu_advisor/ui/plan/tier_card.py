@@ -10,6 +10,7 @@ from PySide6.QtGui import QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from gpu_advisor.core.result import Plan
+from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import bound_tip, tip
 from gpu_advisor.wording.plan import (
     bound_text,
@@ -94,7 +95,7 @@ class TierCard(QFrame):
         self._figures: dict[str, QLabel] = {}
         for key, caption in FIGURES:
             title = _FigureLabel(caption)
-            title.setEnabled(False)  # the palette's muted text colour
+            theme.mute(title)  # secondary text at 4.5:1
             value = _FigureLabel("—")
             value.setObjectName(f"figure_{key}")
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
