@@ -30,6 +30,10 @@ OP_NAMES = {
     "broadcast": "broadcast",
 }
 COLLECTIVE_HEADERS = ("size", "time (median)", "p10-p90", "algbw", "busbw")
+# The cluster tables' columns, for the CLI text and the PDF alike (report.cluster capitalises them).
+LINK_HEADERS = ("collective", "scope", "bus bandwidth", "latency")
+P2P_HEADERS = ("from", "to", "link", "size", "bandwidth")
+SCALING_HEADERS = ("world size", "step time", "throughput", "efficiency", "exposed comm")
 COLLECTIVE_NUMERIC = (True, True, True, True, True)
 
 
@@ -206,17 +210,13 @@ def render_cluster(report: BenchReport) -> str:
             "",
             "Bus bandwidth (largest message, and the peak over sizes) and latency (smallest), nccl-tests conventions:",
         ]
-        lines += text_table(
-            ("collective", "scope", "bus bandwidth", "latency"), link_rows(section), (False,) * 4
-        )
+        lines += text_table(LINK_HEADERS, link_rows(section), (False,) * 4)
     for table in collective_tables(section):
         lines += ["", f"{table.title}:"]
         lines += text_table(COLLECTIVE_HEADERS, table.rows, COLLECTIVE_NUMERIC)
     if section.p2p:
         lines += ["", "Point to point (one-way, median):"]
-        lines += text_table(
-            ("from", "to", "link", "size", "bandwidth"), p2p_rows(section), (False, False, False, True, True)
-        )
+        lines += text_table(P2P_HEADERS, p2p_rows(section), (False, False, False, True, True))
     rows = scaling_rows(section)
     if rows:
         s = section.scaling
@@ -225,7 +225,7 @@ def render_cluster(report: BenchReport) -> str:
         )
         lines += ["", f"Data-parallel training{model}:"]
         lines += text_table(
-            ("world size", "step time", "throughput", "efficiency", "exposed comm"),
+            SCALING_HEADERS,
             rows,
             (False, True, True, True, True),
         )
