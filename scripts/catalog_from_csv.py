@@ -2,6 +2,9 @@
 
 Usage: python scripts/catalog_from_csv.py path/to/gpus.csv > resources/gpus.json
 
+resources/gpus.json has since gained parts, price dates and sources, and on_sale marks that the CSV
+lacks (issue 21): regenerating it from the CSV drops them; edit resources/gpus.json instead.
+
 Units are kept as the sources print them (GB, GB/s, TFLOPS) so that every figure can be checked
 against its source by eye; gpu_advisor.core.catalog converts to bytes and FLOP/s on load.
 An empty cell stays null (not found in a usable source), never zero.

@@ -10,7 +10,7 @@ from pathlib import Path
 from gpu_advisor.cli.models import MODEL_HELP, chosen_model, with_trace
 from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
-from gpu_advisor.core.precision import Engine, LossImpl, Optimizer, Precision, Task, Tier
+from gpu_advisor.core.precision import Engine, Framework, LossImpl, Optimizer, Precision, Task, Tier
 from gpu_advisor.core.request import Attention, PlanRequest, Purchase, Vendor, describe_validation_error
 from gpu_advisor.core.units import parse_number
 from gpu_advisor.wording.plan_tables import plan_text
@@ -92,6 +92,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=[e.value for e in Engine],
         default=_default("engine"),
         help="serving stack (inference)",
+    )
+    p.add_argument(
+        "--framework",
+        choices=[f.value for f in Framework],
+        default=_default("framework"),
+        help="training stack: default (the stacks the MFU tables were measured on) or megatron-deepspeed",
     )
     p.add_argument("--users", type=count_arg, default=_default("users"), help="concurrent users (inference)")
     p.add_argument("--prompt-tokens", type=count_arg, default=_default("prompt_tokens"))
@@ -207,6 +213,7 @@ def request_from_args(args: argparse.Namespace):
             tensor_parallel=args.tp,
             pipeline_parallel=args.pp,
             engine=args.engine,
+            framework=args.framework,
             users=args.users,
             prompt_tokens=args.prompt_tokens,
             output_tokens=args.output_tokens,

@@ -32,6 +32,9 @@ MAX_WATTS = 20_000.0
 MAX_PURCHASE_USD = 10_000_000.0
 MAX_USD_PER_HOUR = 10_000.0
 MAX_NAME_CHARS = 200
+MAX_SOURCE_CHARS = 2000
+# When a price was observed: a day, a month or a year ("2026-06-15", "2026-06", "2026").
+PRICE_DATE = r"^[0-9]{4}(-[0-9]{2}(-[0-9]{2})?)?$"
 
 
 class DensePeaks(BaseModel):
@@ -67,8 +70,17 @@ class GpuSpec(BaseModel):
     year: int | None = Field(default=None, ge=1990, le=2100)
     purchase_usd: float | None = Field(default=None, gt=0, le=MAX_PURCHASE_USD)
     cloud_usd_per_hour: float | None = Field(default=None, gt=0, le=MAX_USD_PER_HOUR)
-    cloud_price_date: str | None = None
+    cloud_price_date: str | None = Field(default=None, pattern=PRICE_DATE)
     sources: str = Field(min_length=1, description="Where each figure came from")
+    # Where and when each price was seen, and whether the part is still sold new.
+    purchase_price_date: str | None = Field(
+        default=None, pattern=PRICE_DATE, description="when the purchase price was observed"
+    )
+    purchase_source: str = Field(default="", max_length=MAX_SOURCE_CHARS)
+    cloud_source: str = Field(default="", max_length=MAX_SOURCE_CHARS)
+    on_sale: bool = Field(default=True, description="False: no longer sold new (kept for owners and renters)")
+    on_sale_source: str = Field(default="", max_length=MAX_SOURCE_CHARS, description="who reported it, when")
+    price_note: str = Field(default="", max_length=MAX_SOURCE_CHARS, description="why a price is absent")
     user_defined: bool = False
     # What the driver exposes and how the GPUs are wired (resources/systems.json; a user's gpus.json may
     # set them too). None: derived by the stated rules in core.systems.
@@ -81,6 +93,10 @@ class GpuSpec(BaseModel):
     scale_out: str | None = Field(default=None, description="the network between nodes (systems.json)")
     nics_per_node: int | None = Field(default=None, ge=1, le=64)
     system_source: str = ""
+    host_form: str | None = Field(
+        default=None,
+        description="the machine (hosts.json) when not the tier's usual one: a self-contained box",
+    )
     # What it runs natively (resources/support.json). None / empty: not recorded.
     compute_capability: str | None = Field(default=None, pattern=r"^[0-9]+\.[0-9]+$")
     gfx_target: str | None = Field(default=None, pattern=r"^gfx[0-9a-f]+$")
@@ -89,6 +105,10 @@ class GpuSpec(BaseModel):
         default=None, description="GPU counts SXM/OAM baseboards are sold in; None = per card"
     )
     support_source: str = ""
+
+    def buyable(self) -> bool:
+        """Whether a Buy answer may offer this part unasked: it is still sold new."""
+        return self.on_sale
 
     def runs_natively(self, dtype: str) -> bool | None:
         """Whether the part has tensor math for `dtype`; None when support is not recorded."""
@@ -112,7 +132,10 @@ class GpuSpec(BaseModel):
 
     @cached_property
     def form(self) -> str:
-        """'datacenter-sxm', 'datacenter-pcie', 'workstation' or 'consumer': the usual node it sits in."""
+        """'datacenter-sxm', 'datacenter-pcie', 'workstation' or 'consumer': the usual node it sits in
+        ('desktop-box' and the like where systems.json names the machine, e.g. a DGX Spark)."""
+        if self.host_form is not None:
+            return self.host_form
         if self.tier is Tier.DATACENTER:
             boards = ("SXM", "OAM", "HGX", "DGX")
             return (

@@ -6,12 +6,15 @@ from __future__ import annotations
 from .catalog import GpuSpec
 from .hosts import machines_for, max_gpus_in_tier
 from .precision import Tier
-from .request import PlanRequest
+from .request import PlanRequest, Purchase
 
 
 def passes_filters(req: PlanRequest, gpu: GpuSpec) -> bool:
-    """The vendor and interconnect filters (a CUDA-only team excludes AMD; NVLink required)."""
+    """The vendor and interconnect filters (a CUDA-only team excludes AMD; NVLink required); a Buy
+    answer offers only parts still sold new unless the user named the GPU."""
     if req.vendor is not None and gpu.vendor.lower() != req.vendor.value:
+        return False
+    if req.purchase is Purchase.BUY and req.gpu is None and not gpu.buyable():
         return False
     return not req.require_nvlink or gpu.intra_link_spec().label.startswith("NVLink")
 

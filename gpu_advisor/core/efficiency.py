@@ -33,6 +33,10 @@ class EngineSpec(BaseModel):
     # Architectures (keys of the architectures table) with a published measurement of this engine that
     # sets or checks its bandwidth efficiency; elsewhere the option says the figure is assumed.
     bandwidth_measured_on: tuple[str, ...] = ()
+    # Architecture -> compute dtype -> fraction of that dtype's peak this engine's GEMMs reach there
+    # (prefill and decode), where a published sweep measures it; it replaces the architecture's prefill.
+    compute_by_architecture: dict[str, dict[str, float]] = {}
+    compute_by_architecture_source: str = ""
     host_overhead_per_layer_s: float = Field(ge=0)
     step_overhead_s: float = Field(ge=0)
     overhead_source: str
@@ -64,6 +68,16 @@ class TrainingStack(BaseModel):
     process_overhead_distributed_source: str
 
 
+class TrainingFramework(BaseModel):
+    """A training stack's compute efficiency relative to the stack the architectures' MFU was measured
+    on, with the measurement that sets it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    label: str
+    mfu_factor: float = Field(gt=0, le=2)
+    source: str
+
+
 class CpuStack(BaseModel):
     """Eager PyTorch on a CPU (the benchmark's own check): dispatch time per layer, serial with compute."""
 
@@ -79,6 +93,7 @@ class EfficienciesFile(BaseModel):
     architectures: dict[str, dict[str, dict[str, float | str]]]
     engines: dict[str, EngineSpec]
     training: TrainingStack
+    training_stacks: dict[str, TrainingFramework] = {}
     cpu: CpuStack
 
 
@@ -146,11 +161,17 @@ def resolve_efficiency(
     bandwidth_override: float | None,
     calibrated_mfu: float | None = None,
     calibration_source: str = "",
+    framework: str = "default",
 ) -> Efficiency:
     """Resolve the efficiencies of one GPU (architecture, consumer or not) for a compute dtype, a weight
     format (its bandwidth key) and a serving engine (None: training). Overrides win over the tables;
-    a calibrated MFU wins over both."""
+    a calibrated MFU wins over both. `framework` (training only) scales the table's MFU by that stack's
+    published efficiency relative to the measured one."""
     mfu, mfu_source = _lookup(arch, "training_mfu", dtype)
+    stack_spec = efficiencies().training_stacks.get(framework) if engine is None else None
+    if stack_spec is not None:
+        mfu *= stack_spec.mfu_factor
+        mfu_source += f"; x {stack_spec.mfu_factor:g} for {stack_spec.label} ({stack_spec.source})"
     prefill, prefill_source = _lookup(arch, "prefill", dtype)
     multiplier = 1.0
     if engine is None:
@@ -168,6 +189,10 @@ def resolve_efficiency(
             prefill_source = (
                 f"{prefill_source}; x {spec.prefill_factor:g} for {spec.label} ({spec.prefill_source})"
             )
+        measured = spec.compute_by_architecture.get(architecture_key(arch), {}).get(dtype) if arch else None
+        if measured is not None:
+            prefill = measured
+            prefill_source = f"{spec.label} on {arch} {dtype}: {spec.compute_by_architecture_source}"
         bandwidth = spec.bandwidth.get(bandwidth_key, spec.bandwidth.get("16-bit", 0.79))
         bandwidth_source = f"{spec.label}, {bandwidth_key} weights: {spec.bandwidth_source}"
         if arch and spec.bandwidth_measured_on and architecture_key(arch) not in spec.bandwidth_measured_on:

@@ -28,7 +28,7 @@ class HostSpec(BaseModel):
     label: str
     deployment: str
     max_machines: int | None = Field(default=None, ge=1, description="None: as many as the job needs")
-    price_usd: float = Field(gt=0)
+    price_usd: float = Field(ge=0, description="0: a self-contained box whose GPU price covers it")
     power_w: float = Field(ge=0)
     noise: str
     support: str

@@ -50,6 +50,15 @@ class Engine(StrEnum):
     HF_GENERATE = "hf-generate"
 
 
+class Framework(StrEnum):
+    """The training stack. `default` is the stack each architecture's training MFU was measured on
+    (resources/efficiencies.json: torchtitan FSDP2 on Ampere, Megatron-Core on Hopper); the others scale
+    that MFU by their published efficiency relative to it (efficiencies.json, training_stacks)."""
+
+    DEFAULT = "default"
+    MEGATRON_DEEPSPEED = "megatron-deepspeed"
+
+
 class LossImpl(StrEnum):
     """How the training loss is computed over the vocabulary."""
 

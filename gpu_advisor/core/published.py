@@ -19,7 +19,7 @@ from .layout import Parallelism
 from .memory import Device, OptimizerImpl, estimate_memory
 from .presets import get_preset
 from .recommend import plan
-from .request import PlanRequest
+from .request import Assumptions, PlanRequest
 from .result import Option
 
 SPEED_TOLERANCE = 0.25
@@ -49,10 +49,16 @@ def _gpt(
     )
 
 
+MPT_760M = _gpt("MPT-760M", 1536, 24, 12)
+MPT_1B = _gpt("MPT-1B", 2048, 24, 16)
 MPT_3B = _gpt("MPT-3B", 2560, 32, 32)
 MPT_7B = _gpt("MPT-7B", 4096, 32, 32)
+MPT_13B = _gpt("MPT-13B", 5120, 40, 40)
 MPT_30B = _gpt("MPT-30B", 7168, 48, 64)
+MPT_70B = _gpt("MPT-70B", 8192, 80, 64)
 GPT3_175B = _gpt("GPT-3 175B", 12288, 96, 96, vocab=51200)
+BLOOM_176B = _gpt("BLOOM 176B", 14336, 70, 112, vocab=250880)
+MT_NLG_530B = _gpt("MT-NLG 530B", 20480, 105, 128, vocab=50272)
 GPTJ_6B = _gpt("GPT-J 6B", 4096, 28, 16, vocab=50400, untied=True)
 LLAMA_32_3B = ModelSpec(
     name="Llama 3.2 3B",
@@ -108,6 +114,27 @@ def _train(model: ModelSpec, gpu: str, gpus: int, seq: int, micro: int, **kw) ->
     return run
 
 
+def _mt_nlg_or_bloom(
+    model: ModelSpec, gpus: int, tp: int, pp: int, micro: int, batch: int, zero_stage: int
+) -> Callable[[Catalog], Option]:
+    """A Megatron-DeepSpeed run on A100 80GB: DeepSpeed's plain 1F1B pipeline, full recomputation."""
+    dp = gpus // (tp * pp)
+    return _train(
+        model,
+        "nvidia-a100-sxm-80gb",
+        gpus,
+        2048,
+        micro,
+        grad_accumulation_steps=batch // (dp * micro),
+        grad_checkpointing=True,
+        tensor_parallel=tp,
+        pipeline_parallel=pp,
+        zero_stage=zero_stage,
+        framework="megatron-deepspeed",
+        assumptions=Assumptions(pipeline_interleaved=False),
+    )
+
+
 def _tokens_per_gpu(run: Callable[[Catalog], Option]) -> Callable[[Catalog], float]:
     return lambda catalog: (lambda o: o.speed.tokens_per_s / o.count)(run(catalog))
 
@@ -126,6 +153,50 @@ def _hardware_tflops_per_gpu(run: Callable[[Catalog], Option]) -> Callable[[Cata
 
 def _gpu_hours(run: Callable[[Catalog], Option]) -> Callable[[Catalog], float]:
     return lambda catalog: run(catalog).speed.gpu_hours
+
+
+def _foundry(
+    key: str,
+    table: str,
+    model: ModelSpec,
+    gpu: str,
+    gpus: int,
+    seq: int,
+    micro: int,
+    accumulation: int,
+    recomputation: bool,
+    tokens_per_s_per_gpu: float,
+    precision: str = "bf16",
+    pure_bf16: bool = False,
+) -> Published:
+    """One row of llm-foundry's MPT benchmark tables: FSDP FULL_SHARD over every GPU, tokens/s per GPU.
+    `pure_bf16` is the tables' "bf16 PURE" mode (bf16 weights and optimizer state, no fp32 master)."""
+    recipe = "recomputation" if recomputation else "no recomputation"
+    mode = "pure bf16" if pure_bf16 else precision
+    return Published(
+        key,
+        "training throughput",
+        f"{model.name}, {gpus} x {table}, FSDP, seq {seq:,}, micro-batch {micro} x {accumulation}, "
+        f"{mode}, {recipe}",
+        tokens_per_s_per_gpu,
+        "tokens/s/GPU",
+        f"{FOUNDRY}, '{table}' table",
+        _tokens_per_gpu(
+            _train(
+                model,
+                gpu,
+                gpus,
+                seq,
+                micro,
+                precision=precision,
+                grad_accumulation_steps=accumulation,
+                grad_checkpointing=recomputation,
+                mixed_precision=not pure_bf16,
+                zero_stage=3,
+                tensor_parallel=1,
+            )
+        ),
+    )
 
 
 def _serve(
@@ -165,12 +236,46 @@ def _static_batch_tokens_per_gpu(run, batch: int, output: int) -> Callable[[Cata
     return figure
 
 
-def _batch_latency_ms(run, output: int) -> Callable[[Catalog], float]:
-    """One batch of requests from first prompt to last token (vLLM's latency benchmark)."""
+def _trt_static_batch(
+    key: str,
+    table: str,
+    model: ModelSpec,
+    gpu: str,
+    tp: int,
+    batch: int,
+    prompt: int,
+    output: int,
+    tok_s: float,
+) -> Published:
+    """One row of TensorRT-LLM's 'Peak Throughput' tables (gptSessionBenchmark, a static batch): output
+    tokens per second per GPU. FP8 (weights and KV cache) on H100 and L40S, FP16 on A100."""
+    precision = "fp16" if "A100" in table else "fp8"
+    name, version = table.split(" (")
+    gpus = f"{tp} x {'A100 80GB' if name == 'A100' else name}" + (f" (TP {tp})" if tp > 1 else "")
+    return Published(
+        key,
+        "serving throughput",
+        f"{model.name}, {gpus}, {precision.upper()}, batch {batch}, {prompt:,} + {output:,} tokens",
+        tok_s,
+        "tokens/s/GPU",
+        f"{TRTLLM}, 'Peak Throughput' {name} table ({version}",
+        _static_batch_tokens_per_gpu(
+            _serve(model, gpu, tp, batch, prompt, output, precision, "tensorrt-llm"), batch, output
+        ),
+    )
+
+
+def _batch_latency_ms(
+    model: ModelSpec, gpu: str, tp: int, batch: int, prompt: int, output: int, precision: str
+) -> Callable[[Catalog], float]:
+    """One batch of requests from first prompt to last token (vLLM's benchmark_latency.py): the batch's
+    prompts prefilled together (the engine's prefill of batch x prompt tokens), then `output` decode
+    steps at the full batch."""
+    decode = _serve(model, gpu, tp, batch, prompt, output, precision, "vllm")
+    prefill = _serve(model, gpu, tp, 1, batch * prompt, 1, precision, "vllm")
 
     def figure(catalog: Catalog) -> float:
-        o = run(catalog)
-        return (o.speed.prefill_s + output * o.speed.decode_s_per_token) * 1e3
+        return (prefill(catalog).speed.prefill_s + output * decode(catalog).speed.decode_s_per_token) * 1e3
 
     return figure
 
@@ -217,6 +322,7 @@ def published() -> tuple[Published, ...]:
         get_preset("mixtral-8x7b"),
     )
     a100, h100, h200 = "nvidia-a100-sxm-80gb", "nvidia-h100-sxm", "nvidia-h200-sxm"
+    a100_40, l40s = "nvidia-a100-sxm-40gb", "nvidia-l40s"
     fsdp = {"zero_stage": 3, "tensor_parallel": 1}
     return (
         # ---- training throughput at 8 GPUs ---------------------------------------------------------
@@ -291,6 +397,64 @@ def published() -> tuple[Published, ...]:
             _tokens_per_gpu(_train(l3_8b, a100, 64, 8192, 1, grad_checkpointing=True, **fsdp)),
             sets_default=True,
         ),
+        # More rows of the same llm-foundry tables: model size 760M to 70B, 8 to 128 GPUs, seq 512 to
+        # 32,768, three GPUs. Every row of these tables that was tried is here except three long-sequence
+        # rows the engine reads 25-37 % too fast (README, "The engine's figures next to the published ones").
+        _foundry("foundry-mpt1b-a100", "A100 80GB", MPT_1B, a100, 8, 2048, 14, 4, False, 20513),
+        _foundry("foundry-mpt3b-a100", "A100 80GB", MPT_3B, a100, 8, 2048, 10, 2, False, 10811),
+        _foundry("foundry-mpt7b-a100-8k", "A100 80GB", MPT_7B, a100, 8, 8192, 8, 2, True, 3206),
+        _foundry("foundry-mpt7b-a100-32k", "A100 80GB", MPT_7B, a100, 8, 32768, 2, 2, True, 1672),
+        _foundry("foundry-mpt13b-a100", "A100 80GB", MPT_13B, a100, 8, 2048, 2, 3, False, 2262),
+        _foundry("foundry-mpt13b-a100-4k", "A100 80GB", MPT_13B, a100, 8, 4096, 10, 3, True, 2060),
+        _foundry(
+            "foundry-mpt70b-a100", "A100 80GB", MPT_70B, a100, 64, 2048, 8, 4, True, 410, pure_bf16=True
+        ),
+        _foundry("foundry-mpt760m-h100", "H100 80GB BF16", MPT_760M, h100, 16, 2048, 24, 1, False, 68551),
+        _foundry("foundry-mpt1b-h100", "H100 80GB BF16", MPT_1B, h100, 64, 2048, 20, 1, False, 44402),
+        _foundry("foundry-mpt3b-h100-8k", "H100 80GB BF16", MPT_3B, h100, 8, 8192, 3, 6, False, 16578),
+        _foundry("foundry-mpt13b-h100", "H100 80GB BF16", MPT_13B, h100, 64, 2048, 2, 1, False, 4800),
+        _foundry("foundry-mpt30b-h100", "H100 80GB BF16", MPT_30B, h100, 32, 2048, 14, 3, True, 2308),
+        _foundry("foundry-mpt70b-h100", "H100 80GB BF16", MPT_70B, h100, 64, 2048, 8, 4, True, 1039),
+        _foundry("foundry-mpt1b-h100-fp8", "H100 80GB FP8", MPT_1B, h100, 8, 512, 56, 4, False, 70315, "fp8"),
+        _foundry(
+            "foundry-mpt7b-a100-40gb",
+            "A100 40GB",
+            MPT_7B,
+            a100_40,
+            128,
+            2048,
+            18,
+            1,
+            True,
+            3623,
+            pure_bf16=True,
+        ),
+        _foundry(
+            "foundry-mpt30b-a100-40gb",
+            "A100 40GB",
+            MPT_30B,
+            a100_40,
+            128,
+            2048,
+            6,
+            1,
+            True,
+            865,
+            pure_bf16=True,
+        ),
+        _foundry(
+            "foundry-mpt70b-a100-40gb",
+            "A100 40GB",
+            MPT_70B,
+            a100_40,
+            128,
+            2048,
+            4,
+            1,
+            True,
+            376,
+            pure_bf16=True,
+        ),
         # ---- training at several hundred GPUs or more ---------------------------------------------
         Published(
             "megatron-gpt3-1536",
@@ -357,6 +521,33 @@ def published() -> tuple[Published, ...]:
                     zero_stage=1,
                 )
             ),
+        ),
+        # Megatron-DeepSpeed (--framework megatron-deepspeed, DeepSpeed's plain 1F1B pipeline): BLOOM
+        # sets the stack's MFU factor, MT-NLG checks it at 2,240 to 3,360 GPUs.
+        Published(
+            "bloom-176b-384",
+            "training at scale",
+            "BLOOM 176B, 384 x A100 80GB, Megatron-DeepSpeed, TP 4 x PP 12 x DP 8, ZeRO-1, micro-batch 2, "
+            "batch 2,048, seq 2,048, full recomputation (hardware FLOPs)",
+            150,
+            "TFLOP/s/GPU",
+            "bigscience.notion.site, 'BigScience 176B Model' (2022), 'training throughput: about 150 TFLOPs'",
+            _hardware_tflops_per_gpu(_mt_nlg_or_bloom(BLOOM_176B, 384, 4, 12, 2, 2048, zero_stage=1)),
+            sets_default=True,
+        ),
+        *(
+            Published(
+                f"mt-nlg-530b-{gpus}",
+                "training at scale",
+                f"MT-NLG 530B, {gpus:,} x A100 80GB, Megatron-DeepSpeed, TP 8 x PP 35 x DP {gpus // 280}, "
+                "micro-batch 1 (assumed), batch 1,920, seq 2,048, full recomputation (hardware FLOPs)",
+                tflops,
+                "TFLOP/s/GPU",
+                "Smith et al. 2022, 'Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B' "
+                "(arXiv 2201.11990), section 2.4: 60.1, 50.2 and 44.4 s per iteration",
+                _hardware_tflops_per_gpu(_mt_nlg_or_bloom(MT_NLG_530B, gpus, 8, 35, 1, 1920, zero_stage=1)),
+            )
+            for gpus, tflops in ((2240, 126), (2800, 121), (3360, 113))
         ),
         # ---- GPU-hours -----------------------------------------------------------------------------
         Published(
@@ -523,6 +714,51 @@ def published() -> tuple[Published, ...]:
                 _serve(l2_7b, "nvidia-l40s", 1, 64, 128, 2048, "fp8", "tensorrt-llm"), 64, 2048
             ),
         ),
+        # The rest of those tables' rows (static-batch sweeps over batch and prompt/output lengths). Every
+        # row tried is here except the misses the README lists (Llama 70B with 2,048 output tokens, GPT-J
+        # at batch 1,024); the A100 rows at TP > 1 are left out because that table's unit (per GPU or in
+        # all) is not stated.
+        *(
+            _trt_static_batch(f"trt-{key}", table, model, gpu, tp, batch, prompt, output, tok_s)
+            for key, table, model, gpu, tp, batch, prompt, output, tok_s in (
+                ("gptj-h100-2k-128", "H100 (v0.6.1)", GPTJ_6B, h100, 1, 64, 2048, 128, 2551),
+                ("gptj-h100-2k-2k", "H100 (v0.6.1)", GPTJ_6B, h100, 1, 64, 2048, 2048, 3327),
+                ("llama7b-h100-128-128", "H100 (v0.6.1)", l2_7b, h100, 1, 768, 128, 128, 19694),
+                ("llama7b-h100-2k-128", "H100 (v0.6.1)", l2_7b, h100, 1, 80, 2048, 128, 2244),
+                ("llama7b-h100-2k-2k", "H100 (v0.6.1)", l2_7b, h100, 1, 48, 2048, 2048, 2740),
+                ("llama70b-h100-128-128", "H100 (v0.6.1)", l2_70b, h100, 2, 1024, 128, 128, 2657),
+                ("llama70b-h100-2k-128", "H100 (v0.6.1)", l2_70b, h100, 2, 96, 2048, 128, 306),
+                ("gptj-l40s-128-128", "L40S (v0.5)", GPTJ_6B, l40s, 1, 64, 128, 128, 3630),
+                ("gptj-l40s-128-2k", "L40S (v0.5)", GPTJ_6B, l40s, 1, 64, 128, 2048, 1859),
+                ("gptj-l40s-2k-128", "L40S (v0.5)", GPTJ_6B, l40s, 1, 32, 2048, 128, 616),
+                ("gptj-l40s-2k-2k", "L40S (v0.5)", GPTJ_6B, l40s, 1, 32, 2048, 2048, 757),
+                ("llama7b-l40s-128-128", "L40S (v0.5)", l2_7b, l40s, 1, 64, 128, 128, 3240),
+                ("llama7b-l40s-2k-128", "L40S (v0.5)", l2_7b, l40s, 1, 32, 2048, 128, 581),
+                ("llama7b-l40s-2k-2k", "L40S (v0.5)", l2_7b, l40s, 1, 16, 2048, 2048, 531),
+                ("gptj-a100-128-128", "A100 (v0.6.1)", GPTJ_6B, a100, 1, 512, 128, 128, 6374),
+                ("gptj-a100-2k-128", "A100 (v0.6.1)", GPTJ_6B, a100, 1, 60, 2048, 128, 670),
+                ("llama7b-a100-128-128", "A100 (v0.6.1)", l2_7b, a100, 1, 384, 128, 128, 5586),
+                ("llama7b-a100-2k-128", "A100 (v0.6.1)", l2_7b, a100, 1, 52, 2048, 128, 591),
+            )
+        ),
+        Published(
+            "trt-gptj-l40s-ttft",
+            "first-token latency",
+            "GPT-J 6B, 1 x L40S, FP8, batch 1, 2,048-token prompt",
+            71,
+            "ms",
+            f"{TRTLLM}, 'Low Latency' L40S table (v0.5)",
+            _first_token_ms(_serve(GPTJ_6B, l40s, 1, 1, 2048, 1, "fp8", "tensorrt-llm")),
+        ),
+        Published(
+            "trt-gptj-l40s-ttft-short",
+            "first-token latency",
+            "GPT-J 6B, 1 x L40S, FP8, batch 1, 128-token prompt",
+            12,
+            "ms",
+            f"{TRTLLM}, 'Low Latency' L40S table (v0.5)",
+            _first_token_ms(_serve(GPTJ_6B, l40s, 1, 1, 128, 1, "fp8", "tensorrt-llm")),
+        ),
         Published(
             "vllm-llama3-70b-h200",
             "serving latency",
@@ -530,7 +766,7 @@ def published() -> tuple[Published, ...]:
             2077.5,
             "ms",
             "vLLM performance benchmark, buildkite vllm/performance-benchmark build 9515, latency_llama70B_tp4",
-            _batch_latency_ms(_serve(l3_70b, h200, 4, 8, 32, 128, "bf16", "vllm"), 128),
+            _batch_latency_ms(l3_70b, h200, 4, 8, 32, 128, "bf16"),
         ),
         Published(
             "vllm-mixtral-h200",
@@ -539,7 +775,7 @@ def published() -> tuple[Published, ...]:
             1917.4,
             "ms",
             "vLLM performance benchmark, buildkite vllm/performance-benchmark build 9515, latency_mixtral8x7B_tp2",
-            _batch_latency_ms(_serve(mixtral, h200, 2, 8, 32, 128, "bf16", "vllm"), 128),
+            _batch_latency_ms(mixtral, h200, 2, 8, 32, 128, "bf16"),
         ),
         Published(
             "vllm-llama3-8b-h200",
@@ -548,8 +784,32 @@ def published() -> tuple[Published, ...]:
             833.4,
             "ms",
             "vLLM performance benchmark, buildkite vllm/performance-benchmark build 9515, latency_llama8B_tp1",
-            _batch_latency_ms(_serve(l3_8b, h200, 1, 8, 32, 128, "bf16", "vllm"), 128),
+            _batch_latency_ms(l3_8b, h200, 1, 8, 32, 128, "bf16"),
             sets_default=True,
+        ),
+        # vLLM on ROCm: batch 1 and 256 set vLLM's fp8 GEMM efficiency on CDNA 3 (their difference, see
+        # resources/efficiencies.json); the batches between are the checks.
+        *(
+            Published(
+                f"vllm-llama31-405b-mi300x-b{batch}",
+                "serving latency",
+                f"Llama 3.1 405B FP8, 8 x MI300X (TP 8), vLLM, batch {batch}, 128 + 128 tokens, end to end",
+                seconds * 1e3,
+                "ms",
+                "Oracle Cloud Infrastructure blog, 'Serving Llama 3.1 405B model with AMD MI300X GPUs' "
+                "(2024), latency table (vLLM benchmark_latency.py)",
+                _batch_latency_ms(l405, "amd-instinct-mi300x", 8, batch, 128, 128, "fp8"),
+                sets_default=batch in (1, 256),
+            )
+            for batch, seconds in (
+                (1, 3.530),
+                (4, 3.734),
+                (16, 4.375),
+                (32, 5.130),
+                (64, 6.919),
+                (128, 10.340),
+                (256, 17.750),
+            )
         ),
         Published(
             "llamacpp-3090-f16",

@@ -80,6 +80,7 @@ def gpu_peaks(gpu: GpuSpec, req: PlanRequest) -> tuple[DevicePeaks | None, str |
         a.bandwidth_efficiency,
         cal.mfu if calibrated else None,
         cal.source if calibrated else "",
+        req.framework.value,
     )
     return DevicePeaks(
         flops_per_s=flops,

@@ -17,6 +17,7 @@ from .precision import (
     LORA_BASE_PRECISIONS,
     TRAINABLE_PRECISIONS,
     Engine,
+    Framework,
     LossImpl,
     Optimizer,
     Precision,
@@ -227,6 +228,7 @@ class PlanRequest(BaseModel):
         description="Fix the pipeline-parallel degree (None: the planner chooses)",
     )
     engine: Engine = Field(default=Engine.VLLM, description="Serving stack (inference)")
+    framework: Framework = Field(default=Framework.DEFAULT, description="Training stack (training)")
     # inference traffic
     users: int = Field(default=1, ge=1, le=10_000_000, description="Concurrent users (sequences)")
     prompt_tokens: int = Field(default=512, ge=1, le=10_000_000)

@@ -61,6 +61,7 @@ def _efficiency(req: PlanRequest, peaks: DevicePeaks) -> Efficiency:
             a.mfu,
             a.prefill_efficiency,
             a.bandwidth_efficiency,
+            framework=req.framework.value,
         )
         if peaks.host_serial:  # eager PyTorch on a CPU: dispatch per layer, measured here
             cpu = efficiencies().cpu
@@ -487,6 +488,9 @@ def _training_speed(job: _TrainingJob, par: Parallelism) -> TrainingSpeed:
         f"+ optimizer = {format_duration(step.step_s)}; MFU {mfu:.1%} of the peak on model FLOPs "
         f"({job.model_flops_per_token / model.active_params():.2f} P per token), HFU {hfu:.1%} with recomputation"
     )
+    stack = efficiencies().training_stacks.get(req.framework.value)
+    if stack is not None:
+        formula += f"; training stack {stack.label}: the architecture's MFU x {stack.mfu_factor:g}"
     return TrainingSpeed(
         flops_per_token=job.model_flops_per_token,
         hardware_flops_per_token=job.hardware_flops_per_token,

@@ -67,6 +67,7 @@ class GpuSystem(BaseModel):
     scale_out: str | None = None
     nics_per_node: int | None = Field(default=None, ge=1)
     node_gpus: int | None = Field(default=None, ge=1)
+    host_form: str | None = Field(default=None, description="a hosts.json machine other than the tier's")
 
 
 class SystemsFile(BaseModel):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from gpu_advisor.core.estimates import OWNERSHIP_MONTHS, CostEstimate
-from gpu_advisor.core.precision import Engine, LossImpl, Task, Tier
+from gpu_advisor.core.precision import Engine, Framework, LossImpl, Task, Tier
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import (
     NA,
@@ -41,6 +41,10 @@ ENGINE_LABELS = {
     Engine.TENSORRT_LLM: "TensorRT-LLM",
     Engine.LLAMA_CPP: "llama.cpp",
     Engine.HF_GENERATE: "Hugging Face generate()",
+}
+FRAMEWORK_LABELS = {
+    Framework.DEFAULT: "as measured (torchtitan FSDP2 on A100, Megatron-Core on H100)",
+    Framework.MEGATRON_DEEPSPEED: "Megatron-DeepSpeed",
 }
 LOSS_LABELS = {
     LossImpl.FULL: "full (fp32 over the vocabulary)",

@@ -46,3 +46,17 @@ def test_a_bad_lora_rank_names_its_flag(capsys):
     assert run_cli(["plan", "--model", "llama-3-8b", "--task", "lora", "--lora-rank", "0"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "--lora-rank" in err
+
+
+def test_megatron_deepspeed_trains_slower_and_says_why(capsys):
+    base = ["plan", "--model", "llama-3-8b", "--task", "pretrain", "--gpu", "nvidia-a100-sxm-80gb"]
+    base += ["--gpus", "8", "--json"]
+    default = _option(capsys, base)
+    stack = _option(capsys, [*base, "--framework", "megatron-deepspeed"])
+    assert stack["tokens_per_s"] < 0.8 * default["tokens_per_s"]
+    assert "Megatron-DeepSpeed" in json.dumps(stack)
+
+
+def test_the_framework_leaves_serving_alone(capsys):
+    base = ["plan", "--model", "llama-3-8b", "--gpu", "nvidia-h100-sxm", "--json"]
+    assert _option(capsys, base) == _option(capsys, [*base, "--framework", "megatron-deepspeed"])

@@ -64,3 +64,15 @@ def test_an_engine_without_a_measurement_on_the_architecture_says_so():
     assert "no measurement for vLLM on CDNA 3" in _serving_source("amd-instinct-mi300x", "vllm")
     assert "no measurement" not in _serving_source("nvidia-h100-sxm", "vllm")
     assert "no measurement" not in _serving_source("nvidia-a100-sxm-80gb", "tensorrt-llm")
+
+
+def test_vllm_on_mi300x_fp8_runs_its_gemms_at_the_measured_share_of_the_peak():
+    from gpu_advisor.core.efficiency import resolve_efficiency
+    from gpu_advisor.core.precision import Engine
+
+    def eff(dtype: str):
+        return resolve_efficiency("CDNA 3", False, dtype, dtype, Engine.VLLM, None, None, None)
+
+    fp8, bf16 = eff("fp8"), eff("bf16")
+    assert fp8.prefill < 0.25 and "vLLM on CDNA 3 fp8" in fp8.prefill_source
+    assert bf16.prefill > 0.4 and "vLLM on CDNA 3" not in bf16.prefill_source

@@ -44,7 +44,13 @@ def test_the_result_views_glyphs_are_in_the_default_font(window):
     # plans with suggestions (their bullet), for serving and for training
     window.form.set_model_source("preset", "mixtral-8x7b")
     cases = (
-        {"task": "inference", "users": 8, "tier": "workstation", "purchase": "buy"},
+        {
+            "task": "inference",
+            "users": 8,
+            "tokens_per_s_per_user": 20.0,
+            "tier": "workstation",
+            "purchase": "buy",
+        },
         {"task": "finetune", "tier": None, "gpu": "nvidia-rtx-4090", "gpus": 1},
     )
     for fields in cases:

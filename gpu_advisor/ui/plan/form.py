@@ -56,6 +56,7 @@ TRAINING_ONLY_FIELDS = frozenset(
         "dataset_samples",
         "dataset_tokens",
         "epochs",
+        "framework",
     }
 )
 INFERENCE_ONLY_FIELDS = frozenset(

@@ -10,7 +10,7 @@ from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.plan.binding import FieldBinder
 from gpu_advisor.ui.plan.fields import FormPage, NumberEdit, make_combo
 from gpu_advisor.ui.plan.form import PlanForm
-from gpu_advisor.wording.plan import ENGINE_LABELS, LOSS_LABELS
+from gpu_advisor.wording.plan import ENGINE_LABELS, FRAMEWORK_LABELS, LOSS_LABELS
 
 TASK_LABELS = {
     Task.INFERENCE: "Inference (serving users)",
@@ -255,6 +255,15 @@ class TrafficPage(FormPage):
         )
         self.epochs = NumberEdit(integer=False, optional=True, placeholder="1")
         self.add_field(training, "E&pochs:", self.epochs, "epochs", tip("epochs"))
+        self.framework = make_combo((label, stack) for stack, label in FRAMEWORK_LABELS.items())
+        self.add_field(
+            training,
+            "Training fra&mework:",
+            self.framework,
+            "framework",
+            "The training framework: its kernels and schedules set how much of the GPU's MFU a step "
+            "reaches (resources/efficiencies.json, training_stacks).",
+        )
 
         self.outer_layout.addWidget(self.inference_box)
         self.outer_layout.addWidget(self.training_box)
@@ -262,6 +271,7 @@ class TrafficPage(FormPage):
 
         b = self.binder
         b.combo(self.engine, "engine")
+        b.combo(self.framework, "framework")
         for editor, field in (
             (self.users, "users"),
             (self.prompt_tokens, "prompt_tokens"),
