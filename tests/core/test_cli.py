@@ -278,7 +278,7 @@ def test_the_plan_commands_defaults_are_plan_requests_own():
     args = build_parser().parse_args(["plan", "--model", "gpt2"])
     for field in (
         "task", "precision", "optimizer", "seq_len", "attention", "engine", "users",
-        "prompt_tokens", "output_tokens", "hours_per_month", "electricity_usd_per_kwh",
+        "prompt_tokens", "output_tokens", "hours_per_month", "electricity_usd_per_kwh", "framework",
     ):  # fmt: skip
         default = PlanRequest.model_fields[field].default
         assert getattr(args, field) == getattr(default, "value", default), field

@@ -63,6 +63,8 @@ def test_a_two_process_cluster_run_from_the_monitor(cluster_window, qtbot, dialo
     assert monitor.throughput.tag == (f"{last.op.replace('_', '-')} ({last.scope})", "busbw_bytes_per_s")
     assert len(monitor.throughput) == len(sweep)
     assert monitor.throughput.latest()[1][0] == pytest.approx(sweep[-1].busbw_bytes_per_s)
+    axis = monitor.plots.plots["throughput"].getPlotItem().getAxis("bottom").labelText
+    assert axis.endswith("message sizes")
     assert "gloo on CPU, 2 ranks on 1 node" in monitor.diagnosis.text()
     assert monitor.save_button.isEnabled() and not monitor.calibrate_button.isEnabled()
     path = tmp_path / "cluster.json"
