@@ -169,17 +169,23 @@ class Sizes:
     loader_batch: int
     loader_seq: int
 
+    # Seconds each workload takes, in units of duration_s (the run's progress and time left weigh
+    # the workloads by them). None: the structure's guess below.
+    measured_weights: tuple[tuple[str, float], ...] | None = None
+
     @property
     def weight(self) -> dict[str, float]:
-        """Rough relative duration of each workload, for the whole-run progress fraction."""
+        """Relative duration of each workload, for the whole-run progress fraction and time left."""
         d = self.duration_s
+        if self.measured_weights is not None:
+            return {name: w * d for name, w in self.measured_weights}
         return {
-            "matmul": 2 * d,
+            "matmul": 2 * d,  # two precisions
             "bandwidth": d,
             "train": 1.5 * d,
             "inference": len(self.infer_batches) * d,
             "dataloader": d,
-            "transfer": 2 * d,
+            "transfer": 2 * d if self.transfer_bytes else 0.0,  # none on a CPU
         }
 
 
@@ -223,8 +229,17 @@ _TOY_LLAMA = benchmark_spec("bench-llama-toy", Family.LLAMA, 1, 64, 4, 2, 176, 5
 _GPU_GPT2 = benchmark_spec("bench-gpt2-small", Family.GPT2, 12, 768, 12, None, 3072, 50257)
 _GPU_LLAMA = benchmark_spec("bench-llama-1.1b", Family.LLAMA, 22, 2048, 32, 4, 5632, 32000, 2048)
 
+# A CPU's model steps are long (its min_steps, not duration_s, bound the timing) and building a model
+# costs seconds: the structure's guess had train at 1.5 and inference at 2 units where they take 45
+# and 49, so that the time left read "finishing" with half the run to go (ux-review-3 D15). Measured:
+# `gpu-advisor bench --device cpu --quick`, all workloads, 2 shared cores, 187 s: matmul 4.2 s,
+# bandwidth 2.4 s, train 67 s, inference 74 s (2 batches), dataloader 31 s, transfer skipped (0.7 s).
+_CPU_WEIGHTS = (
+    ("matmul", 2.8), ("bandwidth", 1.6), ("train", 45.0), ("inference", 49.0), ("dataloader", 21.0),
+    ("transfer", 0.0),
+)  # fmt: skip
 _CPU_QUICK = Sizes(
-    warmup_steps=2, min_steps=5, max_steps=40, duration_s=1.5,
+    warmup_steps=2, min_steps=5, max_steps=40, duration_s=1.5, measured_weights=_CPU_WEIGHTS,
     matmul_sizes=(256, 512, 1024), matmul_target_s=0.05, copy_bytes=64 * MIB, transfer_bytes=0,
     train_model=_CPU_GPT2, train_batch=4, train_seq=128,
     infer_model=_CPU_LLAMA, infer_batches=(1, 4), prompt_tokens=128, output_tokens=16,

@@ -18,6 +18,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -116,6 +117,40 @@ def _unfinished(workload: str, started: float, status: Status, **details: Any) -
     )
 
 
+@dataclass
+class RunProgress:
+    """The whole run's fraction and time left from each workload's own fraction, weighing the
+    workloads by their expected durations (Sizes.weight). `clock`: seconds, monotonic (tests)."""
+
+    weights: Mapping[str, float]
+    workloads: tuple[str, ...]
+    on_progress: Callable[[ProgressEvent], None] | None
+    clock: Callable[[], float] = time.monotonic
+    started: float = field(init=False)
+    done_weight: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.started = self.clock()
+
+    @property
+    def total_weight(self) -> float:
+        return sum(self.weights.get(w, 1.0) for w in self.workloads) or 1.0
+
+    def report(self, workload: str, fraction: float, message: str) -> None:
+        """`fraction`: of `workload`, which is running now."""
+        if self.on_progress is None:
+            return
+        overall = min(
+            1.0, (self.done_weight + fraction * self.weights.get(workload, 1.0)) / self.total_weight
+        )
+        elapsed = self.clock() - self.started
+        eta = elapsed * (1 - overall) / overall if overall > 0.02 else None
+        self.on_progress(ProgressEvent(workload=workload, fraction=overall, message=message, eta_s=eta))
+
+    def finished(self, workload: str) -> None:
+        self.done_weight += self.weights.get(workload, 1.0)
+
+
 def run_benchmark(
     options: BenchOptions,
     *,
@@ -141,17 +176,8 @@ def run_benchmark(
     cap = options.memory_cap_bytes
     if cap is None and device_info.kind == "cpu":
         cap = int(psutil.virtual_memory().available * DEFAULT_CPU_CAP_FRACTION)
-    weights = sizes.weight
-    total_weight = sum(weights.get(w, 1.0) for w in options.workloads) or 1.0
-    done_weight = 0.0
-
-    def report_progress(workload: str, fraction: float, message: str) -> None:
-        if on_progress is None:
-            return
-        overall = min(1.0, (done_weight + fraction * weights.get(workload, 1.0)) / total_weight)
-        elapsed = time.monotonic() - run_started
-        eta = elapsed * (1 - overall) / overall if overall > 0.02 else None
-        on_progress(ProgressEvent(workload=workload, fraction=overall, message=message, eta_s=eta))
+    progress = RunProgress(sizes.weight, options.workloads, on_progress)
+    report_progress = progress.report
 
     outcomes: list[Outcome] = []
     with Recording(options.interval_s, nvml=nvml, on_sample=on_sample) as recording:
@@ -200,7 +226,7 @@ def run_benchmark(
                     record(Outcome(_unfinished(name, started, "error", error=f"{type(exc).__name__}: {exc}")))
                 finally:
                     free_memory(device)
-                done_weight += weights.get(name, 1.0)
+                progress.finished(name)
                 report_progress(name, 0.0, f"{name}: done")
         finally:
             stopped = stop.is_set()

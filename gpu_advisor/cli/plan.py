@@ -11,9 +11,15 @@ from gpu_advisor.cli.models import MODEL_HELP, chosen_model, with_trace
 from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
 from gpu_advisor.core.precision import Engine, Framework, LossImpl, Optimizer, Precision, Task, Tier
-from gpu_advisor.core.request import Attention, Purchase, Vendor, describe_validation_error
-from gpu_advisor.core.units import HOURS_PER_MONTH, parse_number
+from gpu_advisor.core.request import Attention, PlanRequest, Purchase, Vendor, describe_validation_error
+from gpu_advisor.core.units import parse_number
 from gpu_advisor.wording.plan_tables import plan_text
+
+
+def _default(field: str) -> object:
+    """PlanRequest's own default for a flag (an enum as its value), so the CLI never restates one."""
+    value = PlanRequest.model_fields[field].default
+    return getattr(value, "value", value)
 
 
 def count_arg(text: str) -> int:
@@ -42,10 +48,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     model.add_argument("--model", metavar="PRESET|ORG/NAME", help=MODEL_HELP)
     model.add_argument("--config", metavar="FILE", help="a Hugging Face config.json")
     model.add_argument("--params", metavar="N", help="a parameter count: 7B, 350M, 7e9 (shape is guessed)")
-    p.add_argument("--task", choices=[t.value for t in Task], default="inference")
-    p.add_argument("--precision", choices=[x.value for x in Precision], default="bf16")
-    p.add_argument("--optimizer", choices=[o.value for o in Optimizer], default="adamw")
-    p.add_argument("--seq-len", type=count_arg, default=2048, help="tokens per sequence (training)")
+    p.add_argument("--task", choices=[t.value for t in Task], default=_default("task"))
+    p.add_argument("--precision", choices=[x.value for x in Precision], default=_default("precision"))
+    p.add_argument("--optimizer", choices=[o.value for o in Optimizer], default=_default("optimizer"))
+    p.add_argument(
+        "--seq-len", type=count_arg, default=_default("seq_len"), help="tokens per sequence (training)"
+    )
     p.add_argument(
         "--batch-size", type=int, default=None, help="micro-batch per GPU (training; default: the planner's)"
     )
@@ -74,23 +82,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--pure-16bit", action="store_true", help="16-bit weights and optimizer state (no fp32 master copy)"
     )
-    p.add_argument("--attention", choices=[a.value for a in Attention], default="sdpa")
+    p.add_argument("--attention", choices=[a.value for a in Attention], default=_default("attention"))
     p.add_argument("--zero", type=int, choices=[0, 1, 2, 3], default=None, help="ZeRO stage (default: auto)")
     p.add_argument("--gpus", type=int, default=None, metavar="N", help="fix the GPU count")
     p.add_argument("--tp", type=int, default=None, metavar="N", help="fix the tensor-parallel degree")
     p.add_argument("--pp", type=int, default=None, metavar="N", help="fix the pipeline-parallel degree")
     p.add_argument(
-        "--engine", choices=[e.value for e in Engine], default="vllm", help="serving stack (inference)"
+        "--engine",
+        choices=[e.value for e in Engine],
+        default=_default("engine"),
+        help="serving stack (inference)",
     )
     p.add_argument(
         "--framework",
         choices=[f.value for f in Framework],
-        default="default",
+        default=_default("framework"),
         help="training stack: default (the stacks the MFU tables were measured on) or megatron-deepspeed",
     )
-    p.add_argument("--users", type=count_arg, default=1, help="concurrent users (inference)")
-    p.add_argument("--prompt-tokens", type=count_arg, default=512)
-    p.add_argument("--output-tokens", type=count_arg, default=256)
+    p.add_argument("--users", type=count_arg, default=_default("users"), help="concurrent users (inference)")
+    p.add_argument("--prompt-tokens", type=count_arg, default=_default("prompt_tokens"))
+    p.add_argument("--output-tokens", type=count_arg, default=_default("output_tokens"))
     p.add_argument("--tokens-per-s", type=float, default=None, help="target tokens/s per user (inference)")
     p.add_argument(
         "--requests-per-s",
@@ -127,8 +138,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--own-machines", action="store_true", help="I already own the machines: buying prices the GPUs only"
     )
-    p.add_argument("--hours-per-month", type=float, default=HOURS_PER_MONTH)
-    p.add_argument("--electricity-usd-per-kwh", type=float, default=0.15)
+    p.add_argument("--hours-per-month", type=float, default=_default("hours_per_month"))
+    p.add_argument("--electricity-usd-per-kwh", type=float, default=_default("electricity_usd_per_kwh"))
     p.add_argument("--mfu", type=float, default=None, help="override the assumed training MFU (0-1)")
     p.add_argument(
         "--pipeline-schedule",

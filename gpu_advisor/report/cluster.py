@@ -110,17 +110,12 @@ def add_cluster_section(
     if links:
         doc.heading(3, "Bus bandwidth and latency")
         doc.table(
-            [
-                ("Collective", 20, False),
-                ("Scope", 24, False),
-                ("Bus bandwidth", 30, True),
-                ("Latency", 26, True),
-            ],
+            _columns(words.LINK_HEADERS, (20, 24, 30, 26), (False, False, True, True)),
             [[escape(c) for c in row] for row in links],
             7.5,
         )
         doc.add(
-            "<p class='small muted'>Bus bandwidth at the largest message measured, latency at the smallest; "
+            "<p class='small muted'>Bus bandwidth at the largest message measured (and the peak over sizes where it differs), latency at the smallest; "
             "NVIDIA nccl-tests' conventions (all-reduce x 2(n-1)/n, all-gather and reduce-scatter x (n-1)/n "
             "of bytes / median time).</p>"
         )
@@ -129,13 +124,7 @@ def add_cluster_section(
     if p2p:
         doc.heading(3, "Point to point")
         doc.table(
-            [
-                ("From", 22, False),
-                ("To", 22, False),
-                ("Link", 28, False),
-                ("Size", 12, True),
-                ("Bandwidth", 16, True),
-            ],
+            _columns(words.P2P_HEADERS, (22, 22, 28, 12, 16), (False, False, False, True, True)),
             [[escape(c) for c in row] for row in p2p],
             7.5,
         )
@@ -143,16 +132,17 @@ def add_cluster_section(
     if scaling:
         doc.heading(3, "Data-parallel scaling")
         doc.table(
-            [
-                ("World size", 30, False),
-                ("Step time", 16, True),
-                ("Throughput", 20, True),
-                ("Efficiency", 16, True),
-                ("Exposed comm", 18, True),
-            ],
+            _columns(words.SCALING_HEADERS, (30, 16, 20, 16, 18), (False, True, True, True, True)),
             [[escape(c) for c in row] for row in scaling],
             7.5,
         )
         for line in (words.scaling_summary(section), words.fsdp_summary(section)):
             if line:
                 doc.add(f"<p class='small'>{escape(line)}</p>")
+
+
+def _columns(
+    headers: tuple[str, ...], widths_pct: tuple[int, ...], right: tuple[bool, ...]
+) -> list[tuple[str, int, bool]]:
+    """A PDF table's (title, width %, right-aligned) from the headers the CLI text shares."""
+    return [(h[0].upper() + h[1:], w, r) for h, w, r in zip(headers, widths_pct, right, strict=True)]

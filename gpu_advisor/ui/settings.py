@@ -15,7 +15,7 @@ from gpu_advisor.core.calibration import MIN_EFFICIENCY
 from gpu_advisor.core.errors import field_message
 from gpu_advisor.core.files import FileFormatError, read_json, write_json_atomic
 from gpu_advisor.core.paths import config_dir
-from gpu_advisor.core.request import Purchase
+from gpu_advisor.core.request import PlanRequest, Purchase
 from gpu_advisor.core.units import HOURS_PER_MONTH
 
 SETTINGS_SCHEMA = "gpu-advisor/settings@1"
@@ -47,7 +47,10 @@ class AppSettings(BaseModel):
         default=HOURS_PER_MONTH, gt=0, le=744, description="Hours of use per month."
     )
     default_electricity_usd_per_kwh: float = Field(
-        default=0.15, ge=0, le=10, description="Electricity price for new plans, USD per kWh."
+        default=PlanRequest.model_fields["electricity_usd_per_kwh"].default,
+        ge=0,
+        le=10,
+        description="Electricity price for new plans, USD per kWh.",
     )
     calibration: Calibration | None = Field(
         default=None, description="Measured MFU used instead of the default assumption when set."

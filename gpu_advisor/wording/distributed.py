@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from gpu_advisor.bench.distributed.section import DistributedSection
+from gpu_advisor.bench.distributed.section import CollectiveRecord, DistributedSection, LinkSummary
 from gpu_advisor.bench.results import BenchReport
 from gpu_advisor.core.calibration import Calibration
 from gpu_advisor.core.units import (
@@ -30,6 +30,10 @@ OP_NAMES = {
     "broadcast": "broadcast",
 }
 COLLECTIVE_HEADERS = ("size", "time (median)", "p10-p90", "algbw", "busbw")
+# The cluster tables' columns, for the CLI text and the PDF alike (report.cluster capitalises them).
+LINK_HEADERS = ("collective", "scope", "bus bandwidth", "latency")
+P2P_HEADERS = ("from", "to", "link", "size", "bandwidth")
+SCALING_HEADERS = ("world size", "step time", "throughput", "efficiency", "exposed comm")
 COLLECTIVE_NUMERIC = (True, True, True, True, True)
 
 
@@ -96,8 +100,24 @@ def collective_tables(section: DistributedSection) -> list[CollectiveTable]:
     return tables
 
 
+def peak_row(section: DistributedSection, link: LinkSummary) -> CollectiveRecord | None:
+    """The size of the link's sweep with the highest bus bandwidth (on a noisy run the largest
+    message can be a dip: 94 MB/s at 4 MiB beside 528 MB/s at 2 MiB, ux-review-3 D24)."""
+    rows = section.rows(link.op, link.scope, link.node_rank)
+    return max(rows, key=lambda r: r.busbw_bytes_per_s) if rows else None
+
+
+def busbw_text(section: DistributedSection, link: LinkSummary) -> str:
+    """'93.8 MB/s at 4 MiB (peak 528 MB/s at 2 MiB)': the largest message's, and the peak when it differs."""
+    text = f"{format_bandwidth(link.busbw_bytes_per_s)} at {format_bytes(link.largest_bytes)}"
+    peak = peak_row(section, link)
+    if peak is not None and peak.bytes != link.largest_bytes:
+        text += f" (peak {format_bandwidth(peak.busbw_bytes_per_s)} at {format_bytes(peak.bytes)})"
+    return text
+
+
 def link_rows(section: DistributedSection) -> list[tuple[str, str, str, str]]:
-    """(collective, scope, bus bandwidth at the largest size, latency at the smallest)."""
+    """(collective, scope, bus bandwidth at the largest size and its peak, latency at the smallest)."""
     out = []
     for s in sorted(section.links, key=lambda s: (s.scope != "intra-node", s.node_rank or 0, s.op)):
         where = "intra-node" if s.scope == "intra-node" else "inter-node"
@@ -107,7 +127,7 @@ def link_rows(section: DistributedSection) -> list[tuple[str, str, str, str]]:
             (
                 OP_NAMES.get(s.op, s.op),
                 where,
-                f"{format_bandwidth(s.busbw_bytes_per_s)} at {format_bytes(s.largest_bytes)}",
+                busbw_text(section, s),
                 f"{latency_text(s.latency_s)} at {format_bytes(s.smallest_bytes)}",
             )
         )
@@ -186,18 +206,17 @@ def render_cluster(report: BenchReport) -> str:
         lines.append(f"node {host.node_rank}: {host.hostname}, ranks {_ranks(host.ranks)}, {devices}")
     lines += [f"note: {n}" for n in section.notes]
     if section.links:
-        lines += ["", "Bus bandwidth (largest message) and latency (smallest), nccl-tests conventions:"]
-        lines += text_table(
-            ("collective", "scope", "bus bandwidth", "latency"), link_rows(section), (False,) * 4
-        )
+        lines += [
+            "",
+            "Bus bandwidth (largest message, and the peak over sizes) and latency (smallest), nccl-tests conventions:",
+        ]
+        lines += text_table(LINK_HEADERS, link_rows(section), (False,) * 4)
     for table in collective_tables(section):
         lines += ["", f"{table.title}:"]
         lines += text_table(COLLECTIVE_HEADERS, table.rows, COLLECTIVE_NUMERIC)
     if section.p2p:
         lines += ["", "Point to point (one-way, median):"]
-        lines += text_table(
-            ("from", "to", "link", "size", "bandwidth"), p2p_rows(section), (False, False, False, True, True)
-        )
+        lines += text_table(P2P_HEADERS, p2p_rows(section), (False, False, False, True, True))
     rows = scaling_rows(section)
     if rows:
         s = section.scaling
@@ -206,7 +225,7 @@ def render_cluster(report: BenchReport) -> str:
         )
         lines += ["", f"Data-parallel training{model}:"]
         lines += text_table(
-            ("world size", "step time", "throughput", "efficiency", "exposed comm"),
+            SCALING_HEADERS,
             rows,
             (False, True, True, True, True),
         )
@@ -318,6 +337,7 @@ def cluster_cards(section: DistributedSection) -> Cards:
     """The Monitor's four cards and diagnosis line for a finished cluster run."""
     s, f = section.scaling, section.fsdp
     link = section.link("all_reduce", "inter-node") or section.link("all_reduce", "intra-node")
+    peak = peak_row(section, link) if link else None
     cards = Cards(
         step_time=format_duration(s.step_time_s[-1]) if s else EMPTY,
         step_detail=f"DDP step over {s.world_sizes[-1]} ranks; alone: {format_duration(s.step_time_s[0])}"
@@ -329,10 +349,12 @@ def cluster_cards(section: DistributedSection) -> Cards:
         memory_detail=f"parameters, gradients, optimizer state; unsharded {format_bytes(f.unsharded_state_bytes)}"
         if f
         else "",
-        prediction=format_bandwidth(link.busbw_bytes_per_s) if link else EMPTY,
+        prediction=format_bandwidth(peak.busbw_bytes_per_s) if peak else EMPTY,
         prediction_detail=(
-            f"{link.scope}, at {format_bytes(link.largest_bytes)}; latency {latency_text(link.latency_s)}"
-            if link
+            f"peak, {link.scope}, at {format_bytes(peak.bytes)}; at the largest message "
+            f"({format_bytes(link.largest_bytes)}): {format_bandwidth(link.busbw_bytes_per_s)}; "
+            f"latency {latency_text(link.latency_s)}"
+            if link and peak
             else ""
         ),
     )

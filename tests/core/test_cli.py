@@ -268,3 +268,17 @@ def test_a_prompt_longer_than_the_models_context_is_refused_in_one_line(capsys):
     err = capsys.readouterr().err
     assert "exceed the model's context of 8,192 tokens" in err and len(err.strip().splitlines()) == 1
     assert run_cli(["plan", "--model", "llama-3-8b", "--prompt-tokens", "7936", "--json"]) == 0
+
+
+def test_the_plan_commands_defaults_are_plan_requests_own():
+    # one source for each default (0.15 $/kWh was written in five places)
+    from gpu_advisor.cli import build_parser
+    from gpu_advisor.core.request import PlanRequest
+
+    args = build_parser().parse_args(["plan", "--model", "gpt2"])
+    for field in (
+        "task", "precision", "optimizer", "seq_len", "attention", "engine", "users",
+        "prompt_tokens", "output_tokens", "hours_per_month", "electricity_usd_per_kwh", "framework",
+    ):  # fmt: skip
+        default = PlanRequest.model_fields[field].default
+        assert getattr(args, field) == getattr(default, "value", default), field

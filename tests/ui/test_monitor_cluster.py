@@ -53,7 +53,18 @@ def test_a_two_process_cluster_run_from_the_monitor(cluster_window, qtbot, dialo
     assert monitor.step_card.value.text() == format_duration(scaling.step_time_s[-1])
     assert monitor.step_card.caption.text() == "Time per step (DDP)"
     link = section.link("all_reduce", "intra-node")
-    assert monitor.prediction_card.value.text() == format_bandwidth(link.busbw_bytes_per_s)
+    peak = max(section.rows("all_reduce", "intra-node"), key=lambda r: r.busbw_bytes_per_s)
+    assert monitor.prediction_card.value.text() == format_bandwidth(peak.busbw_bytes_per_s)
+    assert format_bandwidth(link.busbw_bytes_per_s) in monitor.prediction_card.detail.text()  # the largest's
+    # ux-review-3 D24: the rate plot got each message size's bus bandwidth as it was measured (the
+    # plot keeps the current collective's sweep: the last one's, once the run ended)
+    last = section.collectives[-1]
+    sweep = section.rows(last.op, last.scope)
+    assert monitor.throughput.tag == (f"{last.op.replace('_', '-')} ({last.scope})", "busbw_bytes_per_s")
+    assert len(monitor.throughput) == len(sweep)
+    assert monitor.throughput.latest()[1][0] == pytest.approx(sweep[-1].busbw_bytes_per_s)
+    axis = monitor.plots.plots["throughput"].getPlotItem().getAxis("bottom").labelText
+    assert axis.endswith("message sizes")
     assert "gloo on CPU, 2 ranks on 1 node" in monitor.diagnosis.text()
     assert monitor.save_button.isEnabled() and not monitor.calibrate_button.isEnabled()
     path = tmp_path / "cluster.json"

@@ -171,3 +171,21 @@ def test_a_gpu_run_of_my_command_calibrates_the_plan(qtbot, dialogs):
     assert window.settings.calibration.mfu == pytest.approx(tokens_per_s * flops_per_token / peak)
     assert window.form.assumption("mfu") == pytest.approx(window.settings.calibration.mfu)
     window.close()
+
+
+def _readable(plot) -> bool:
+    """Room for three y ticks with a line between each (ux-review-3 D14: ~40 px plots ran them together)."""
+    return plot.getPlotItem().getViewBox().height() >= 6 * plot.fontMetrics().lineSpacing()
+
+
+def test_a_failed_commands_output_is_a_tab_and_leaves_each_plot_readable_at_1024x700(qtbot, monitor):
+    window = monitor.window()
+    window.resize(1024, 700)
+    window.show()
+    window.tabs.setCurrentWidget(monitor)
+    _run(qtbot, monitor, _python("import sys; print('Traceback: CUDA out of memory'); sys.exit(1)"))
+    qtbot.waitUntil(lambda: "CUDA out of memory" in monitor.output_pane.last_line(), timeout=5000)
+    assert window.height() == 700  # the window did not grow to fit
+    assert monitor.lists.currentWidget() is monitor.output_pane
+    shown = [plot for plot in monitor.plots.plots.values() if plot.isVisible()]
+    assert len(shown) >= 3 and all(_readable(plot) for plot in shown)

@@ -218,3 +218,20 @@ def test_starting_and_a_long_result_detail_leave_the_plots_their_size(window, qt
     assert monitor.plots.size() == size
     with qtbot.waitSignal(monitor.runner.run_finished, timeout=5000):
         monitor.stop()
+
+
+def test_a_benchmark_at_1024x700_leaves_each_plot_room_for_three_readable_ticks(window, qtbot):
+    window.resize(1024, 700)
+    window.show()
+    monitor = window.monitor
+    window.tabs.setCurrentWidget(monitor)
+    qtbot.waitUntil(monitor.controls.isVisible, timeout=5000)
+    monitor.start()
+    qtbot.waitUntil(lambda: monitor.plots.isVisible() and monitor.cards_row.isVisible(), timeout=5000)
+    QApplication.processEvents()
+    assert window.height() == 700
+    shown = [plot for plot in monitor.plots.plots.values() if plot.isVisible()]
+    line = shown[0].fontMetrics().lineSpacing()
+    assert len(shown) >= 3 and all(p.getPlotItem().getViewBox().height() >= 6 * line for p in shown)
+    with qtbot.waitSignal(monitor.runner.run_finished, timeout=5000):
+        monitor.stop()

@@ -104,3 +104,37 @@ def test_the_session_imports_no_qt() -> None:
         "sys.exit(any(m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6') for m in sys.modules))"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_a_cpu_run_of_every_workload_shows_the_whole_runs_time_left_until_its_end() -> None:
+    # ux-review-3 D15: at 49% of a CPU quick run, with 16 s to go, the status read "finishing". The
+    # workloads' durations of a real run (bench.options _CPU_WEIGHTS), on a machine 5x faster (38 s).
+    from gpu_advisor.bench.options import SIZES, WORKLOADS
+    from gpu_advisor.bench.runner import RunProgress
+
+    seconds = {
+        "matmul": 4.2,
+        "bandwidth": 2.4,
+        "train": 67.0,
+        "inference": 74.0,
+        "dataloader": 31.0,
+        "transfer": 0.7,
+    }
+    seconds = {name: s / 5 for name, s in seconds.items()}
+    clock = Clock()
+    session = RunSession(clock)
+    session.start()
+    session.running_now()
+    progress = RunProgress(SIZES[("cpu", "quick")].weight, WORKLOADS, session.progress, clock=clock)
+    total_s = sum(seconds.values())
+    seen: list[tuple[float, float | None]] = []  # (true seconds left, seconds left shown)
+    for name in WORKLOADS:
+        for tick in range(10):
+            progress.report(name, tick / 10, f"{name}: step {tick}")
+            seen.append((total_s - (clock.now - 100.0), session.time_left_s))
+            clock.now += seconds[name] / 10
+        progress.finished(name)
+    late = [(true, shown) for true, shown in seen if true < 0.85 * total_s and true > 3.0]
+    assert late and all(shown is not None for _, shown in late)
+    # within a factor of two of the truth from the first seventh of the run on, never "finishing"
+    assert all(0.5 * true <= shown <= 2 * true for true, shown in late), late

@@ -36,3 +36,34 @@ def test_the_cluster_text_has_every_collective_with_its_measured_figures(cluster
         assert table.rows[-1][-1] == format_bandwidth(last.busbw_bytes_per_s)
     assert scaling_summary(section) in text
     assert "nccl-tests conventions" in text
+
+
+@pytest.mark.slow
+def test_the_headline_bus_bandwidth_is_the_peak_over_sizes_beside_the_largest_messages(cluster_run):
+    # ux-review-3 D24: on a noisy run the largest message is a dip (94 MB/s at 4 MiB, 528 MB/s at 2 MiB)
+    from gpu_advisor.bench.distributed.section import summarize_links
+    from gpu_advisor.wording.distributed import cluster_cards, link_rows
+
+    section = load_report(cluster_run.path).distributed
+    rows = section.rows("all_reduce", "intra-node")
+    assert len(rows) >= 2
+    last = rows[-1]
+    slow = last.model_copy(
+        update={
+            "time_s": 4 * last.time_s,
+            "algbw_bytes_per_s": last.algbw_bytes_per_s / 4,
+            "busbw_bytes_per_s": last.busbw_bytes_per_s / 4,
+        }
+    )
+    collectives = [slow if c is last else c for c in section.collectives]
+    dipped = section.model_copy(update={"collectives": collectives, "links": summarize_links(collectives)})
+    peak = max(dipped.rows("all_reduce", "intra-node"), key=lambda r: r.busbw_bytes_per_s)
+    assert peak.bytes != slow.bytes
+    cards = cluster_cards(dipped)
+    assert cards.prediction == format_bandwidth(peak.busbw_bytes_per_s)
+    assert format_bandwidth(slow.busbw_bytes_per_s) in cards.prediction_detail
+    row = next(r for r in link_rows(dipped) if r[0] == "all-reduce")
+    assert row[2] == (
+        f"{format_bandwidth(slow.busbw_bytes_per_s)} at {format_bytes(slow.bytes)} "
+        f"(peak {format_bandwidth(peak.busbw_bytes_per_s)} at {format_bytes(peak.bytes)})"
+    )

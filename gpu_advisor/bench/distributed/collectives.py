@@ -160,9 +160,11 @@ def sweep(
     max_bytes: int,
     budget_s: float,
     on_size: Callable[[int], None] | None = None,
+    on_row: Callable[[CollectiveRecord], None] | None = None,
 ) -> list[CollectiveRecord]:
     """Time `op` at 8 B, 16 B, ... up to `max_bytes` (already agreed by every rank of the group),
-    stopping at the first size that would run past `budget_s`. Every group rank returns the same rows."""
+    stopping at the first size that would run past `budget_s`. Every group rank returns the same rows.
+    `on_size(bytes)` as a size starts; `on_row(record)` as it is measured (the Monitor plots it)."""
     timer = Timer(device)
     sizes = message_sizes(max_bytes)
     # Half the budget buys iterations, spread evenly over the sizes (small messages need many to
@@ -185,6 +187,8 @@ def sweep(
         iterations = int(min(MAX_ITERATIONS, max(MIN_ITERATIONS, per_size_s / max(op_s, 1e-9))))
         times = reduce_max(timer.times(run, iterations), group, device)
         rows.append(record(op, size, times, group))
+        if on_row is not None:
+            on_row(rows[-1])
         del run
         # Stop when the next size (about twice as long per op) would run past the budget.
         spent_s = elapsed_s + sum(times)

@@ -32,6 +32,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,7 @@ def run_local(
     json_path: str | Path | None = None,
     on_progress: Callable[[ProgressEvent], None] | None = None,
     on_ranks: Callable[[list[dict[str, Any]]], None] | None = None,
+    on_collective: Callable[[str, str, int, float], None] | None = None,
     stop: threading.Event | None = None,
     deadline_s: float | None = None,
     python: str = sys.executable,
@@ -118,6 +120,7 @@ def run_local(
 ) -> BenchReport:
     """Run `nproc` ranks here under torchrun and return rank 0's report (module docstring).
 
+    `on_collective(op, scope, bytes, bus bandwidth in bytes/s)`: each message size as rank 0 measures it.
     `run_root`: where the run's temporary folder is made (None: the system's temporary folder)."""
     if nproc < 2:
         raise DistributedRunFailed("--nproc: a cluster run needs at least 2 processes")
@@ -127,8 +130,9 @@ def run_local(
     run_dir = Path(tempfile.mkdtemp(prefix=RUN_DIR_PREFIX, dir=run_root))
     try:
         results = asked if asked is not None else run_dir / RESULTS_FILE
+        listeners = _Listeners(on_progress, on_ranks, on_collective)
         returncode, why_stopped = _watch(
-            options, nproc, run_dir, results, on_progress, on_ranks, stop, deadline_s, python
+            options, nproc, run_dir, results, listeners, stop, deadline_s, python
         )
         if returncode == 0 and why_stopped is None:
             return load_report(results)
@@ -143,8 +147,7 @@ def _watch(
     nproc: int,
     run_dir: Path,
     results: Path,
-    on_progress: Callable[[ProgressEvent], None] | None,
-    on_ranks: Callable[[list[dict[str, Any]]], None] | None,
+    listeners: _Listeners,
     stop: threading.Event,
     deadline_s: float,
     python: str,
@@ -169,7 +172,7 @@ def _watch(
     failure_seen_s: float | None = None
     try:
         while proc.poll() is None:
-            _deliver(reader, on_progress, on_ranks)
+            _deliver(reader, listeners)
             now = time.monotonic()
             if failure_seen_s is None and read_failures(run_dir):
                 failure_seen_s = now
@@ -184,7 +187,7 @@ def _watch(
                 # (a frozen rank ignores SIGTERM for torchrun's 30 s grace): end them all now.
                 _terminate(proc, grace_s=0.5)
             time.sleep(_POLL_S)
-        _deliver(reader, on_progress, on_ranks)
+        _deliver(reader, listeners)
     except BaseException:  # KeyboardInterrupt in the CLI, a callback's bug: never leave ranks behind
         _terminate(proc)
         raise
@@ -204,14 +207,20 @@ def _keep_log(run_dir: Path, results: Path | None) -> Path | None:
     return kept
 
 
-def _deliver(
-    reader: EventReader,
-    on_progress: Callable[[ProgressEvent], None] | None,
-    on_ranks: Callable[[list[dict[str, Any]]], None] | None,
-) -> None:
+@dataclass(frozen=True)
+class _Listeners:
+    """What the caller hears of the ranks' events (run_local's callbacks)."""
+
+    on_progress: Callable[[ProgressEvent], None] | None
+    on_ranks: Callable[[list[dict[str, Any]]], None] | None
+    on_collective: Callable[[str, str, int, float], None] | None
+
+
+def _deliver(reader: EventReader, listeners: _Listeners) -> None:
     for event in reader.poll():
-        if event.get("kind") == "progress" and on_progress is not None:
-            on_progress(
+        kind = event.get("kind")
+        if kind == "progress" and listeners.on_progress is not None:
+            listeners.on_progress(
                 ProgressEvent(
                     workload=str(event.get("phase", "")),
                     fraction=float(event.get("fraction") or 0.0),
@@ -219,8 +228,15 @@ def _deliver(
                     eta_s=event.get("eta_s"),
                 )
             )
-        elif event.get("kind") == "ranks" and on_ranks is not None:
-            on_ranks(list(event.get("ranks") or []))
+        elif kind == "ranks" and listeners.on_ranks is not None:
+            listeners.on_ranks(list(event.get("ranks") or []))
+        elif kind == "collective" and listeners.on_collective is not None:
+            listeners.on_collective(
+                str(event.get("op", "")),
+                str(event.get("scope", "")),
+                int(event.get("bytes") or 0),
+                float(event.get("busbw_bytes_per_s") or 0.0),
+            )
 
 
 def _terminate(proc: subprocess.Popen[bytes], grace_s: float = GRACE_S) -> None:

@@ -37,7 +37,7 @@ from gpu_advisor.bench.distributed.failures import what_happened
 from gpu_advisor.bench.distributed.lifeline import launcher_alive, watch_launcher
 from gpu_advisor.bench.distributed.liveness import Liveness, Peer
 from gpu_advisor.bench.distributed.options import DistributedOptions
-from gpu_advisor.bench.distributed.section import RankRecord
+from gpu_advisor.bench.distributed.section import CollectiveRecord, RankRecord
 from gpu_advisor.bench.options import SIZES, ProgressEvent
 from gpu_advisor.core.units import format_bytes
 
@@ -55,6 +55,8 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
     done_weight: float = 0.0
     where: str = "starting"
+    # rank 0's measured collective sizes, as they finish (the launcher's events carry them)
+    measured: Callable[[CollectiveRecord], None] | None = None
 
     def at(self, where: str, phase: str, weight_done: float = 0.0) -> None:
         self.where = where
@@ -119,6 +121,10 @@ def _run(
                 user(e)
 
     progress = Progress(env, 1.0, report_progress)
+    if events is not None:
+        progress.measured = lambda r: events.emit(
+            "collective", op=r.op, scope=r.scope, bytes=r.bytes, busbw_bytes_per_s=r.busbw_bytes_per_s
+        )
     telemetry = _NodeTelemetry(env, options.interval_s) if env.local_rank == 0 else None
     try:
         output = _measure(options, env, device, liveness, progress, telemetry, events)
@@ -333,7 +339,10 @@ def _collectives(
             def at(size: int, op: str = op, scope: str = scope, done: float = done) -> None:
                 progress.at(f"{op} ({scope}, {format_bytes(size)})", "collectives", done)
 
-            found = coll.sweep(op, group, device, max_bytes=max_bytes, budget_s=budget, on_size=at)
+            on_row = progress.measured if env.rank == 0 else None
+            found = coll.sweep(
+                op, group, device, max_bytes=max_bytes, budget_s=budget, on_size=at, on_row=on_row
+            )
             if env.rank == group.leader:
                 rows += found
             done += budget

@@ -230,7 +230,7 @@ class BenchBackend:
         if request.workload == COMMAND_WORKLOAD:
             return self._run_command(request, context, on_sample, on_events)
         if request.workload == CLUSTER_WORKLOAD:
-            return self._run_cluster(request, context, on_sample)
+            return self._run_cluster(request, context, on_sample, on_step)
         from gpu_advisor.bench import WORKLOADS, BenchOptions, run_benchmark
 
         freeze_after_imports()
@@ -276,10 +276,15 @@ class BenchBackend:
         return CommandRun(report)
 
     def _run_cluster(
-        self, request: MonitorRequest, context: RunContext, on_sample: Callable[[Sample], None]
+        self,
+        request: MonitorRequest,
+        context: RunContext,
+        on_sample: Callable[[Sample], None],
+        on_step: Callable[[str, str, float], None] | None = None,
     ) -> ClusterRun | None:
         """torchrun with `request.nproc` ranks here (bench.distributed.launcher); this process samples
-        the whole machine for the live plots while the ranks run. None when the user stopped it."""
+        the whole machine for the live plots while the ranks run, and each collective's bus bandwidth
+        goes to `on_step` as each message size is measured. None when the user stopped it."""
         from gpu_advisor.bench.distributed.errors import DistributedRunFailed
         from gpu_advisor.bench.distributed.launcher import run_local
         from gpu_advisor.bench.distributed.options import DistributedOptions
@@ -298,7 +303,13 @@ class BenchBackend:
         sampler.start()
         try:
             return ClusterRun(
-                run_local(options, request.nproc, on_progress=context.report_progress, stop=context.stop)
+                run_local(
+                    options,
+                    request.nproc,
+                    on_progress=context.report_progress,
+                    on_collective=None if on_step is None else collective_step(on_step),
+                    stop=context.stop,
+                )
             )
         except DistributedRunFailed:
             if context.stop.is_set():
@@ -365,3 +376,14 @@ def freeze_after_imports() -> None:
 
 def default_backend() -> BenchBackend:
     return BenchBackend()
+
+
+def collective_step(on_step: Callable[[str, str, float], None]) -> Callable[[str, str, int, float], None]:
+    """A cluster run's measured message sizes as the live rate plot's steps: one curve per
+    collective and scope ("all-reduce (intra-node)"), each point a size's bus bandwidth."""
+    from gpu_advisor.wording.distributed import OP_NAMES
+
+    def step(op: str, scope: str, _bytes: int, busbw_bytes_per_s: float) -> None:
+        on_step(f"{OP_NAMES.get(op, op)} ({scope})", "busbw_bytes_per_s", busbw_bytes_per_s)
+
+    return step

@@ -86,11 +86,14 @@ class CommandWatch:
     """A watched command's side of the Monitor: the runner it starts from, its live events and
     output, the output pane, and its steps' rate on the throughput plot. The panel composes it."""
 
-    def __init__(self, output_pane: OutputPane, throughput: RingSeries) -> None:
+    def __init__(
+        self, output_pane: OutputPane, show_output: Callable[[bool], None], throughput: RingSeries
+    ) -> None:
         # The command starts from this runner's thread and inherits that thread's priority: normal,
         # not the benchmark thread's (a niced thread cannot give its nice back).
         self.runner = JobRunner("gpu-advisor command")
         self.output_pane = output_pane
+        self._show_tab = show_output  # the pane's tab shows (and comes to the front) or hides
         self._throughput = throughput
         self.live: CommandLive | None = None  # the current or last command's events and output
         self._plotted = StepCounters()
@@ -108,7 +111,7 @@ class CommandWatch:
         live = self.live = CommandLive()
         self._plotted, self._started_mono = StepCounters(), started_mono
         request = replace(request, log_path=str(live.log_path))
-        self.output_pane.setVisible(True)
+        self._show_tab(True)
         self.output_pane.set_status("Running…")
         self.output_pane.show_message("")
         self.runner.start(lambda context: backend.run(request, context, on_sample, live.add))
@@ -119,7 +122,7 @@ class CommandWatch:
         if self.live is not None:
             self.live.close()
             self.live = None
-        self.output_pane.setVisible(False)
+        self._show_tab(False)
 
     def ended(self, report: MonitorReport) -> str:
         """How the command ended, in the pane (in the error colour if badly); the status's words."""

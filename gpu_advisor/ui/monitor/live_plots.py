@@ -263,16 +263,20 @@ class LivePlots(QWidget):
         """Each plot's title, with its latest reading; only the ones that changed (a title is laid out
         again on every change)."""
         fg = theme.plot_foreground().name()
+        tag = self._throughput.tag
+        # a cluster run's rate points are its collectives' message sizes (their bus bandwidth)
+        per_size = isinstance(tag, tuple) and str(tag[1]).startswith("busbw")
         for spec in PLOTS:
             # With a reading the title is short, "CPU clock: 2,100 MHz" (the reading carries the axis's
             # unit), so that four plots fit in one row at 1024 px.
             throughput = spec.key == "throughput"
             unit = self._throughput_unit if throughput else spec.unit
             latest = self._latest.get(spec.key)
-            name = self._title(spec)
+            name = "Bus bandwidth" if throughput and per_size else self._title(spec)
             title = f"{name}: <b>{latest}</b>" if latest else f"{name} ({unit})"
             # the throughput's workload is under its axis (a new one relabels it): short titles
-            steps = f"time (s), {self._rate_workload} steps" if throughput and self._rate_workload else ""
+            points = "message sizes" if per_size else "steps"
+            steps = f"time (s), {self._rate_workload} {points}" if throughput and self._rate_workload else ""
             if self._titles.get(spec.key) != (title, steps):
                 self._titles[spec.key] = (title, steps)
                 item = self.plots[spec.key].getPlotItem()

@@ -141,15 +141,13 @@ class MonitorPanel(QWidget):
         self.memory_card, self.prediction_card = row.memory_card, row.prediction_card
         layout.addWidget(self.cards_row)
         self.plots = LivePlots(self.telemetry, self.throughput, settings.plot_window_s)
-        self.run_area = area = RunArea(self.plots)
+        self.output_pane = OutputPane()
+        self.run_area = area = RunArea(self.plots, self.output_pane)
         self.checklist, self.processes, self.lists = area.checklist, area.processes, area.lists
         self.idle_note = area.idle_note
         self.checklist.itemSelectionChanged.connect(self._show_selected_verdict)
         layout.addWidget(area, 1)
-        self.output_pane = OutputPane()
-        self.output_pane.setVisible(False)
-        layout.addWidget(self.output_pane)
-        self.command = CommandWatch(self.output_pane, self.throughput)  # "My command"
+        self.command = CommandWatch(self.output_pane, area.show_output, self.throughput)  # "My command"
         self.command_runner = self.command.runner
         bottom = QHBoxLayout()
         self.diagnosis = QLabel("Diagnosis appears when a workload finishes.")

@@ -47,7 +47,6 @@ class OutputPane(QWidget):
         self.output.setPlaceholderText("The command's output (stdout and stderr) appears here.")
         self.output.setAccessibleName("Command output")
         self.output.setToolTip(f"The last {TAIL_LINES} lines; the whole output is saved beside the results.")
-        self.output.setMaximumHeight(140)
         self.log_label = QLabel("")
         self.log_label.setEnabled(False)
         self.log_label.setWordWrap(True)

@@ -1,5 +1,8 @@
-"""The Monitor's run area: the workloads and processes lists over the live plots (or, before the
-first run, a note saying what a run shows instead of six empty plots)."""
+"""The Monitor's run area: the workloads, processes and a watched command's output, as tabs over the
+live plots (or, before the first run, a note saying what a run shows instead of six empty plots).
+
+The output is a tab, not a pane under the plots: beside the plots it left each of them ~60 px at
+1024x700, too low for three readable ticks (ux-review-3 D14)."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTabWidget, QWi
 
 from gpu_advisor.ui.monitor.checklist import ChecklistTable
 from gpu_advisor.ui.monitor.live_plots import LivePlots
+from gpu_advisor.ui.monitor.output_pane import OutputPane
 from gpu_advisor.ui.monitor.process_list import ProcessTable
 
 IDLE_TEXT = (
@@ -19,9 +23,9 @@ IDLE_TEXT = (
 
 
 class RunArea(QSplitter):
-    """Vertical: lists on top (resizable), plots below."""
+    """Vertical: the tabs on top (resizable), plots below."""
 
-    def __init__(self, plots: LivePlots, parent: QWidget | None = None) -> None:
+    def __init__(self, plots: LivePlots, output: OutputPane, parent: QWidget | None = None) -> None:
         super().__init__(Qt.Orientation.Vertical, parent)
         self.plots = plots
         self.checklist = ChecklistTable()
@@ -30,6 +34,9 @@ class RunArea(QSplitter):
         self.lists.setDocumentMode(True)
         self.lists.addTab(self.checklist, "Workloads")
         self.lists.addTab(self.processes, "Processes")
+        self.output = output
+        self.lists.addTab(output, "Output")
+        self.lists.setTabVisible(2, False)  # until a command runs
         self.idle_note = QLabel(IDLE_TEXT)
         self.idle_note.setWordWrap(True)
         self.idle_note.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -55,3 +62,9 @@ class RunArea(QSplitter):
             self.lists.setCurrentWidget(self.processes)
         elif not was_shown:
             self.lists.setCurrentWidget(self.checklist)
+
+    def show_output(self, shown: bool) -> None:
+        """A watched command's output: its tab shows, and comes to the front, while it is the run."""
+        self.lists.setTabVisible(2, shown)
+        if shown:
+            self.lists.setCurrentWidget(self.output)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from gpu_advisor.core.request import Assumptions
+from gpu_advisor.core.request import Assumptions, PlanRequest
 from gpu_advisor.core.units import HOURS_PER_MONTH
 from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.plan.binding import FieldBinder
@@ -104,7 +104,10 @@ class AssumptionsPanel(FormPage):
                     layout, "Hours of use per month (h):", hours, "hours_per_month", tip("hours_per_month")
                 )
                 self.binder.number(hours, "hours_per_month")
-                price = NumberEdit(integer=False, placeholder="0.15")
+                price = NumberEdit(
+                    integer=False,
+                    placeholder=f"{PlanRequest.model_fields['electricity_usd_per_kwh'].default:g}",
+                )
                 price.setMinimumWidth(_editor_min_width(price))
                 self.add_field(
                     layout, "Electricity (USD per kWh):", price, "electricity_usd_per_kwh", tip("electricity")

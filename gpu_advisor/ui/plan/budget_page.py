@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QButtonGroup, QCheckBox, QGroupBox, QHBoxLayout, Q
 
 from gpu_advisor.core.catalog import default_catalog
 from gpu_advisor.core.precision import TIER_LABELS
-from gpu_advisor.core.request import Purchase, Vendor
+from gpu_advisor.core.request import PlanRequest, Purchase, Vendor
 from gpu_advisor.core.units import HOURS_PER_MONTH
 from gpu_advisor.ui.glossary import tip
 from gpu_advisor.ui.plan.binding import FieldBinder
@@ -54,7 +54,9 @@ class BudgetPage(FormPage):
             "Buying prices each desktop, workstation tower or 8-GPU server without its GPUs "
             "(resources/hosts.json); tick this when the machines are already there.",
         )
-        self.electricity = NumberEdit(integer=False, placeholder="0.15")
+        self.electricity = NumberEdit(
+            integer=False, placeholder=f"{PlanRequest.model_fields['electricity_usd_per_kwh'].default:g}"
+        )
         self.add_field(
             money_form,
             "Electricity (USD &per kWh):",
