@@ -125,13 +125,16 @@ def recipe_suggestions(req: PlanRequest, best: Option, replan: Replan) -> list[s
 def _effect(option: Option, best: Option) -> str:
     """'$219 and 85 h instead of $400 and 155 h (2 x A100, 1.1 s per step)': cost, then time."""
     cost = f"{format_usd(option.rank_usd)} instead of {format_usd(best.rank_usd)}"
-    new_t, old_t = option.speed.time_to_train_s, best.speed.time_to_train_s
+    new, old = option.training, best.training
+    if new is None or old is None:  # suggestions are made for training plans only
+        return cost
+    new_t, old_t = new.time_to_train_s, old.time_to_train_s
     if new_t is not None and old_t is not None:
         cost = (
             f"{format_usd(option.rank_usd)} and {format_duration(new_t)} instead of "
             f"{format_usd(best.rank_usd)} and {format_duration(old_t)}"
         )
-    return f"{cost} ({option.count} x {option.gpu}, {format_duration(option.speed.step_time_s)} per step)"
+    return f"{cost} ({option.count} x {option.gpu}, {format_duration(new.step_time_s)} per step)"
 
 
 def fallback_suggestions(req: PlanRequest) -> list[str]:

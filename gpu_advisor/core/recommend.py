@@ -679,7 +679,9 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         gpu = catalog.get(best.gpu_id)
         laid_out = next((entry[2] for entry in screened[gpu.id] if entry[1] == 0), None)
         if laid_out is not None:
-            literal[gpu.id] = _option(runs[0], gpu, catalog, searches[0], user=req, laid_out=laid_out)[0]
+            option = _option(runs[0], gpu, catalog, searches[0], user=req, laid_out=laid_out)[0]
+            if option is not None:
+                literal[gpu.id] = option
     suggestions: list[str] = []
     if best is None:
         suggestions = fallback_suggestions(req)

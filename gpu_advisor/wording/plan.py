@@ -256,10 +256,8 @@ def cost_curve(plan: Plan, option: Option | None = None) -> CostCurve:
     A training job with a token budget is charted over its own hours; anything else over months."""
     pair = answer_pair(plan) if option is None else AnswerPair(option, option, None, False)
     rent_o, buy_o = pair.rent, pair.buy
-    names = dict(
-        rent_what="" if rent_o is None else cards(rent_o),
-        buy_what="" if buy_o is None else cards(buy_o),
-    )
+    rent_what = "" if rent_o is None else cards(rent_o)
+    buy_what = "" if buy_o is None else cards(buy_o)
     sides = [o for o in (rent_o, buy_o) if o is not None]
     job_hours = {
         id(o): o.training.time_to_train_s / 3600
@@ -269,8 +267,8 @@ def cost_curve(plan: Plan, option: Option | None = None) -> CostCurve:
     if sides and plan.request.train_tokens is not None and len(job_hours) == len({id(o) for o in sides}):
         hours = max(job_hours.values())
         xs = [hours * i / JOB_CHART_POINTS for i in range(JOB_CHART_POINTS + 1)]
-        rent = [None] * len(xs)
-        buy = [None] * len(xs)
+        rent: list[float | None] = [None] * len(xs)
+        buy: list[float | None] = [None] * len(xs)
         if rent_o is not None and rent_o.cost.cloud_usd_per_hour is not None:
             done = job_hours[id(rent_o)]
             rent = [rent_o.cost.cloud_usd_per_hour * min(h, done) for h in xs]
@@ -278,7 +276,7 @@ def cost_curve(plan: Plan, option: Option | None = None) -> CostCurve:
             done = job_hours[id(buy_o)]
             per_hour = (buy_o.cost.electricity_usd_per_month or 0.0) / plan.request.hours_per_month
             buy = [buy_o.cost.purchase_usd + per_hour * min(h, done) for h in xs]
-        return CostCurve(xs, "hours of the training job", rent, buy, True, None, **names)
+        return CostCurve(xs, "hours of the training job", rent, buy, True, None, rent_what, buy_what)
     be = option.cost.breakeven_months if option is not None else pair.breakeven_months
     months = cost_chart_months(be)
     span = range(months + 1)
@@ -288,7 +286,7 @@ def cost_curve(plan: Plan, option: Option | None = None) -> CostCurve:
     if be is not None and rent_o is not None:
         at_be = rent_o.cost.rent_total_usd(be)
     return CostCurve(
-        [float(m) for m in span], "months of use", rent_m, buy_m, False, be, breakeven_usd=at_be, **names
+        [float(m) for m in span], "months of use", rent_m, buy_m, False, be, rent_what, buy_what, at_be
     )
 
 
