@@ -174,6 +174,10 @@ class RecommendationView(QWidget):
         self.show_large_options.setVisible(bool(folded))
         self._show_options_caption()
         self._show_details(plan)
+        users = plan.assumptions.get("concurrent_users_from_requests_per_s")
+        self.assumptions.set_derived_note(
+            f"Concurrent users from the requests per second: {users}" if users else ""
+        )
 
     def _show_options_caption(self) -> None:
         if self.plan is None:
