@@ -273,7 +273,9 @@ class TrafficPage(FormPage):
         self.training_box.setLayout(training)
         self.train_tokens = NumberEdit(integer=False, optional=True, placeholder="e.g. 1e9 or 10B (optional)")
         self.add_field(training, "Training &tokens:", self.train_tokens, "train_tokens", tip("train_tokens"))
-        self.max_hours = NumberEdit(integer=False, optional=True, placeholder="no deadline")
+        self.max_hours = NumberEdit(
+            integer=False, optional=True, placeholder="no deadline (48, 7d, 1 week)", hours=True
+        )
         self.add_field(training, "&Deadline (hours):", self.max_hours, "max_hours", tip("max_hours"))
         # or a dataset read for some epochs (instead of a token budget)
         self.dataset_samples = NumberEdit(integer=True, optional=True, placeholder="or a dataset: samples")
