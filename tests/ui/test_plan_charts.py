@@ -125,3 +125,12 @@ def test_memory_colours_are_the_pdfs_and_tell_weights_from_the_kv_cache(memory_c
         if label in shown:
             assert shown[label].lower() == pdf_charts.COMPONENT_COLORS[name].name().lower(), name
     assert shown["Weights"].lower() != shown["KV cache"].lower()
+
+
+def test_a_job_of_petabytes_is_charted_in_a_unit_that_reads_without_exponents(memory_chart):
+    """D19 (ux-review-3): a micro-batch of a million sequences needs ~14,000 TiB; the axis read '1.5e+07' GiB."""
+    huge = plan(PlanRequest(model=LLAMA_8B, task="pretrain", batch_size=1_000_000, seq_len=2048))
+    memory_chart.show_plan(huge)
+    labels = _left_axis_labels(memory_chart)
+    assert labels and not any("e+" in text or "e-" in text for text in labels), labels
+    assert memory_chart.getPlotItem().getAxis("left").labelText == "memory (TiB)"

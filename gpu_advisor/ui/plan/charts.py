@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QWidget
 
 from gpu_advisor.core.estimates import COMPONENTS, MemoryComponents
 from gpu_advisor.core.result import Plan
-from gpu_advisor.core.units import GIB, format_bytes, format_months
+from gpu_advisor.core.units import GIB, byte_unit, format_bytes, format_months
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import tip
 from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_chart_message, cost_curve, gpu_line
@@ -158,10 +158,17 @@ class MemoryChart(_ThemedPlot):
             return
         columns = memory_columns(plan)
         best = plan.best
+        # GiB, as GPU memory is sold; TiB or PiB for a job far beyond any GPU (a million-sequence
+        # micro-batch is 14 PiB), whose axis read '1.5e+07' in GiB.
+        largest = max([comps.total for _, comps in columns] + [best.gpu_memory_bytes if best else 0])
+        unit, scale = byte_unit(largest)
+        if scale < GIB or largest < 10_000 * GIB:
+            unit, scale = "GiB", GIB
+        item.setLabel("left", f"memory ({unit})")
         starts = np.zeros(len(columns))
         x = np.arange(len(columns), dtype=float)
         for name in COMPONENT_LABELS:
-            heights = np.array([getattr(comps, name) / GIB for _, comps in columns])
+            heights = np.array([getattr(comps, name) / scale for _, comps in columns])
             if not heights.any():
                 continue
             color = theme.component_color(name)
@@ -182,7 +189,7 @@ class MemoryChart(_ThemedPlot):
         self._fit_ticks()
         top = float(starts.max())
         if best is not None:
-            limit_gb = best.gpu_memory_bytes / GIB
+            limit_gb = best.gpu_memory_bytes / scale
             fg = theme.plot_foreground()
             item.addItem(
                 pg.InfiniteLine(
