@@ -28,6 +28,8 @@ class ChecklistTable(QTableWidget):
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setWordWrap(False)
+        # Tab moves on to the next control (the arrows walk the rows): it walked ~30 cells first.
+        self.setTabKeyNavigation(False)
         self.verticalHeader().setVisible(False)
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         # Fixed widths that fit 1024 px without a sideways scroll bar; a cut text shows whole in its

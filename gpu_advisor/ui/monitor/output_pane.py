@@ -25,7 +25,8 @@ def read_tail(path: Path, max_bytes: int = TAIL_BYTES, lines: int = TAIL_LINES) 
     except OSError:
         return ""
     text = data.decode("utf-8", errors="replace").replace("\r\n", "\n")
-    kept = text.split("\n")
+    # A progress bar (tqdm) redraws its line after a carriage return: show what a terminal shows.
+    kept = [line.rsplit("\r", 1)[-1] for line in text.split("\n")]
     if size > max_bytes:
         kept = kept[1:]  # the first line was cut in the middle
     return "\n".join(kept[-lines - 1 :]).rstrip("\n")

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpu_advisor.core.architecture import ModelSpec
+from gpu_advisor.core.architecture import SUPPORTED_MODEL_TYPES, ModelSpec
 from gpu_advisor.core.presets import presets
 from gpu_advisor.core.units import format_count
 from gpu_advisor.ui.plan.fields import FIELD_WIDTH_PX, FormPage
@@ -91,7 +91,9 @@ class ModelPage(FormPage):
         self.config_path.setAccessibleName("config.json path")
         self.browse_button = QPushButton("&Browse…")
         self.browse_button.setToolTip(
-            "Open a Hugging Face config.json (Llama, Mistral, Mixtral, Qwen2, GPT-2, BERT)"
+            "Open a Hugging Face config.json. Counted exactly: "
+            f"{', '.join(sorted(SUPPORTED_MODEL_TYPES))}; other decoder models are approximated, "
+            "then traced for their exact memory."
         )
         config_box = QWidget()
         config_layout = QHBoxLayout(config_box)

@@ -53,6 +53,7 @@ def _scrolled(page: QWidget) -> QScrollArea:
     scroll.setWidget(page)
     scroll.setWidgetResizable(True)
     scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+    scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a frameless page takes no Tab stop of its own
     return scroll
 
 
