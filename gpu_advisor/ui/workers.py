@@ -18,6 +18,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from gpu_advisor.core.errors import UserInputError
+
 _log = logging.getLogger(__name__)
 THREAD_EXIT_TIMEOUT_MS = 10_000
 
@@ -39,7 +41,10 @@ class _TaskWorker(QObject):
         try:
             result = fn()
         except Exception as exc:  # reported to the user as one message; the thread lives on
-            _log.exception("background task failed")
+            if isinstance(exc, UserInputError):  # 'not in the cache': theirs to fix, not a bug to trace
+                _log.info("background task: %s", exc)
+            else:
+                _log.exception("background task failed")
             self.task_failed.emit(task_id, describe_exception(exc))
         else:
             self.task_finished.emit(task_id, result)

@@ -46,3 +46,29 @@ def test_a_progress_bar_redrawn_with_carriage_returns_is_one_line(tmp_path):
     log = tmp_path / "run.log"
     log.write_bytes(b"epoch 1\n 10%|#  |\r 50%|##  |\r100%|####|\ndone\n")
     assert read_tail(log).splitlines() == ["epoch 1", "100%|####|", "done"]
+
+
+def test_an_expected_hub_error_is_logged_without_a_traceback(caplog):
+    """'Not in the cache' is the user's to fix and shown to them in one line; the terminal got a
+    'background task failed' traceback for it. A bug still logs its traceback."""
+    import logging
+
+    from gpu_advisor.hub.models import HubError
+    from gpu_advisor.ui.workers import _TaskWorker
+
+    worker = _TaskWorker()
+    failures: list[str] = []
+    worker.task_failed.connect(lambda _id, message: failures.append(message))
+
+    def offline():
+        raise HubError("meta-llama/x is not in the cache and offline mode is on")
+
+    def bug():
+        raise KeyError("oops")
+
+    with caplog.at_level(logging.DEBUG, logger="gpu_advisor.ui.workers"):
+        worker.run_task(1, offline)
+        assert failures == ["meta-llama/x is not in the cache and offline mode is on"]
+        assert not any(r.exc_info for r in caplog.records)
+        worker.run_task(2, bug)
+        assert any(r.exc_info for r in caplog.records)
