@@ -562,6 +562,13 @@ def _explain(
         f["gradients"] = f"{basis.trainable:,} trainable x {basis.grad_bytes:g} B" + (
             f" / dp {dp} (ZeRO-2)" if zero >= 2 else ""
         )
+        if phase == "backward" and not basis.grads_at_backward and basis.head_grad:
+            # What is live at this peak: the head's gradient alone (the row read '125 MiB = 982,575,104
+            # trainable x 2 B'); the rest appear as activations are freed (the note below).
+            f["gradients"] = (
+                f"the output head's only, at this moment: {model.vocab_size:,} x {model.hidden_size:,} x "
+                f"{basis.grad_bytes:g} B" + (f" / (tp x pp = {shards})" if shards > 1 else "")
+            )
         precision = (
             "mixed precision" if profile.master_weights else "pure 16-bit" if not req.mixed_precision else ""
         )
