@@ -14,7 +14,7 @@ def test_the_gradients_row_at_the_backward_peak_reads_as_the_head_gradient():
     model = resolve_model(preset=None, config=None, params=1e9)
     result = plan(PlanRequest(model=model, task="pretrain", train_tokens=20e9, max_hours=168))
     comps = result.memory.components
-    name, size, formula = next(row for row in memory_rows(result.memory) if row[0] == "Gradients")
+    _name, size, formula = next(row for row in memory_rows(result.memory) if row[0] == "Gradients")
     trainable = model.total_params()
     assert comps.gradients < trainable * 2 / 4  # only part of the gradients is live at this peak
     assert size == format_bytes(comps.gradients)
