@@ -79,14 +79,24 @@ def estimate_cost(
     )
     spare = f" ({bought - count} spare on the baseboards, not powered)" if bought > count else ""
     tdp = "TDP unknown" if gpu.tdp_w is None else f"{gpu.tdp_w:.0f} W"
-    rent = (
-        f"rent = {count} x {format_usd(gpu.cloud_usd_per_hour, unknown)}/GPU-h x {hours_per_month:g} h/month"
-        if rentable
-        else f"rent: not offered (clouds do not rent {n} {host}s joined as one cluster)"
+    if not rentable:
+        rent = f"rent: not offered (clouds do not rent {n} {host}s joined as one cluster)"
+    elif gpu.cloud_usd_per_hour is None:  # said once, not multiplied ('2 x price unknown/GPU-h')
+        rent = f"rent: {unknown} (no cloud price for this GPU in the catalogue)"
+    elif job_gpu_hours is not None:  # a one-off training job: its GPU-hours, not a month's
+        rent = (
+            f"rent = {job_gpu_hours:,.0f} GPU-hours of the job x {format_usd(gpu.cloud_usd_per_hour)}/GPU-h"
+        )
+    else:
+        rent = f"rent = {count} x {format_usd(gpu.cloud_usd_per_hour)}/GPU-h x {hours_per_month:g} h/month"
+    buy = (
+        f"buy: {unknown} (no purchase price for this GPU in the catalogue)"
+        if gpu.purchase_usd is None
+        else f"buy = {bought} x {format_usd(gpu.purchase_usd)}{spare} + {host_text}"
     )
     formula = (
         f"{rent}; "
-        f"buy = {bought} x {format_usd(gpu.purchase_usd, unknown)}{spare} + {host_text}; "
+        f"{buy}; "
         f"power = ({count} x {tdp} x {a.utilisation_of_tdp:.0%} + {n} x "
         f"{host_power_w(machines, a):.0f} W {host}) x PUE {a.pue:g} x "
         f"{format_usd(electricity_usd_per_kwh)}/kWh"
