@@ -3,6 +3,7 @@ ranked by what meeting the target costs; the cheapest sets the recommended tier 
 
 from __future__ import annotations
 
+import math
 import re
 
 from .advice import count_suggestions, fallback_suggestions, recipe_suggestions
@@ -450,11 +451,21 @@ def _cannot_improve(entry: tuple[tuple, int, Found], step: int) -> bool:
     return not no_fit and not misses and laid_out[3].layout.gpus == step
 
 
+def _fastest(req: PlanRequest, fitting: list[Option]) -> Option:
+    """The fitting option closest to a speed target none meets: the fastest per user (the first
+    token, for a first-token target alone), or the shortest training."""
+    if req.task.is_training:
+        return min(fitting, key=lambda o: o.speed.time_to_train_s or math.inf)
+    if req.tokens_per_s_per_user is None:
+        return min(fitting, key=lambda o: o.serving.ttft_s)
+    return max(fitting, key=lambda o: o.serving.tokens_per_s_per_user)
+
+
 def _serving_target(req: PlanRequest) -> str:
     """'30 tokens/s per user and a first token within 0.5 s'."""
     parts = []
     if req.tokens_per_s_per_user is not None:
-        parts.append(f"{req.tokens_per_s_per_user:g} tokens/s per user")
+        parts.append(format_rate(req.tokens_per_s_per_user, "tokens/s per user"))
     if req.ttft_s is not None:
         parts.append(f"a first token within {req.ttft_s:g} s")
     return " and ".join(parts)
@@ -684,7 +695,14 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
                 literal[gpu.id] = option
     suggestions: list[str] = []
     if best is None:
-        suggestions = fallback_suggestions(req)
+        fitting = [o for o in options if o.fits]
+        comps = unsharded.components
+        suggestions = fallback_suggestions(
+            req,
+            fastest=_fastest(req, fitting) if fitting else None,
+            activations_bytes=comps.activations,
+            state_bytes=comps.weights + comps.gradients + comps.optimizer,
+        )
         biggest = max((g.memory_bytes for g in gpus), default=0)
         filtered = req.gpu or req.tier or req.vendor or req.require_nvlink
         where = "the chosen GPUs" if filtered else "the catalogue"

@@ -78,6 +78,41 @@ def _dataset_rows(req: Any) -> list[tuple[str, str]]:
     return [("Dataset", size), ("Epochs", f"{req.epochs or 1:g}")]
 
 
+# Options of more GPUs than this (and than LARGE_OPTION_FACTOR x the recommendation's) are folded
+# away by default: 512 x L4 or 2,048 x T4 for a 70B model fit and may even meet the target, but nobody
+# buys eight racks of inference cards to serve what one or two 8-GPU servers serve (review 3, D13).
+LARGE_OPTION_GPUS = 64  # eight 8-GPU servers
+LARGE_OPTION_FACTOR = 4
+
+
+def large_option_limit(plan: Plan) -> int:
+    """The most GPUs an option may use and still be listed by default."""
+    best = plan.best
+    return max(LARGE_OPTION_GPUS, LARGE_OPTION_FACTOR * best.count if best is not None else 0)
+
+
+def large_options_text(folded: int, limit: int) -> str:
+    """'3 options of more than 64 GPUs' (one option: 'one option of …')."""
+    what = "one option" if folded == 1 else f"{folded:,} options"
+    return f"{what} of more than {limit:,} GPUs"
+
+
+def target_column_keys(request: Any) -> frozenset[str]:
+    """The options columns that answer the request's own target, kept when a narrow table leaves out
+    details: the first token for a first-token target; the step time and the layout for training."""
+    if request.task.is_training:
+        return frozenset({"step_time", "layout"})
+    return frozenset({"prefill"}) if request.ttft_s is not None else frozenset()
+
+
+def per_user_text(tokens_per_s: float | None) -> str:
+    """One user's speed with one decimal under 100 tokens/s ('42.0', '35.6'), so that a column reads
+    with one number of decimals; whole numbers above, three significant figures below 1 (as format_rate)."""
+    if tokens_per_s is None or tokens_per_s >= 100 or tokens_per_s < 1:
+        return format_rate(tokens_per_s)
+    return f"{tokens_per_s:.1f}"
+
+
 def option_columns(training: bool) -> tuple[Column, ...]:
     """The options table's columns for a training or an inference plan, in reading order.
 
@@ -133,7 +168,7 @@ def option_columns(training: bool) -> tuple[Column, ...]:
                 "per_user",
                 "Tokens/s per user",
                 lambda o: o.serving.tokens_per_s_per_user,
-                lambda o: format_rate(o.serving.tokens_per_s_per_user),
+                lambda o: per_user_text(o.serving.tokens_per_s_per_user),
                 "Generation speed one user sees",
                 "tokens_per_s_per_user",
             ),
