@@ -19,6 +19,7 @@ from PySide6.QtGui import (
     QPageSize,
     QPainter,
     QPdfWriter,
+    QTextCursor,
     QTextDocument,
     QTextTable,
 )
@@ -195,10 +196,26 @@ def _first_lonely_heading(doc: QTextDocument, page_h: float, keep: float) -> tup
             if nxt.isValid() and nxt.layout().lineCount():
                 next_top = layout.blockBoundingRect(nxt).top() + nxt.layout().lineAt(0).y()
             parted = int(next_top // page_h) > page or (page + 1) * page_h - rect.bottom() < keep
+            # A heading and its line of introduction belong with the chart or table they introduce.
+            after = nxt.next() if nxt.isValid() and _is_intro(nxt) else None
+            if after is not None and after.isValid() and after.layout().lineCount():
+                after_top = layout.blockBoundingRect(after).top() + after.layout().lineAt(0).y()
+                parted = parted or int(after_top // page_h) > page
             if anchor and rect.top() % page_h >= 1 and parted:
                 return rect.top(), anchor
         block = block.next()
     return None
+
+
+def _is_intro(block) -> bool:
+    """A paragraph of text outside a table (not a heading, a list item or an image): the line that
+    introduces the block after it."""
+    if block.blockFormat().headingLevel() or block.textList() is not None:
+        return False
+    if QTextCursor(block).currentTable() is not None:
+        return False
+    text = block.text()
+    return bool(text.strip()) and "\ufffc" not in text  # U+FFFC: an image's object character
 
 
 def _first_straddling_row(doc: QTextDocument, page_h: float) -> tuple[float, str] | None:

@@ -3,6 +3,7 @@ formulas, assumptions and sources. Every face renders these (GUI table, PDF, Mar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -507,8 +508,13 @@ SOURCE_KINDS = (
 AGGREGATOR = "aggregator"
 
 
+REPOSITORY = re.compile(r"^[A-Za-z0-9][\w-]*/[\w.-]+\s")  # 'owner/repo path': a GitHub repository
+
+
 def source_kind(text: str) -> str:
     """'datasheet or maker', 'price' or 'aggregator' (GitHub tables, spec databases, wikis, blogs)."""
+    if REPOSITORY.match(text):  # a repository's table, even one copied from datasheets
+        return AGGREGATOR
     lowered = text.lower()
     return next((kind for kind, words in SOURCE_KINDS if any(w in lowered for w in words)), AGGREGATOR)
 
