@@ -39,6 +39,7 @@ from gpu_advisor.telemetry.samples import GpuSample, HostSample, Sample, of_gpu
 from gpu_advisor.wording.answer import answer_pair
 from gpu_advisor.wording.plan import COMPONENT_LABELS, CostCurve, cost_curve, gpu_line, memory_text
 from gpu_advisor.wording.results import telemetry_title
+from gpu_advisor.wording.shortlist import shortlist
 
 COMPONENT_COLORS = {name: QColor(palette.COMPONENT_COLORS[name]) for name in COMPONENTS}
 RENT, BUY = QColor(palette.RENT), QColor(palette.BUY)
@@ -48,12 +49,13 @@ MEMORY_CHART_ROWS = 6
 
 # ---- memory -----------------------------------------------------------------------------------------
 def memory_chart_options(plan: Plan, limit: int = MEMORY_CHART_ROWS) -> list[Option]:
-    """The recommended option first, then one option per other GPU in the planner's order."""
+    """The recommended option first, then the options table's others (wording.shortlist) in the
+    planner's order: the chart draws no option the table leaves out."""
     chosen: list[Option] = []
     best = plan.best
     if best is not None:
         chosen.append(best)
-    for option in plan.options:
+    for option in shortlist(plan).shown:
         if len(chosen) >= limit:
             break
         if option is not best:

@@ -99,7 +99,7 @@ def test_the_options_list_leaves_out_absurd_rows_and_names_them(arrivals, arriva
         assert squash(f"{option.count} × {option.gpu}") in options
         if option.cost.purchase_usd is not None:
             assert squash(format_usd(option.cost.purchase_usd)) not in text
-    assert squash("Left out as more than 8 times the recommendation's GPUs") in options
+    assert squash("Left out as more than 8 times the GPUs of the first option") in options
 
 
 def test_an_option_beaten_on_price_and_speed_is_folded(arrivals):
@@ -184,3 +184,16 @@ def test_the_markdown_has_the_pdfs_sections_in_its_order(arrivals):
     md_headings[0] = md_headings[0].removeprefix("GPU recommendation: ")
     assert "Next best options" in pdf_headings
     assert md_headings == pdf_headings
+
+
+def test_where_nothing_fits_the_near_misses_are_still_listed():
+    """Leaving out what does not fit is for plans with an answer; without one, the closest options
+    are all the reader has."""
+    from tests.report.samples import no_fit_plan
+
+    result = no_fit_plan()
+    assert not any(o.fits for o in result.options)
+    table = render_markdown(result).split("## Options")[1].split("## Speed")[0]
+    for option in result.options:
+        assert f"| {option.gpu} (" in table
+    assert "Left out" not in table
