@@ -23,6 +23,7 @@ from gpu_advisor.wording.plan import (
     buy_text,
     cost_rows,
     gpu_line,
+    job_rent_text,
     rank_basis,
     rent_text,
     speed_text,
@@ -206,7 +207,11 @@ def _answer_detail(plan: Plan, summary: Summary) -> list[Section]:
     others = runners_up(plan)
     if others:
         blocks.append(Heading(3, "Next best options"))
-        rows = [[gpu_line(o), speed_text(o), rent_text(o.cost), buy_text(o.cost)] for o in others]
+        # a training job's rent is the job's, as on page 1 (not $/h and $/month)
+        rows = [
+            [gpu_line(o), speed_text(o), job_rent_text(o) or rent_text(o.cost), buy_text(o.cost)]
+            for o in others
+        ]
         blocks.append(
             grid([("GPUs", 26, False), ("Speed", 40, False), ("Rent", 17, True), ("Buy", 17, True)], rows)
         )
@@ -413,4 +418,5 @@ def _results(named: NamedReport, index: int) -> Section:
     ram = res.host_ram_peak_text(report)
     if ram:
         blocks.append(Text(ram, "small"))
-    return Section(Heading(2, f"Benchmark: {named.name}", new_page=True), blocks)
+    title = f"Watched command: {named.name}" if res.is_watched(report) else f"Benchmark: {named.name}"
+    return Section(Heading(2, title, new_page=True), blocks)

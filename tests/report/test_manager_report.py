@@ -197,3 +197,40 @@ def test_where_nothing_fits_the_near_misses_are_still_listed():
     for option in result.options:
         assert f"| {option.gpu} (" in table
     assert "Left out" not in table
+
+
+def test_a_training_plans_next_best_options_are_priced_as_the_job():
+    """Review 3's J3: the next best options showed $/h and $/month for a one-off training job."""
+    from gpu_advisor.core.units import format_usd
+    from gpu_advisor.wording.plan import rent_text
+
+    result = training_plan()
+    text = render_markdown(result)
+    section = text.split("### Next best options")[1].split("## ")[0]
+    others = [o for o in result.options if o.fits and o.meets_target and o is not result.best][:3]
+    assert others
+    for option in others:
+        job = f"{format_usd(option.cost.job_cloud_usd)} for the job ({option.training.gpu_hours:,.0f} GPU-hours)"
+        assert job in section
+        assert rent_text(option.cost) not in section
+
+
+def test_an_attached_watched_command_is_titled_as_one(tmp_path):
+    """Review 3's D21: a watched run was titled "Benchmark: … Telemetry during the benchmark"."""
+    import sys
+
+    from gpu_advisor.bench.loading import load_named
+    from gpu_advisor.bench.monitor import run_monitor
+    from gpu_advisor.telemetry import NvmlSource
+    from tests.report.samples import inference_plan
+    from tests.telemetry.fake_nvml import FakeNvml
+
+    report = run_monitor(
+        [sys.executable, "-c", "import time; time.sleep(0.3)"],
+        interval_s=0.1,
+        nvml=NvmlSource(nvml_module=FakeNvml([])),
+    )
+    report.save(tmp_path / "run.json")
+    text = render_markdown(inference_plan(), [load_named(tmp_path / "run.json")])
+    assert "## Watched command: run.json" in text and "## Benchmark:" not in text
+    assert "Telemetry during the watched command" in text
