@@ -39,6 +39,8 @@ BODY_FONT_PT = 9.0
 # A heading with less than this much of its page left moves to the next page with its content.
 KEEP_WITH_NEXT_PT = 60.0
 EDGE_DOTS = 1.0  # see _render
+# A table of at most this many rows is kept on one page (with the heading above it).
+SHORT_TABLE_ROWS = 6
 MAX_PAGE_BREAKS = 400  # a bound, not a target: a few per page at most
 
 Progress = Callable[[int, str], None]
@@ -170,6 +172,7 @@ def _paginate(doc: QTextDocument, content: ReportDocument, page: QSizeF, keep: f
             for p in (
                 _first_lonely_heading(doc, page.height(), keep),
                 _first_straddling_row(doc, page.height()),
+                _first_split_short_table(doc, page.height()),
             )
             if p is not None and content.break_for(p[1]) not in breaks
         ]
@@ -238,6 +241,30 @@ def _first_straddling_row(doc: QTextDocument, page_h: float) -> tuple[float, str
                 continue
             if int(top // page_h) != int((bottom - 1) // page_h):
                 return top, anchor
+    return None
+
+
+def _first_split_short_table(doc: QTextDocument, page_h: float) -> tuple[float, str] | None:
+    """(top, anchor of its first row) of the first table of at most SHORT_TABLE_ROWS rows that runs
+    onto a second page: a few rows read together, so the table moves whole (its heading with it)."""
+    layout = doc.documentLayout()
+    for frame in doc.rootFrame().childFrames():
+        if not isinstance(frame, QTextTable):
+            continue
+        first = frame.format().headerRowCount()
+        if not 0 < frame.rows() - first <= SHORT_TABLE_ROWS:
+            continue
+        start = doc.findBlock(frame.cellAt(first, 0).firstPosition())
+        top = layout.blockBoundingRect(start).top()
+        bottom = max(
+            layout.blockBoundingRect(doc.findBlock(frame.cellAt(frame.rows() - 1, c).lastPosition())).bottom()
+            for c in range(frame.columns())
+        )
+        anchor = _anchor(start)
+        if anchor is None or bottom - top > page_h / 2:
+            continue
+        if int(top // page_h) != int((bottom - 1) // page_h):
+            return top, anchor
     return None
 
 

@@ -234,3 +234,22 @@ def test_an_attached_watched_command_is_titled_as_one(tmp_path):
     text = render_markdown(inference_plan(), [load_named(tmp_path / "run.json")])
     assert "## Watched command: run.json" in text and "## Benchmark:" not in text
     assert "Telemetry during the watched command" in text
+
+
+@pytest.mark.parametrize(("which", "size"), [("buy", "Letter"), ("training", "Letter"), ("inference", "A4")])
+def test_the_cost_table_stays_on_its_headings_page(tmp_path, which, size):
+    """A short table reads as one: "Cost: rent or buy" was split across two pages (review 3, D21;
+    the buy plan on Letter paper did so)."""
+    from gpu_advisor.wording.plan import build_summary, cost_rows
+    from tests.report.samples import buy_plan, inference_plan
+
+    result = {"buy": buy_plan, "training": training_plan, "inference": inference_plan}[which]()
+    path = tmp_path / "cost.pdf"
+    write_pdf(result, path, page_size=size)
+    pages = pdf_text(path)
+    (page,) = [t for t in pages if squash("Cost: rent or buy") in t]
+    section = page.split(squash("Cost: rent or buy"))[1]
+    summed = build_summary(result).cost
+    for label, value in cost_rows(summed):
+        assert squash(f"{label}{value}") in section, label
+    assert squash(summed.advice) in section
