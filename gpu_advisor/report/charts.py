@@ -63,6 +63,13 @@ def memory_chart_options(plan: Plan, limit: int = MEMORY_CHART_ROWS) -> list[Opt
     return chosen
 
 
+def overhead_label(options: Sequence[Option]) -> str:
+    """The grey segment's legend: it holds a serving engine's unused reserve where one is drawn
+    (vLLM leaves 10% of the card), not only the CUDA context and fragmentation."""
+    reserve = any((o.per_gpu.overhead_parts or {}).get("engine_reserve_bytes", 0) > 0 for o in options)
+    return "CUDA context + fragmentation + engine reserve" if reserve else COMPONENT_LABELS["overhead"]
+
+
 def memory_chart_size(plan: Plan, width_pt: float) -> tuple[float, float]:
     rows = len(memory_chart_options(plan))
     return width_pt, 70 + 20 * max(rows, 1)
@@ -73,7 +80,8 @@ def paint_memory_chart(p: QPainter, rect: QRectF, plan: Plan) -> None:
     options = memory_chart_options(plan)
     top = rect.top() + draw_title(p, rect, "Memory per GPU, by component, against the GPU's memory")
     present = [c for c in COMPONENTS if any(getattr(o.per_gpu_components, c) for o in options)]
-    legend = [(COMPONENT_LABELS[c], COMPONENT_COLORS[c], "box") for c in present]
+    labels = {**COMPONENT_LABELS, "overhead": overhead_label(options)}
+    legend = [(labels[c], COMPONENT_COLORS[c], "box") for c in present]
     legend.append(("GPU memory", INK, "line"))
     top += draw_legend(p, rect.left(), top, legend, max_width=rect.width())
     if not options:
