@@ -439,10 +439,6 @@ def _rank_key(option: Option) -> tuple:
     )
 
 
-def _entry_key(entry: tuple[tuple, int, Found]) -> tuple:
-    return entry[:2]
-
-
 def _cannot_improve(entry: tuple[tuple, int, Found], step: int) -> bool:
     """Whether a screened recipe already fits and meets the target on the fewest GPUs a layout allows:
     gradient checkpointing could then only slow it down."""
@@ -626,18 +622,21 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         # the best recipe's options are worked out in full. One recipe at a time over every GPU: the speed
         # and memory memos (core/memo.py) then see the same request object call after call.
         screened: dict[str, list[tuple[tuple, int, Found]]] = {gpu.id: [] for gpu in gpus}
+        # Each GPU's entry with the least (screen key, recipe index) so far: its recipe is kept.
+        leading: dict[str, tuple[tuple, int, Found]] = {}
         peaks_of: dict[str, tuple[DevicePeaks | None, str | None]] = {}
         done: set[str] = set()
         for i, (run, run_search) in enumerate(zip(runs, searches, strict=True)):
             first_of_group = i == 0 or run.grad_checkpointing != runs[i - 1].grad_checkpointing
             for gpu in gpus:
-                entries = screened[gpu.id]
                 if gpu.id in done:
                     continue
-                if first_of_group and entries and _cannot_improve(min(entries, key=_entry_key), step):
+                entries = screened[gpu.id]
+                lead = leading.get(gpu.id)
+                if first_of_group and lead is not None and _cannot_improve(lead, step):
                     done.add(gpu.id)  # checkpointing only slows a recipe already on the fewest GPUs
                     continue
-                if not first_of_group and entries and entries[-1][:2] != min(entries, key=_entry_key)[:2]:
+                if not first_of_group and entries and entries[-1] is not lead:
                     continue  # a larger micro-batch stopped paying: the larger ones of this group neither
                 last_run = runs[entries[-1][1]] if entries else None
                 same_group = last_run is not None and last_run.grad_checkpointing == run.grad_checkpointing
@@ -651,8 +650,11 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
                         (warnings if req.gpu is not None else not_considered).append(skipped)
                     done.add(gpu.id)  # the GPU's peaks are unknown, or the layout exceeds the tier's room
                     continue
-                entries.append((_screen_key(run, laid_out), i, laid_out))
-        chosen_of = {gid: min(entries, key=_entry_key)[1] for gid, entries in screened.items() if entries}
+                entry = (_screen_key(run, laid_out), i, laid_out)
+                entries.append(entry)
+                if lead is None or entry[:2] < lead[:2]:
+                    leading[gpu.id] = entry
+        chosen_of = {gid: lead[1] for gid, lead in leading.items()}
         kept: dict[str, Option] = {}
         for i, run in enumerate(runs):
             for gpu in gpus:
