@@ -24,6 +24,7 @@ from .recipe import (
     YEAR_S,
     chosen_words,
     default_deadline_hours,
+    default_global_batch,
     describe,
     keep_global_batch,
     locked,
@@ -516,10 +517,12 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     longer than a year says so."""
     catalog = catalog or default_catalog()
     deadline_h = default_deadline_hours(req)
+    batch = default_global_batch(req)  # published practice, when the request gives no global batch
+    planned = req if batch is None else req.model_copy(update={"global_batch": batch[0]})
     result = None
     extra: list[str] = []
     if deadline_h is not None:
-        paced = _plan(req.model_copy(update={"max_hours": deadline_h}), catalog)
+        paced = _plan(planned.model_copy(update={"max_hours": deadline_h}), catalog, user=req)
         if paced.best is not None:
             result = paced.model_copy(
                 update={
@@ -536,7 +539,9 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
                 "runs of this kind did; set a deadline to trade time for cost."
             )
     if result is None:
-        result = _plan(req, catalog)
+        result = _plan(planned, catalog, user=req)
+        if planned is not req:
+            result = result.model_copy(update={"request": req})
     best = result.best
     time_s = getattr(best.speed, "time_to_train_s", None) if best is not None else None
     if time_s is not None and time_s > YEAR_S:
@@ -547,7 +552,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     if extra:
         result = result.model_copy(update={"warnings": (*result.warnings, *extra)})
     if deadline_h is not None and best is not None:
-        result = result.model_copy(update={"frontier": _frontier(req, best, catalog)})
+        result = result.model_copy(update={"frontier": _frontier(planned, best, catalog)})
     return result
 
 
@@ -590,8 +595,10 @@ def _frontier(req: PlanRequest, best: Option, catalog: Catalog) -> tuple[Frontie
     return tuple(points)
 
 
-def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
-    """plan() for one request as it stands (its deadline, if any)."""
+def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -> Plan:
+    """plan() for one request as it stands (its deadline, if any). `user`: the request as the user
+    gave it, where the planner filled in a default (global batch, deadline): it says what is locked."""
+    user = user or req
     req, concurrency = with_concurrency(req)
     gpus = [g for g in catalog.gpus if req.tier is None or g.tier is req.tier]
     warnings = list(catalog.warnings)
@@ -661,7 +668,7 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
                 if chosen_of.get(gpu.id) != i:
                     continue
                 laid_out = next(entry[2] for entry in screened[gpu.id] if entry[1] == i)
-                option, _ = _option(run, gpu, catalog, searches[i], user=req, laid_out=laid_out)
+                option, _ = _option(run, gpu, catalog, searches[i], user=user, laid_out=laid_out)
                 if option is None:
                     continue
                 ran[id(option)] = (run, searches[i])
@@ -681,7 +688,7 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         gpu = catalog.get(best.gpu_id)
         laid_out = next((entry[2] for entry in screened[gpu.id] if entry[1] == 0), None)
         if laid_out is not None:
-            option = _option(runs[0], gpu, catalog, searches[0], user=req, laid_out=laid_out)[0]
+            option = _option(runs[0], gpu, catalog, searches[0], user=user, laid_out=laid_out)[0]
             if option is not None:
                 literal[gpu.id] = option
     suggestions: list[str] = []
@@ -727,7 +734,7 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
             gpu_id=best.gpu_id,
             count=best.count,
             parallelism=best.layout,
-            reason=_chosen(req, best, literal.get(best.gpu_id)) + _reason(best_req, best),
+            reason=_chosen(user, best, literal.get(best.gpu_id)) + _reason(best_req, best),
         )
         chosen = catalog.get(best.gpu_id)
         deployment = deployment_note(chosen, best.machines)
@@ -808,13 +815,23 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         assumptions["concurrent_users_from_requests_per_s"] = concurrency
     if req.task.is_training:
         sequences, source = published_global_batch(req)
-        assumptions["global_batch"] = (
-            f"{req.global_batch} sequences per step (yours): replicas x micro-batch x accumulation"
-            if req.global_batch is not None
-            else f"none given: micro-batch x accumulation per replica as the recipe says; published "
-            f"practice is about {sequences} sequences of {req.seq_len} tokens per step ({source}); "
-            "set --global-batch to hold it"
-        )
+        if user.global_batch is not None:
+            held = f"{req.global_batch} sequences per step (yours): replicas x micro-batch x accumulation"
+        elif req.global_batch is not None:
+            applied = default_global_batch(user)
+            held = (
+                f"none given: {req.global_batch} sequences of {req.seq_len} tokens per step, as published "
+                f"runs of this task and size used ({applied[1] if applied else source}); replicas x "
+                "micro-batch x accumulation hold it; set --global-batch to change it"
+            )
+        else:
+            held = (
+                "none given, and none applied (the accumulation, a trace or the GPU count fixes the "
+                "sequences per replica): micro-batch x accumulation per replica as the recipe says; "
+                f"published practice is about {sequences} sequences of {req.seq_len} tokens per step "
+                f"({source}); set --global-batch to hold it"
+            )
+        assumptions["global_batch"] = held
         assumptions["recipe_search"] = (
             "knobs the request leaves open (gradient checkpointing, micro-batch 1-8) are the planner's: "
             "each GPU keeps the recipe that ranks first, the faster step breaking ties"
