@@ -17,6 +17,7 @@ from gpu_advisor import __version__
 from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.result import Plan
 from gpu_advisor.report import charts
+from gpu_advisor.report.frontier import add_frontier
 from gpu_advisor.wording import plan_tables as tables
 from gpu_advisor.wording import results as res
 from gpu_advisor.wording.plan import (
@@ -253,7 +254,7 @@ def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
         doc.add(_image(doc, "cost", charts.cost_chart_image(plan, None, width_pt, dpi), dpi))
         _runners_up(doc, plan)
         if plan.suggestions:
-            doc.heading(3, "What would need fewer GPUs")
+            doc.heading(3, "What else you could change")
             doc.add(f"<ul>{''.join(f'<li>{escape(s)}</li>' for s in plan.suggestions)}</ul>")
     else:
         if plan.suggestions:
@@ -369,6 +370,7 @@ def _speed(doc: ReportDocument, plan: Plan) -> None:
             8,
             [i == 0 and plan.best is not None for i in range(len(speed_rows))],
         )
+    add_frontier(doc, plan)  # report/frontier.py: time and rent by scale, without a deadline
 
 
 def _cost(doc: ReportDocument, plan: Plan, summary: Summary) -> None:
