@@ -646,11 +646,21 @@ def plan_text(plan: Plan) -> str:
     return "\n".join(lines)
 
 
-def frontier_text(plan: Plan) -> list[str]:
-    """Time and cost by scale of the recommended GPU (a token budget without a deadline)."""
+FRONTIER_HEADERS = ("GPUs", "Time to train", "Job rent", "")
+
+
+def frontier_title(plan: Plan) -> str:
+    """'Time and cost by scale (NVIDIA H100 SXM, the recommended recipe)' ('' without a frontier)."""
     if not plan.frontier or plan.recommendation.gpu is None:
+        return ""
+    return f"Time and cost by scale ({plan.recommendation.gpu}, the recommended recipe)"
+
+
+def frontier_rows(plan: Plan) -> list[list[str]]:
+    """One row per scale of the frontier: GPUs, time to train, the job's rent, 'recommended'."""
+    if not frontier_title(plan):
         return []
-    rows = [
+    return [
         [
             f"{p.count:,}",
             format_duration(p.time_to_train_s) if p.fits else "does not fit",
@@ -659,8 +669,15 @@ def frontier_text(plan: Plan) -> list[str]:
         ]
         for p in plan.frontier
     ]
-    head = f"Time and cost by scale ({plan.recommendation.gpu}, the recommended recipe):"
-    return ["", head, *text_table(["GPUs", "Time to train", "Job rent", ""], rows, [True, True, True, False])]
+
+
+def frontier_text(plan: Plan) -> list[str]:
+    """Time and cost by scale of the recommended GPU (a token budget without a deadline)."""
+    rows = frontier_rows(plan)
+    if not rows:
+        return []
+    table = text_table(list(FRONTIER_HEADERS), rows, [True, True, True, False])
+    return ["", frontier_title(plan) + ":", *table]
 
 
 def frontier_sentence(plan: Plan) -> str:
