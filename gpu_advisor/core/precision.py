@@ -57,6 +57,10 @@ class Framework(StrEnum):
 
     DEFAULT = "default"
     MEGATRON_DEEPSPEED = "megatron-deepspeed"
+    # Memory-only stacks: no published efficiency against the default's, so the default's MFU is used;
+    # their buffers are core/stack_memory.py's.
+    MEGATRON_CORE = "megatron-core"
+    HF_TRAINER = "hf-trainer"
 
 
 class LossImpl(StrEnum):

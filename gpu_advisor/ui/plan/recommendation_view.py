@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpu_advisor.core.estimates import COMPONENTS
 from gpu_advisor.core.result import Plan
 from gpu_advisor.ui.plan.assumptions_panel import AssumptionsPanel
 from gpu_advisor.ui.plan.charts import CostChart, MemoryChart
@@ -29,7 +28,13 @@ from gpu_advisor.ui.plan.tier_card import TierCard
 from gpu_advisor.ui.plan.tiers_view import TiersView
 from gpu_advisor.wording.answer import answer_pair
 from gpu_advisor.wording.plan import gpu_line, rank_basis
-from gpu_advisor.wording.plan_tables import compute_rows, formula_rows, memory_notes, memory_rows
+from gpu_advisor.wording.plan_tables import (
+    compute_rows,
+    formula_rows,
+    memory_notes,
+    memory_row_bytes,
+    memory_rows,
+)
 
 
 def _label(text: str = "") -> QLabel:
@@ -170,8 +175,7 @@ class RecommendationView(QWidget):
 
     def _show_details(self, plan: Plan) -> None:
         rows = memory_rows(plan.memory)
-        exact = [getattr(plan.memory.components, k) for k in COMPONENTS if getattr(plan.memory.components, k)]
-        exact.append(plan.memory.total_bytes)
+        exact = memory_row_bytes(plan.memory)
         self.memory_table.setRowCount(len(rows))
         for i, ((name, size, formula), n_bytes) in enumerate(zip(rows, exact, strict=True)):
             self.memory_table.setItem(i, 0, QTableWidgetItem(name))
