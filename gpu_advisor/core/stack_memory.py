@@ -30,9 +30,9 @@ DEEPSPEED_BF16_SOURCE = (
 # optimizer shards only the fp32 main parameters and Adam's moments over DP:
 # docs "Distributed Optimizer": bf16 params, fp32 grads: 18 bytes per parameter without it, 6 + 12/d with.
 MEGATRON_SOURCE = (
-    "Megatron-LM docs/source/api-guide/dist_optimizer.md: bf16 params with fp32 grads take 6 + 12/d bytes "
-    "per parameter with the distributed optimizer (fp32 main_grad buffer unsharded, main params and Adam "
-    "sharded over d); arguments.py: bf16 sets accumulate_allreduce_grads_in_fp32"
+    "NVIDIA/Megatron-LM README.md, 'Distributed Optimizer': bf16 params with fp32 grads take 18 bytes per "
+    "parameter, 6 + 12/d with the distributed optimizer, whose fp32 main grads are the model's fp32 grads "
+    "and are not distributed; arguments.py: bf16 sets accumulate_allreduce_grads_in_fp32"
 )
 # PEFT's prepare_model_for_kbit_training (src/peft/utils/other.py): "cast all non INT8 parameters to
 # fp32": every bf16/fp16 parameter of a bitsandbytes 4/8-bit model (embeddings, output head, norms).
