@@ -300,11 +300,11 @@ class MemoryBasis:
         backward_grads = grads if self.grads_at_backward else self.head_grad / shards
         transient = self.optimizer_transient / shards
         if self.stack_buffers:
-            kept_weights, kept_grads, backward_only = self._stack_bytes(tp, pp, dp, zero)
+            kept_weights, kept_grads, gathered, backward_only = self._stack_bytes(tp, pp, dp, zero)
             weights += kept_weights
-            if backward_grads + activations + backward_only >= grads + transient:
+            if gathered + backward_grads + activations + backward_only >= grads + transient:
                 return (
-                    weights,
+                    weights + gathered,
                     backward_grads + kept_grads,
                     optimizer,
                     activations + backward_only,
@@ -316,22 +316,23 @@ class MemoryBasis:
             return weights, backward_grads, optimizer, activations, 0.0, "backward"
         return weights, grads, optimizer + transient, 0.0, 0.0, "optimizer step"
 
-    def _stack_bytes(self, tp: int, pp: int, dp: int, zero: int) -> tuple[float, float, float]:
+    def _stack_bytes(self, tp: int, pp: int, dp: int, zero: int) -> tuple[float, float, float, float]:
         """The stack's buffers on one GPU of (tp, pp, dp, ZeRO): (weights kept all step, gradient
-        buffers kept all step, tensors live at the start of backward only)."""
-        weights = grads = backward = 0.0
+        buffers kept all step, weights gathered through forward and backward only, activations live at
+        the start of backward only)."""
+        weights = grads = gathered = backward = 0.0
         for part in self.stack_buffers:
-            w, g, b = _buffer_split(part, tp, pp, dp, zero)
-            weights, grads, backward = weights + w, grads + g, backward + b
-        return weights, grads, backward
+            w, g, u, b = _buffer_split(part, tp, pp, dp, zero)
+            weights, grads, gathered, backward = weights + w, grads + g, gathered + u, backward + b
+        return weights, grads, gathered, backward
 
     def stack_parts(self, par: Parallelism, phase: str) -> tuple[tuple[StackBuffer, float], ...]:
         """Each named buffer with its bytes on one GPU of `par` at the peak `phase` (a buffer live only
         at the start of backward is 0 at the optimizer step)."""
         parts = []
         for part in self.stack_buffers:
-            w, g, b = _buffer_split(part, par.tensor, par.pipeline, par.data, par.zero_stage)
-            parts.append((part, w + g + (b if phase == "backward" else 0.0)))
+            w, g, u, b = _buffer_split(part, par.tensor, par.pipeline, par.data, par.zero_stage)
+            parts.append((part, w + g + (u + b if phase == "backward" else 0.0)))
         return tuple(parts)
 
     def _overhead(self, rest: float, kv: float, par: Parallelism, capacity: int | None) -> float:
@@ -369,14 +370,20 @@ class MemoryBasis:
         return overhead + max(0.0, (1 - self.kv_free_fraction) * free)
 
 
-def _buffer_split(part: StackBuffer, tp: int, pp: int, dp: int, zero: int) -> tuple[float, float, float]:
-    """A buffer's bytes on one GPU as (weights, gradients, backward-only activations): weights split like
-    the model (and over DP under ZeRO-3), gradient buffers by tp x pp only, activations by tp."""
+def _buffer_split(
+    part: StackBuffer, tp: int, pp: int, dp: int, zero: int
+) -> tuple[float, float, float, float]:
+    """A buffer's bytes on one GPU as (weights, gradients, gathered weights, backward-only activations):
+    weights split like the model (and over DP under ZeRO-3), gradient buffers by tp x pp only, weights
+    a fully sharded stack keeps gathered through forward and backward by tp x pp (none without
+    ZeRO-3, where every weight is whole anyway), activations by tp."""
     if part.component == "weights":
-        return part.unsharded_bytes / (tp * pp) / (dp if zero >= 3 else 1), 0.0, 0.0
+        if part.gathered:
+            return 0.0, 0.0, (part.unsharded_bytes / (tp * pp) if zero >= 3 else 0.0), 0.0
+        return part.unsharded_bytes / (tp * pp) / (dp if zero >= 3 else 1), 0.0, 0.0, 0.0
     if part.component == "gradients":
-        return 0.0, part.unsharded_bytes / (tp * pp), 0.0
-    return 0.0, 0.0, part.unsharded_bytes / tp
+        return 0.0, part.unsharded_bytes / (tp * pp), 0.0, 0.0
+    return 0.0, 0.0, 0.0, part.unsharded_bytes / tp
 
 
 @same_args_as_recent_call

@@ -5,7 +5,8 @@ Each buffer is counted inside one of the plan's components (its bytes are part o
 total, and the plan's working lists it by name under the component):
 - `gradients`: a gradient buffer that is allocated once and kept for the whole run, unsharded over data
   parallelism (it is split only by tensor and pipeline parallelism, like the model);
-- `weights`: parameters the stack keeps in a wider dtype than the format counts (split like the weights);
+- `weights`: parameters the stack keeps in a wider dtype than the format counts (split like the weights),
+  or, `gathered`, weights a fully sharded stack keeps whole through forward and backward (ZeRO-3 only);
 - `activations`: tensors live at the start of backward only (split by tensor parallelism, like the
   activations).
 """
@@ -43,6 +44,15 @@ PEFT_KBIT_SOURCE = (
 # transformers up to 4.45 upcasts the logits in the causal LM's forward (`logits = logits.float()`,
 # e.g. LlamaForCausalLM) and returns them: the fp32 tensor stays referenced by the output until the step
 # ends, where later versions return 16-bit logits and upcast inside the loss.
+# PyTorch FSDP (FlatParameter, torch/distributed/fsdp/_runtime_utils.py, _post_forward_reshard): "Do
+# not free the root's parameters in the post-forward for FULL_SHARD with the intention that they are
+# immediately used for backward computation". With transformer-layer wrapping (HF accelerate's
+# TRANSFORMER_BASED_WRAP) the root unit holds what no layer holds: embeddings, final norm, output head.
+FSDP_ROOT_SOURCE = (
+    "pytorch torch/distributed/fsdp/_runtime_utils.py, _post_forward_reshard: the root's flat parameter "
+    "is not freed after forward under FULL_SHARD; with transformer-layer wrapping the root holds the "
+    "embeddings, final norm and output head"
+)
 HF_LOGITS_SOURCE = (
     "huggingface/transformers up to v4.45, models/llama/modeling_llama.py, LlamaForCausalLM.forward: "
     "'Upcast to float if we need to compute the loss': logits = logits.float(), returned in the output"
@@ -59,6 +69,7 @@ class StackBuffer:
     unsharded_bytes: float
     formula: str
     source: str
+    gathered: bool = False  # a weight kept whole (unsharded) from forward to the end of backward
 
 
 def stack_buffers(
@@ -96,6 +107,19 @@ def stack_buffers(
                 f"{trainable:,} trainable x 4 B, unsharded over DP (/ tp x pp only); the distributed "
                 "optimizer shards the fp32 main params and Adam's moments (12 B / dp)",
                 MEGATRON_SOURCE,
+            )
+        )
+    if framework is Framework.FSDP:
+        root = model.embedding_params()
+        buffers.append(
+            StackBuffer(
+                "FSDP root unit kept unsharded from forward to backward (embeddings, final norm, head)",
+                "weights",
+                root * profile.activation_bytes,
+                f"{root:,} embedding and head params x {profile.activation_bytes} B, not divided by dp "
+                "(FULL_SHARD, ZeRO-3, only)",
+                FSDP_ROOT_SOURCE,
+                gathered=True,
             )
         )
     if framework is Framework.HF_TRAINER and req_task is Task.QLORA:

@@ -120,3 +120,19 @@ def test_the_cli_framework_flag_names_the_buffers_and_the_default_plan_reads_as_
     ]
     assert parts[0]["bytes"] > 0 and "Megatron-LM" in parts[0]["source"]
     assert core["options"][0]["per_gpu_bytes"] > default["options"][0]["per_gpu_bytes"]
+
+
+def test_fsdp_keeps_its_root_unit_whole_from_forward_to_backward_under_full_shard_only():
+    req = PlanRequest(
+        model=LLAMA_8B, task="finetune", seq_len=4096, grad_checkpointing=True, framework="fsdp"
+    )
+    base = req.model_copy(update={"framework": "default"})
+    root = LLAMA_8B.embedding_params() * 2  # embeddings, final norm and untied head in bf16
+    for dp in (8, 64):  # not divided by the data-parallel degree
+        full = estimate_memory(req, Parallelism(data=dp, zero_stage=3), device=Device.CPU)
+        plain = estimate_memory(base, Parallelism(data=dp, zero_stage=3), device=Device.CPU)
+        assert full.phase == "backward"
+        assert abs(full.components.weights - plain.components.weights - root) <= 2
+        assert full.stack_parts[0].name.startswith("FSDP root unit")
+    grad_op = Parallelism(data=8, zero_stage=2)  # SHARD_GRAD_OP: every weight is whole anyway
+    assert estimate_memory(req, grad_op).total_bytes == estimate_memory(base, grad_op).total_bytes
