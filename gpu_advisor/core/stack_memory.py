@@ -133,7 +133,8 @@ def stack_buffers(
                 PEFT_KBIT_SOURCE,
             )
         )
-    if framework is Framework.HF_TRAINER and loss is LossImpl.FULL and model.is_decoder:
+    low_logits = profile.activation_bytes < 4  # fp32 training computes fp32 logits anyway
+    if framework is Framework.HF_TRAINER and loss is LossImpl.FULL and model.is_decoder and low_logits:
         buffers.append(
             StackBuffer(
                 "fp32 logits returned by the model",
