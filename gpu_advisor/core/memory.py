@@ -376,7 +376,9 @@ def _buffer_split(
     """A buffer's bytes on one GPU as (weights, gradients, gathered weights, backward-only activations):
     weights split like the model (and over DP under ZeRO-3), gradient buffers by tp x pp only, weights
     a fully sharded stack keeps gathered through forward and backward by tp x pp (none without
-    ZeRO-3, where every weight is whole anyway), activations by tp."""
+    ZeRO-3, where every weight is whole anyway), activations by tp; nothing above its ZeRO stage."""
+    if zero > part.max_zero:
+        return 0.0, 0.0, 0.0, 0.0
     if part.component == "weights":
         if part.gathered:
             return 0.0, 0.0, (part.unsharded_bytes / (tp * pp) if zero >= 3 else 0.0), 0.0

@@ -24,7 +24,8 @@ from .precision import Framework, LossImpl, Precision, PrecisionProfile, Task
 # partition, and keeps it for the run (update_hp_grads accumulates the bf16 grads into it).
 DEEPSPEED_BF16_SOURCE = (
     "DeepSpeed deepspeed/runtime/bf16_optimizer.py: fp32_groups_gradients_flat is zeros_like the rank's "
-    "whole flat bf16 parameters in fp32, allocated at start-up and never partitioned over DP"
+    "whole flat bf16 parameters in fp32, allocated at start-up and never partitioned over DP; DeepSpeed "
+    "runs it for bf16 at ZeRO stage 0-1 (BLOOM: ZeRO-1), its ZeRO optimizers at stages 2-3"
 )
 # Megatron-LM: with bf16, arguments.py sets accumulate_allreduce_grads_in_fp32, so the DDP wrapper's
 # contiguous grad buffer (param.main_grad) is fp32 and holds every gradient of the rank; the distributed
@@ -70,6 +71,7 @@ class StackBuffer:
     formula: str
     source: str
     gathered: bool = False  # a weight kept whole (unsharded) from forward to the end of backward
+    max_zero: int = 3  # the highest ZeRO stage the stack keeps this buffer at
 
 
 def stack_buffers(
@@ -94,8 +96,9 @@ def stack_buffers(
                 "DeepSpeed BF16_Optimizer fp32 gradient buffer",
                 "gradients",
                 trainable * 4.0,
-                f"{trainable:,} trainable x 4 B, unsharded over DP (/ tp x pp only)",
+                f"{trainable:,} trainable x 4 B, unsharded over DP (/ tp x pp only); ZeRO-0/1 only",
                 DEEPSPEED_BF16_SOURCE,
+                max_zero=1,
             )
         )
     if framework is Framework.MEGATRON_CORE and full and bf16_mixed:

@@ -34,6 +34,9 @@ def test_deepspeed_bf16_optimizer_keeps_an_fp32_gradient_buffer_that_dp_does_not
         assert part.component == "gradients" and abs(part.bytes - buffer) <= 1
         assert "bf16_optimizer.py" in part.source
         assert "BF16_Optimizer" in stack.formulas["gradients"]
+    # ZeRO-2 and 3 run DeepSpeed's ZeRO optimizers instead: no such buffer there.
+    zero2 = Parallelism(data=8, zero_stage=2)
+    assert _pretrain("megatron-deepspeed", zero2).components == _pretrain("default", zero2).components
 
 
 def test_megatron_core_holds_every_gradient_in_fp32_and_shards_only_the_optimizer():
