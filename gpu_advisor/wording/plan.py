@@ -47,6 +47,9 @@ ENGINE_LABELS = {
 FRAMEWORK_LABELS = {
     Framework.DEFAULT: "as measured (torchtitan FSDP2 on A100, Megatron-Core on H100)",
     Framework.MEGATRON_DEEPSPEED: "Megatron-DeepSpeed",
+    Framework.MEGATRON_CORE: "Megatron-Core, distributed optimizer (memory; speed as measured)",
+    Framework.FSDP: "PyTorch FSDP, flat parameters (memory; speed as measured)",
+    Framework.HF_TRAINER: "Hugging Face Trainer + PEFT (memory; speed as measured)",
 }
 LOSS_LABELS = {
     LossImpl.FULL: "full (fp32 over the vocabulary)",

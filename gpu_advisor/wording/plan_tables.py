@@ -368,14 +368,32 @@ def input_rows(plan: Plan) -> list[tuple[str, str]]:
 def memory_rows(
     memory: MemoryEstimate, total_note: str = "sum of the components"
 ) -> list[tuple[str, str, str]]:
-    """(component, size, formula) for the non-zero components, then the total."""
-    comps = memory.components
-    rows = [
-        (COMPONENT_LABELS[key], format_bytes(getattr(comps, key)), memory.formulas.get(key, ""))
-        for key in COMPONENTS
-        if getattr(comps, key)
+    """(component, size, formula) for the non-zero components, each followed by the training stack's
+    named buffers counted in it, then the total."""
+    return [
+        (label, format_bytes(size), formula) for label, size, formula in _memory_items(memory, total_note)
     ]
-    rows.append(("Total", format_bytes(comps.total), total_note))
+
+
+def memory_row_bytes(memory: MemoryEstimate) -> list[int]:
+    """The exact bytes of each row of `memory_rows`, in the same order."""
+    return [size for _, size, _ in _memory_items(memory, "")]
+
+
+def _memory_items(memory: MemoryEstimate, total_note: str) -> list[tuple[str, int, str]]:
+    comps = memory.components
+    rows = []
+    for key in COMPONENTS:
+        if not getattr(comps, key):
+            continue
+        rows.append((COMPONENT_LABELS[key], getattr(comps, key), memory.formulas.get(key, "")))
+        # The training stack's named buffers counted in this component (core/stack_memory.py).
+        rows += [
+            (f"  of which: {part.name}", part.bytes, f"{part.formula}. Source: {part.source}")
+            for part in memory.stack_parts
+            if part.component == key and part.bytes
+        ]
+    rows.append(("Total", comps.total, total_note))
     return rows
 
 

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpu_advisor.core.estimates import COMPONENTS
 from gpu_advisor.core.result import Plan
 from gpu_advisor.ui.plan.assumptions_panel import AssumptionsPanel
 from gpu_advisor.ui.plan.charts import CostChart, MemoryChart
@@ -36,6 +35,7 @@ from gpu_advisor.wording.plan_tables import (
     large_option_limit,
     large_options_text,
     memory_notes,
+    memory_row_bytes,
     memory_rows,
 )
 
@@ -198,8 +198,7 @@ class RecommendationView(QWidget):
 
     def _show_details(self, plan: Plan) -> None:
         rows = memory_rows(plan.memory)
-        exact = [getattr(plan.memory.components, k) for k in COMPONENTS if getattr(plan.memory.components, k)]
-        exact.append(plan.memory.total_bytes)
+        exact = memory_row_bytes(plan.memory)
         self.memory_table.setRowCount(len(rows))
         for i, ((name, size, formula), n_bytes) in enumerate(zip(rows, exact, strict=True)):
             self.memory_table.setItem(i, 0, QTableWidgetItem(name))
