@@ -399,14 +399,73 @@ def term_text(term: SpeedTerm) -> str:
     return f"{format_duration(term.seconds)} per step: {term.formula}"
 
 
+# People's names for the plan's assumptions (the JSON keeps the identifiers); a key not listed reads
+# as its words, with its unit.
+ASSUMPTION_LABELS = {
+    "mfu": "Training MFU (model FLOPs utilisation)",
+    "prefill_efficiency": "Prefill efficiency",
+    "bandwidth_efficiency": "Memory bandwidth efficiency",
+    "step_overhead_s": "Decode step overhead",
+    "host_overhead_per_layer_s": "Host time per layer",
+    "cuda_context_bytes": "CUDA context per GPU",
+    "fragmentation": "Allocator fragmentation",
+    "dp_comm_overlap": "Gradient reduction hidden behind backward",
+    "pipeline_layers_per_virtual_stage": "Layers per virtual pipeline stage",
+    "pipeline_interleaved": "Interleaved pipeline schedule",
+    "loss_chunks": "Chunks of the cross-entropy loss",
+    "host_usd_per_machine": "Machine price without GPUs",
+    "pue": "Power usage effectiveness (PUE)",
+    "host_power_w_per_machine": "Machine power without GPUs",
+    "utilisation_of_tdp": "Average GPU draw (share of TDP)",
+    "lora_rank": "LoRA rank",
+    "lora_all_linear": "LoRA on every linear layer",
+    "max_prefill_tokens": "Prefill budget (tokens per step)",
+    "memory_budget_per_gpu": "Memory budget per GPU",
+    "efficiencies": "Efficiency tables",
+    "links": "Links between GPUs",
+    "max_gpus_searched": "Most GPUs searched",
+    "tensor_parallel_within_node": "Tensor parallelism within one machine",
+    "ownership_months_for_buy_ranking": "Ownership months for ranking purchases",
+    "compute_dtype": "Compute precision",
+    "weight_format": "Weight format",
+    "gpus_not_considered": "GPUs not considered",
+    "engine": "Serving engine",
+    "time_to_first_token": "Time to first token",
+    "concurrent_users_from_requests_per_s": "Concurrent users from requests per second",
+    "global_batch": "Global batch",
+    "recipe_search": "Training recipe search",
+}
+UNIT_SUFFIXES = (
+    ("_bytes_per_s", "bandwidth"),
+    ("_bytes", "bytes"),
+    ("_usd", "USD"),
+    ("_s", "s"),
+    ("_w", "W"),
+)
+
+
+def assumption_label(key: str) -> str:
+    """'Decode step overhead' for `step_overhead_s`; an unlisted key as words with its unit."""
+    if key in ASSUMPTION_LABELS:
+        return ASSUMPTION_LABELS[key]
+    for suffix, unit in UNIT_SUFFIXES:
+        if key.endswith(suffix):
+            words = key[: -len(suffix)].replace("_", " ")
+            return f"{words[:1].upper()}{words[1:]} ({unit})"
+    words = key.replace("_", " ")
+    return words[:1].upper() + words[1:]
+
+
 def assumption_rows(plan: Plan) -> list[tuple[str, str, str]]:
-    """(name, value, meaning) for every constant the plan used."""
+    """(label, value, meaning) for every constant the plan used."""
     fields = Assumptions.model_fields
     rows = []
     for key, value in plan.assumptions.items():
         meaning = fields[key].description if key in fields else ""
         if value is None:
             text = "per GPU (published tables)"
+        elif isinstance(value, bool):
+            text = "yes" if value else "no"
         elif key.endswith("_bytes") and isinstance(value, int):
             text = f"{value:,} bytes ({format_bytes(value)})"
         elif key.endswith("_bytes_per_s") and isinstance(value, int | float):  # a measured link
@@ -422,19 +481,52 @@ def assumption_rows(plan: Plan) -> list[tuple[str, str, str]]:
             meaning = "; ".join(str(v) for v in value) or meaning or ""
         else:
             text = str(value)
-        rows.append((key, text, meaning or ""))
+        rows.append((assumption_label(key), text, meaning or ""))
     return rows
 
 
+# A purchase is decided on the maker's documents first, then dated prices, then secondary tables.
+# Each source is placed by the words it is described with (resources/gpus.json `source_keys`).
+SOURCE_KINDS = (
+    (
+        "datasheet or maker",
+        (
+            "datasheet",
+            "whitepaper",
+            "product brief",
+            "product page",
+            "spec table",
+            "announcement",
+            "nvidia.com",
+            "amd.com",
+            "mlcommons",
+        ),
+    ),
+    ("price", ("pricing", "price", "rate card", "msrp", "quote")),
+)
+AGGREGATOR = "aggregator"
+
+
+def source_kind(text: str) -> str:
+    """'datasheet or maker', 'price' or 'aggregator' (GitHub tables, spec databases, wikis, blogs)."""
+    lowered = text.lower()
+    return next((kind for kind, words in SOURCE_KINDS if any(w in lowered for w in words)), AGGREGATOR)
+
+
 def source_rows(option: Option | None) -> list[tuple[str, str]]:
-    """An option's catalogue sources: its row's note, then each source key it cites."""
+    """An option's catalogue sources: its row's note, then each source key it cites, the maker's
+    documents first, then dated prices, then aggregators (each key says which it is)."""
     if option is None:
         return []
     sources = option.sources
     rows = [(option.gpu, sources.text)]
     if sources.cloud_price_date:
         rows.append(("Cloud price date", sources.cloud_price_date))
-    rows += list(sources.cited.items())
+    order = [kind for kind, _ in SOURCE_KINDS] + [AGGREGATOR]
+    cited = sorted(sources.cited.items(), key=lambda kv: order.index(source_kind(kv[1])))
+    if cited and source_kind(cited[0][1]) != order[0]:
+        rows.append(("Note", "the catalogue cites no datasheet or maker's page for this GPU"))
+    rows += [(f"{key} ({source_kind(text)})", text) for key, text in cited]
     if sources.user_defined:
         rows.append(("Note", "this GPU comes from the user's own gpus.json"))
     return rows
