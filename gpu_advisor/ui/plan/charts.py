@@ -141,7 +141,11 @@ class MemoryChart(_ThemedPlot):
         plot_px = self.width() - item.getAxis("left").width() - 2 * TICK_MARGIN_PX
         slot_px = plot_px // len(self._ticks) - TICK_MARGIN_PX
         metrics = QFontMetrics(axis.font())
-        axis.setTicks([[(i, fit_label(text, metrics, slot_px)) for i, text in enumerate(self._ticks)]])
+        labels = [fit_label(text, metrics, slot_px) for text in self._ticks]
+        axis.setTicks([list(enumerate(labels))])
+        # As tall as the label with the most lines: a wrapped label's last line is clipped otherwise.
+        lines = max(label.count("\n") + 1 for label in labels)
+        axis.setHeight(lines * metrics.lineSpacing() + 2 * TICK_MARGIN_PX)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)
