@@ -726,6 +726,8 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         )
     else:
         best_req, search = ran[id(best)]
+        if best_req is not req:  # the memory breakdown is of the recipe planned, not the one asked for
+            unsharded = estimate_memory(best_req, Parallelism(), device=Device.CUDA)
         recommendation = Recommendation(
             tier=best.tier,
             gpu=best.gpu,

@@ -134,8 +134,7 @@ def speed_text(option: Option) -> str:
         return text
     return (
         f"{format_rate(speed.tokens_per_s_per_user, 'tokens/s per user')} "
-        f"({format_rate(speed.tokens_per_s, 'tokens/s')} total), "
-        f"first token after {format_duration(speed.ttft_s)}"
+        f"({format_rate(speed.tokens_per_s, '')} total), first token {format_duration(speed.ttft_s)}"
     )
 
 
@@ -198,22 +197,24 @@ def machine_text(option: Option, renting: bool = False) -> str:
     gpus = "GPU" if option.gpus_per_machine == 1 else "GPUs"
     if renting and option.machines == 1:
         return f"a cloud instance with {option.gpus_per_machine} {gpus}"
-    host = option.host.label
+    host, hosts = option.host.label, option.host.labels
     bought = option.gpus_bought or option.count
     if renting:
-        host = f"cloud {host}"
+        host, hosts = f"cloud {host}", f"cloud {hosts}"
     elif option.board_gpus:
         host = f"{option.board_gpus}-GPU server"
+        hosts = host + "s"
     elif bought > option.count:
         host = f"{bought // option.machines}-GPU server"
+        hosts = host + "s"
     if option.machines == 1:
         return f"one {host} with {option.gpus_per_machine} {gpus}"
     if option.last_machine_gpus:
         return (
-            f"{option.machines} {host}s with {option.gpus_per_machine} GPUs each, "
+            f"{option.machines} {hosts} with {option.gpus_per_machine} GPUs each, "
             f"the last with {option.last_machine_gpus}"
         )
-    return f"{option.machines} {host}s with {option.gpus_per_machine} GPUs each"
+    return f"{option.machines} {hosts} with {option.gpus_per_machine} GPUs each"
 
 
 def rank_basis(plan: Plan) -> str:

@@ -243,7 +243,8 @@ class CostChart(_ThemedPlot):
 
     def legend_html(self) -> str:
         return "&nbsp;&nbsp; ".join(
-            f'<span style="color:{color}">━</span>&nbsp;{text.replace(" ", "&nbsp;")}'
+            # A line's name may be long ('rent 4 × NVIDIA RTX PRO 6000 …'): it wraps, not the page.
+            f'<span style="color:{color}">━</span>&nbsp;{text}'
             for color, text in self.legend_entries
         )
 

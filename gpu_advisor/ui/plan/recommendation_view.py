@@ -108,14 +108,22 @@ class RecommendationView(QWidget):
         self.memory_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.memory_table.horizontalHeader().setStretchLastSection(True)
         self.memory_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        # As tall as the page leaves, at least a header and five rows: its preferred height would
-        # count in the result page's, and push the overview's charts under the fold at 1280 x 800.
-        self.memory_table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+        # At least a header and five rows, and more as the page leaves; with the notes under it the
+        # page scrolls (below), so neither the table nor the notes is cut.
+        self.memory_table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         self.memory_table.setMinimumHeight(7 * self.fontMetrics().height() + 24)
         self.details_notes = _label()
         details_layout.addWidget(self.memory_table, 1)
         details_layout.addWidget(self.details_notes)
-        self.tabs.addTab(details, "Ho&w it was computed")  # Alt+H is the Help menu
+        # The notes under the table can run long (a trace, a calibration): the page scrolls, never cuts.
+        details_scroll = QScrollArea()
+        details_scroll.setWidget(details)
+        details_scroll.setWidgetResizable(True)
+        details_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        details_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        # Its content's size is not the tab's to ask for: the page takes the width and height it is given.
+        details_scroll.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        self.tabs.addTab(details_scroll, "Ho&w it was computed")  # Alt+H is the Help menu
 
         self.assumptions = AssumptionsPanel(form)
         scroll = _FittingScroll()
