@@ -262,6 +262,9 @@ def cost_curve(plan: Plan, option: Option | None = None) -> CostCurve:
     rent_o, buy_o = pair.rent, pair.buy
     rent_what = "" if rent_o is None else cards(rent_o)
     buy_what = "" if buy_o is None else cards(buy_o)
+    bought = 0 if buy_o is None else (buy_o.gpus_bought or buy_o.count)
+    if buy_o is not None and bought != buy_o.count:  # whole baseboards: the line prices what is bought
+        buy_what += f", {bought} bought"
     sides = [o for o in (rent_o, buy_o) if o is not None]
     job_hours = {
         id(o): o.training.time_to_train_s / 3600
