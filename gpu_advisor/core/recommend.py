@@ -459,7 +459,7 @@ def _fastest(req: PlanRequest, fitting: list[Option]) -> Option:
     """The fitting option closest to a speed target none meets: the fastest per user (the first
     token, for a first-token target alone), or the shortest training."""
     if req.task.is_training:
-        return min(fitting, key=lambda o: o.speed.time_to_train_s or math.inf)
+        return min(fitting, key=lambda o: (o.training and o.training.time_to_train_s) or math.inf)
     if req.tokens_per_s_per_user is None:
         return min(fitting, key=lambda o: o.serving.ttft_s)
     return max(fitting, key=lambda o: o.serving.tokens_per_s_per_user)
