@@ -105,7 +105,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--framework",
         choices=[f.value for f in Framework],
         default=_default("framework"),
-        help="training stack: default (the stacks the MFU tables were measured on) or megatron-deepspeed",
+        help="training stack: default (the stacks the MFU tables were measured on), megatron-deepspeed "
+        "(its MFU and DeepSpeed's fp32 gradient buffer), megatron-core (the distributed optimizer's "
+        "buffers), fsdp (the root unit kept whole) or hf-trainer (PEFT's k-bit preparation, fp32 "
+        "logits); the last three change memory only",
     )
     p.add_argument("--users", type=count_arg, default=_default("users"), help="concurrent users (inference)")
     p.add_argument("--prompt-tokens", type=count_arg, default=_default("prompt_tokens"))

@@ -275,8 +275,11 @@ def test_the_memory_chart_draws_a_long_column_label_at_the_smallest_window(windo
             painter.end()
         return [text for _rect, _flags, text in texts]
 
-    with contextlib.suppress(QtBotTimeout):
-        qtbot.waitUntil(lambda: len(drawn()) == 1, timeout=2000)
+    def whole(texts: list[str]) -> bool:  # the label and its size, only wrapped (the axis grows to fit)
+        return len(texts) == 1 and " ".join(texts[0].split("\n")).startswith(f"{label}: ")
+
+    with contextlib.suppress(QtBotTimeout):  # the chart settles at its width after the page's layout
+        qtbot.waitUntil(lambda: whole(drawn()), timeout=2000)
     (text,) = drawn()
     assert " ".join(text.split("\n")) == f"{label}: {format_bytes(total)}"  # whole, only wrapped
 
@@ -306,3 +309,22 @@ def test_the_compare_chart_keeps_clear_of_the_splitter_handle(window, qtbot, res
     qtbot.waitUntil(compare.chart.isVisible)
     gap = window_rect(compare.chart, window).left() - window_rect(handle, window).right()
     assert gap >= 4  # the handle's grip drew over the chart's axis title
+
+
+@pytest.mark.parametrize("tab", [0, 1, 3], ids=["three tiers", "overview", "how it was computed"])
+def test_the_recommendation_never_scrolls_sideways_for_a_long_gpu_name(window, qtbot, tab):
+    """A fine-tune whose tiers and rent-or-buy pair name 'NVIDIA RTX PRO 6000 Blackwell Workstation
+    Edition (96 GB)': the tier answer, the cost chart's legend and the notes wrap at 1024 px, so the
+    page is never wider than its window (nobody scrolls sideways to read a recommendation)."""
+    _fine_tune(window.form)
+    window.form.set_field("train_tokens", 2e9)
+    window.form.set_field("max_hours", 48.0)
+    _resize(window, qtbot, 1024, 700)
+    window.wizard.go_to(STEP_RESULT)
+    view = window.wizard.result_view
+    qtbot.waitUntil(lambda: view.card.figure("machines") != "—")
+    view.tabs.setCurrentIndex(tab)
+    scroll = view.parentWidget().parentWidget()  # the page's scroll area (viewport, then the area)
+    qtbot.waitUntil(lambda: view.isVisible())
+    assert view.minimumSizeHint().width() <= scroll.viewport().width()
+    assert not scroll.horizontalScrollBar().isVisible()

@@ -134,3 +134,23 @@ def test_a_job_of_petabytes_is_charted_in_a_unit_that_reads_without_exponents(me
     labels = _left_axis_labels(memory_chart)
     assert labels and not any("e+" in text or "e-" in text for text in labels), labels
     assert memory_chart.getPlotItem().getAxis("left").labelText == "memory (TiB)"
+
+
+def test_a_served_card_draws_non_pytorch_memory_and_the_engine_reserve_as_parts_and_names_the_kv_pool(
+    memory_chart,
+):
+    """Llama 3 8B for 32 users on one RTX 4090 under vLLM: the overhead is drawn as its parts (1.8 GiB
+    outside PyTorch, the 10 % of the card vLLM leaves), not one grey block, and the legend says the
+    KV pool holds the users' KV cache."""
+    served = plan(
+        PlanRequest(model=LLAMA_8B, users=32, tokens_per_s_per_user=20, gpu="nvidia-rtx-4090", gpus=1)
+    )
+    memory_chart.show_plan(served)
+    shown = [text for _, _, text in memory_chart.legend_entries]
+    assert "Non-PyTorch memory" in shown and "Engine reserve" in shown
+    assert COMPONENT_LABELS["overhead"] not in shown
+    assert any(text.startswith("KV pool 3.6 GiB holds") for text in shown)
+    bars = [i for i in memory_chart.getPlotItem().items if isinstance(i, pg.BarGraphItem)]
+    drawn = sum(float(h) for bar in bars for h in bar.opts["height"])
+    assert drawn * 2**30 == pytest.approx(served.best.per_gpu_bytes, rel=1e-9)
+    assert "KV pool" in memory_chart.legend_html() and "Non&#8209;PyTorch" in memory_chart.legend_html()

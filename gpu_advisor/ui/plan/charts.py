@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from html import escape
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QWidget
 
-from gpu_advisor.core.estimates import COMPONENTS, MemoryComponents
+from gpu_advisor.core.estimates import COMPONENTS, MemoryEstimate
 from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import GIB, byte_unit, format_bytes, format_months
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import tip
-from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_chart_message, cost_curve, gpu_line
+from gpu_advisor.wording.memory_parts import PART_ORDER, kv_pool_text, memory_parts
+from gpu_advisor.wording.plan import cost_chart_message, cost_curve, gpu_line
 
 BAR_WIDTH = 0.55
 CHART_MIN_HEIGHT_PX = 180
@@ -77,7 +80,7 @@ class _ThemedPlot(pg.PlotWidget):
         pass
 
 
-def memory_columns(plan: Plan) -> list[tuple[str, MemoryComponents]]:
+def memory_columns(plan: Plan) -> list[tuple[str, MemoryEstimate]]:
     """The memory chart's columns: per GPU of the recommendation, and the job unsharded on one device.
 
     One column when the two differ only by the process overhead (one GPU per replica, nothing
@@ -86,11 +89,15 @@ def memory_columns(plan: Plan) -> list[tuple[str, MemoryComponents]]:
     1024 px; the GPU is named once, in the legend's memory line.
     """
     best = plan.best
-    unsharded = plan.memory.components
+    unsharded = plan.memory
     if best is None:
         return [("unsharded, one device", unsharded)]
-    per_gpu = best.per_gpu_components
-    same = all(getattr(per_gpu, c) == getattr(unsharded, c) for c in COMPONENTS if c != "overhead")
+    per_gpu = best.per_gpu
+    same = all(
+        getattr(per_gpu.components, c) == getattr(unsharded.components, c)
+        for c in COMPONENTS
+        if c != "overhead"
+    )
     if not same:
         return [("per GPU", per_gpu), ("unsharded, one device", unsharded)]
     return [("per GPU, a whole copy on each" if best.count > 1 else "per GPU", per_gpu)]
@@ -107,7 +114,8 @@ class MemoryChart(_ThemedPlot):
         super().__init__(parent)
         self.setToolTip(
             "Memory on one device, by component (GiB = 2^30 bytes). The dashed line is the recommended GPU's "
-            "memory.\n\n" + tip("kv_cache")
+            "memory; a dashed box is memory the serving engine reserves and leaves unused.\n\n"
+            + tip("kv_cache")
         )
         item = self.getPlotItem()
         item.setTitle("Memory per device")
@@ -144,10 +152,14 @@ class MemoryChart(_ThemedPlot):
         self._fit_ticks()
 
     def legend_html(self) -> str:
-        return "&nbsp;&nbsp; ".join(
-            f'<span style="color:{color}">{symbol}</span>&nbsp;{text.replace(" ", "&nbsp;")}'
+        """The coloured entries on one wrapping line; a note without a symbol (the KV pool) under them."""
+        keys = "&nbsp;&nbsp; ".join(  # an entry never wraps inside itself ("Non-PyTorch" neither)
+            f'<span style="color:{color}">{symbol}</span>&nbsp;{text.replace(" ", "&nbsp;").replace("-", "&#8209;")}'
             for color, symbol, text in self.legend_entries
+            if symbol
         )
+        notes = [escape(text) for _, symbol, text in self.legend_entries if not symbol]
+        return "<br>".join([keys, *notes])
 
     def redraw(self) -> None:
         item = self.getPlotItem()
@@ -160,37 +172,51 @@ class MemoryChart(_ThemedPlot):
         best = plan.best
         # GiB, as GPU memory is sold; TiB or PiB for a job far beyond any GPU (a million-sequence
         # micro-batch is 14 PiB), whose axis read '1.5e+07' in GiB.
-        largest = max([comps.total for _, comps in columns] + [best.gpu_memory_bytes if best else 0])
+        largest = max([memory.total_bytes for _, memory in columns] + [best.gpu_memory_bytes if best else 0])
         unit, scale = byte_unit(largest)
         if scale < GIB or largest < 10_000 * GIB:
             unit, scale = "GiB", GIB
         item.setLabel("left", f"memory ({unit})")
         starts = np.zeros(len(columns))
         x = np.arange(len(columns), dtype=float)
-        for name in COMPONENT_LABELS:
-            heights = np.array([getattr(comps, name) / scale for _, comps in columns])
-            if not heights.any():
-                continue
-            color = theme.component_color(name)
+        # Each part in stacking order, its bytes per column (a part one column lacks is 0 there): the
+        # overhead split into non-PyTorch memory, fragmentation and the engine's reserve where it was.
+        sizes: dict[str, dict[int, int]] = {}
+        labels: dict[str, str] = {}
+        for i, (_, memory) in enumerate(columns):
+            for part in memory_parts(memory):
+                sizes.setdefault(part.key, {})[i] = part.size_bytes
+                labels[part.key] = part.label
+        fg = theme.plot_foreground()
+        for key, per_column in sorted(sizes.items(), key=lambda kv: PART_ORDER.index(kv[0])):
+            heights = np.array([per_column.get(i, 0) / scale for i in range(len(columns))])
+            color = theme.component_color(key)
+            unused = key == "engine_reserve"  # memory the engine leaves free: an outline, not a block
+            pen = (
+                pg.mkPen(fg, width=1, style=pg.QtCore.Qt.PenStyle.DashLine)
+                if unused
+                else pg.mkPen(theme.plot_background(), width=1)
+            )
+            drawn = heights > 0  # a column without this part gets no bar (a dashed edge would still show)
             item.addItem(
                 pg.BarGraphItem(
-                    x=x,
-                    y0=starts.copy(),
-                    height=heights,
-                    width=BAR_WIDTH,
-                    brush=color,
-                    pen=pg.mkPen(theme.plot_background(), width=1),
+                    x=x[drawn], y0=starts[drawn], height=heights[drawn], width=BAR_WIDTH, brush=color, pen=pen
                 )
             )
-            self.legend_entries.append((color.name(), "■", COMPONENT_LABELS[name]))
+            # The reserve's key is its dashed outline, in the foreground colour: its pale fill would vanish.
+            self.legend_entries.append(
+                (fg.name(), "▭", labels[key]) if unused else (color.name(), "■", labels[key])
+            )
             starts += heights
-        self.shown_rows = [(label, comps.total) for label, comps in columns]
-        self._ticks = [f"{label}: {format_bytes(comps.total)}" for label, comps in columns]
+        pools = [kv_pool_text(memory) for _, memory in columns]
+        if any(pools):
+            self.legend_entries.append((fg.name(), "", next(p for p in pools if p)))
+        self.shown_rows = [(label, memory.total_bytes) for label, memory in columns]
+        self._ticks = [f"{label}: {format_bytes(memory.total_bytes)}" for label, memory in columns]
         self._fit_ticks()
         top = float(starts.max())
         if best is not None:
             limit_gb = best.gpu_memory_bytes / scale
-            fg = theme.plot_foreground()
             item.addItem(
                 pg.InfiniteLine(
                     pos=limit_gb, angle=0, pen=pg.mkPen(fg, width=2, style=pg.QtCore.Qt.PenStyle.DashLine)
@@ -225,7 +251,8 @@ class CostChart(_ThemedPlot):
 
     def legend_html(self) -> str:
         return "&nbsp;&nbsp; ".join(
-            f'<span style="color:{color}">━</span>&nbsp;{text.replace(" ", "&nbsp;")}'
+            # A line's name may be long ('rent 4 × NVIDIA RTX PRO 6000 …'): it wraps, not the page.
+            f'<span style="color:{color}">━</span>&nbsp;{text}'
             for color, text in self.legend_entries
         )
 
