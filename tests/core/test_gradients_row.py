@@ -12,7 +12,9 @@ from gpu_advisor.wording.plan_tables import memory_rows
 
 def test_the_gradients_row_at_the_backward_peak_reads_as_the_head_gradient():
     model = resolve_model(preset=None, config=None, params=1e9)
-    result = plan(PlanRequest(model=model, task="pretrain", train_tokens=20e9, max_hours=168))
+    # One micro-batch per step: gradients are freed by zero_grad and appear as backward runs.
+    request = PlanRequest(model=model, task="pretrain", batch_size=8, grad_accumulation_steps=1)
+    result = plan(request)
     comps = result.memory.components
     _name, size, formula = next(row for row in memory_rows(result.memory) if row[0] == "Gradients")
     trainable = model.total_params()
