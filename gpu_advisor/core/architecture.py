@@ -500,7 +500,13 @@ def read_hf_config(path: str | Path) -> tuple[ModelSpec, dict[str, Any], bool]:
         return load_hf_config(path), data, True
     except UnknownArchitecture as exc:
         name = path.parent.name or path.name
-        spec = approximate_hf_config(data, name)
+        try:
+            spec = approximate_hf_config(data, name)
+        except ConfigError:  # named by the file, with what the user can do instead
+            raise ConfigError(
+                f"{path}: model_type {exc.model_type!r}: no layers, width, heads or vocabulary to size it; "
+                "give its parameter count instead (e.g. 7B)"
+            ) from None
         note = (
             f"{path.name}: model_type {exc.model_type!r} is not counted by the formulas; a Llama-style "
             f"approximation ({spec.total_params():,} parameters) is used; the trace measures the real one"
