@@ -22,12 +22,18 @@ def host_power_w(machines: Machines, a: Assumptions) -> float:
     return machines.host.power_w if a.host_power_w_per_machine is None else a.host_power_w_per_machine
 
 
+def cooled(gpu: GpuSpec) -> bool:
+    """Whether the data centre's cooling overhead (PUE) is paid on top: for servers, not for a desktop
+    under a desk or a workstation in an office (review 3 read 569 W for 2 x RTX 3060 with PUE 1.3)."""
+    return gpu.tier is Tier.DATACENTER
+
+
 def power_kw(gpu: GpuSpec, count: int, machines: Machines, a: Assumptions) -> float | None:
-    """Wall power of the GPUs and their machines' hosts, cooling included (PUE)."""
+    """Wall power of the GPUs and their machines' hosts, a data centre's cooling included (PUE)."""
     if gpu.tdp_w is None:
         return None
     watts = count * gpu.tdp_w * a.utilisation_of_tdp + machines.machines * host_power_w(machines, a)
-    return watts * a.pue / 1000
+    return watts * (a.pue if cooled(gpu) else 1.0) / 1000
 
 
 def estimate_cost(
@@ -98,7 +104,7 @@ def estimate_cost(
         f"{rent}; "
         f"{buy}; "
         f"power = ({count} x {tdp} x {a.utilisation_of_tdp:.0%} + {n} x "
-        f"{host_power_w(machines, a):.0f} W {host}) x PUE {a.pue:g} x "
+        f"{host_power_w(machines, a):.0f} W {host})" + (f" x PUE {a.pue:g}" if cooled(gpu) else "") + " x "
         f"{format_usd(electricity_usd_per_kwh)}/kWh"
     )
     return CostEstimate(

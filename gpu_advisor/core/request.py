@@ -144,7 +144,13 @@ class Assumptions(BaseModel):
         "per tier (resources/hosts.json: desktop $2,000, workstation tower $9,000, 8-GPU server "
         "$75,000, 8-GPU PCIe server $25,000).",
     )
-    pue: float = Field(default=1.3, ge=1, le=3, description="Power usage effectiveness (cooling overhead).")
+    pue: float = Field(
+        default=1.3,
+        ge=1,
+        le=3,
+        description="Power usage effectiveness (a data centre's cooling overhead), applied to "
+        "data-centre servers; a desktop or workstation draws only its own power.",
+    )
     host_power_w_per_machine: float | None = Field(
         default=None,
         ge=0,

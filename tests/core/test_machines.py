@@ -94,17 +94,17 @@ def test_each_8_gpu_server_is_priced_once_and_a_user_figure_replaces_the_table(c
 
 
 def test_host_power_is_counted_per_machine(catalog):
-    """Two desktops draw two hosts' power besides their cards."""
+    """Two desktops draw two hosts' power besides their cards (no data-centre PUE under a desk)."""
     kw = dict(model="llama-3-8b", task="inference", gpu="nvidia-rtx-4090", purchase="buy")
     one = _plan(catalog, **kw).best
     four = _plan(catalog, gpus=4, **kw).best
     assert four.machines == 2
     desktop = hosts()["consumer"]
     host_w = desktop.power_w
-    expected = (4 * 450 * 0.7 + 2 * host_w) * 1.3 / 1000
+    expected = (4 * 450 * 0.7 + 2 * host_w) / 1000
     assert four.cost.power_kw == pytest.approx(expected)
     one_card_w = desktop.base_power_w + (host_w - desktop.base_power_w) / 2  # a desktop with one of two cards
-    assert one.cost.power_kw == pytest.approx((450 * 0.7 + one_card_w) * 1.3 / 1000)
+    assert one.cost.power_kw == pytest.approx((450 * 0.7 + one_card_w) / 1000)
 
 
 def test_two_sxm_gpus_are_bought_on_a_4_gpu_baseboard_not_a_full_8_gpu_server(catalog):
