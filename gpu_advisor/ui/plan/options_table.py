@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from gpu_advisor.core.request import Purchase
 from gpu_advisor.core.result import Option, Plan
+from gpu_advisor.core.units import NA
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import bound_tip, tip
 from gpu_advisor.wording.plan_tables import Column, option_columns
@@ -46,7 +47,7 @@ HIDE_FIRST = (
     "gpu_hours",
     "time_per_epoch",
 )
-UNCUT = ("fits", "memory")  # "does not fit", "24.7 of 31.7 GiB": never elided
+UNCUT = ("count", "fits", "memory")  # "2 (buy 4)", "does not fit", "24.7 of 31.7 GiB": never elided
 LEAST_SHARE = 0.65  # of a column's natural width, before columns are left out
 # and at the narrowest, the price the plan is not ranked by (buy when renting, rent when buying).
 HIDE_LAST = {False: ("breakeven", "purchase", "aggregate"), True: ("breakeven", "rent", "aggregate")}
@@ -213,12 +214,23 @@ class OptionsTable(QTableView):
         for column in range(self.proxy.columnCount()):
             self.setColumnHidden(column, False)
         self.resizeColumnsToContents()
-        self._natural = [  # what each column would like, long texts capped
-            min(self.columnWidth(c), MAX_GPU_COLUMN_PX if c == 0 else MAX_COLUMN_PX)
+        columns = self.options_model.columns
+        self._natural = [  # what each column would like, long texts capped (but the never-cut ones:
+            # "fits, tight, runs as fp16 (loss scaling)" says what the card can run, and reads whole)
+            self.columnWidth(c)
+            if columns[c].key in UNCUT
+            else min(self.columnWidth(c), MAX_GPU_COLUMN_PX if c == 0 else MAX_COLUMN_PX)
             for c in range(self.proxy.columnCount())
         ]
         header = self.horizontalHeader()
         self._titles = [header.sectionSizeHint(c) for c in range(self.proxy.columnCount())]
+        model = self.options_model
+        options = [model.option(r) for r in range(model.rowCount())]
+        # A column with nothing to say for this plan ("n/a" in every row: no token budget, no price)
+        # is the first to go when the table is too narrow, before any text is cut.
+        self._empty = [
+            bool(options) and all(columns[c].text(o) == NA for o in options) for c in range(len(columns))
+        ]
         self.fit_columns()
 
     @property
@@ -249,7 +261,13 @@ class OptionsTable(QTableView):
         def width(widths: list[int]) -> int:
             return sum(w for c, w in enumerate(widths) if c not in hidden)
 
-        # Details go before any text is cut; what decides a purchase goes only when cutting is not enough.
+        # Empty columns go first, then details, before any text is cut; what decides a purchase goes
+        # only when cutting is not enough.
+        for c, empty in enumerate(getattr(self, "_empty", [])):
+            if width(natural) <= room:
+                break
+            if empty:
+                hidden.add(c)
         for key in HIDE_FIRST:
             if width(natural) <= room:
                 break
