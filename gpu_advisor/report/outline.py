@@ -23,6 +23,7 @@ from gpu_advisor.wording.plan import (
     buy_text,
     cost_rows,
     gpu_line,
+    job_rent_text,
     rank_basis,
     rent_text,
     speed_text,
@@ -206,12 +207,16 @@ def _answer_detail(plan: Plan, summary: Summary) -> list[Section]:
     others = runners_up(plan)
     if others:
         blocks.append(Heading(3, "Next best options"))
-        rows = [[gpu_line(o), speed_text(o), rent_text(o.cost), buy_text(o.cost)] for o in others]
+        # a training job's rent is the job's, as on page 1 (not $/h and $/month)
+        rows = [
+            [gpu_line(o), speed_text(o), job_rent_text(o) or rent_text(o.cost), buy_text(o.cost)]
+            for o in others
+        ]
         blocks.append(
             grid([("GPUs", 26, False), ("Speed", 40, False), ("Rent", 17, True), ("Buy", 17, True)], rows)
         )
     if plan.suggestions:
-        blocks += [Heading(3, "What would need fewer GPUs"), Bullets(tuple(plan.suggestions))]
+        blocks += [Heading(3, "What else you could change"), Bullets(tuple(plan.suggestions))]
     # Page one holds the answer, the verdict and the tiers; the chart starts the next page whole.
     return [Section(Heading(2, "Rent or buy over time", new_page=True), blocks)]
 
@@ -316,7 +321,30 @@ def _speed(plan: Plan) -> Section:
                 [i == 0 and plan.best is not None for i in range(len(speed_rows))],
             )
         )
+    blocks += _frontier(plan)
     return Section(Heading(2, "Speed"), blocks)
+
+
+FRONTIER_WIDTHS = (15, 30, 30, 25)  # percent of the body
+
+
+def _frontier(plan: Plan) -> list[Block]:
+    """Without a deadline: the recommended GPU and recipe at each scale, time to train against the
+    job's rent (the rows the CLI prints), the recommended scale highlighted; nothing otherwise."""
+    rows = tables.frontier_rows(plan)
+    if not rows:
+        return []
+    intro = (
+        "No deadline was given: the plan is sized to finish within the default duration. Each row is the "
+        "same GPU and recipe at another scale; where the rent climbs faster than the time falls, scaling "
+        "stops paying."
+    )
+    columns = [(h, w, h != "") for h, w in zip(tables.FRONTIER_HEADERS, FRONTIER_WIDTHS, strict=True)]
+    return [
+        Heading(3, tables.frontier_title(plan)),
+        Text(intro),
+        grid(columns, rows, 8, [row[3] == "recommended" for row in rows]),
+    ]
 
 
 def _cost(plan: Plan, summary: Summary) -> Section:
@@ -413,4 +441,5 @@ def _results(named: NamedReport, index: int) -> Section:
     ram = res.host_ram_peak_text(report)
     if ram:
         blocks.append(Text(ram, "small"))
-    return Section(Heading(2, f"Benchmark: {named.name}", new_page=True), blocks)
+    title = f"Watched command: {named.name}" if res.is_watched(report) else f"Benchmark: {named.name}"
+    return Section(Heading(2, title, new_page=True), blocks)

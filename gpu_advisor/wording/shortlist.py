@@ -3,7 +3,8 @@
 The planner sizes every catalogue GPU; a manager's list needs only the options someone could choose:
 - the recommendation and its runners-up (the next options that fit and meet the target: what a
   reader who cannot get the first choice buys) are always shown;
-- an option that does not fit in memory at any count searched is no option;
+- an option that does not fit in memory at any count searched is no option (unless nothing fits:
+  then the near misses are the list);
 - an option is dominated when another option that fits is at least as fast on the request's target
   (tokens/s per user and first token for serving, time to train or tokens/s for training), uses no
   more GPUs and is cheaper by the plan's ranking (both prices known);
@@ -48,7 +49,7 @@ class Shortlist:
             )
         if self.too_large:
             lines.append(
-                f"Left out as more than {SCALE_FACTOR} times the recommendation's GPUs: {names(self.too_large)}."
+                f"Left out as more than {SCALE_FACTOR} times the GPUs of the first option: {names(self.too_large)}."
             )
         if self.not_fitting:
             lines.append(
@@ -92,7 +93,7 @@ def shortlist(plan: Plan) -> Shortlist:
     for option in plan.options:
         if id(option) in keep:
             out.shown.append(option)
-        elif not option.fits:
+        elif not option.fits and fitting:  # where nothing fits, the near misses are all there is
             out.not_fitting.append(option)
         elif limit is not None and option.count > limit:
             out.too_large.append(option)

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QWidget
 
 from gpu_advisor.core.estimates import COMPONENTS, MemoryEstimate
 from gpu_advisor.core.result import Plan
-from gpu_advisor.core.units import GIB, format_bytes, format_months
+from gpu_advisor.core.units import GIB, byte_unit, format_bytes, format_months
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import tip
 from gpu_advisor.wording.memory_parts import PART_ORDER, kv_pool_text, memory_parts
@@ -22,6 +22,7 @@ BAR_WIDTH = 0.55
 CHART_MIN_HEIGHT_PX = 180
 CHART_HEIGHT_PX = 240
 TICK_MARGIN_PX = 10  # around the plot area, and between two columns' labels
+AXIS_TICK_PX = 12  # a bottom axis's line, tick and gap above its labels (pyqtgraph's defaults, 5 + 5, and 2)
 
 
 def fit_label(text: str, metrics: QFontMetrics, width_px: int, max_lines: int = 3) -> str:
@@ -84,24 +85,22 @@ def memory_columns(plan: Plan) -> list[tuple[str, MemoryEstimate]]:
 
     One column when the two differ only by the process overhead (one GPU per replica, nothing
     sharded: a single GPU, or data-parallel replicas that each hold the whole job), since two bars
-    of the same height say nothing more than one.
+    of the same height say nothing more than one. The labels are short, to read under a column at
+    1024 px; the GPU is named once, in the legend's memory line.
     """
     best = plan.best
     unsharded = plan.memory
     if best is None:
         return [("unsharded, one device", unsharded)]
     per_gpu = best.per_gpu
-    label = f"per GPU ({gpu_line(best)})"
     same = all(
         getattr(per_gpu.components, c) == getattr(unsharded.components, c)
         for c in COMPONENTS
         if c != "overhead"
     )
     if not same:
-        return [(label, per_gpu), ("unsharded, one device", unsharded)]
-    if best.count > 1:
-        label = f"per GPU ({gpu_line(best)}, a whole copy on each)"
-    return [(label, per_gpu)]
+        return [("per GPU", per_gpu), ("unsharded, one device", unsharded)]
+    return [("per GPU, a whole copy on each" if best.count > 1 else "per GPU", per_gpu)]
 
 
 class MemoryChart(_ThemedPlot):
@@ -141,11 +140,12 @@ class MemoryChart(_ThemedPlot):
         plot_px = self.width() - item.getAxis("left").width() - 2 * TICK_MARGIN_PX
         slot_px = plot_px // len(self._ticks) - TICK_MARGIN_PX
         metrics = QFontMetrics(axis.font())
-        labels = [fit_label(text, metrics, slot_px) for text in self._ticks]
-        axis.setTicks([list(enumerate(labels))])
-        # As tall as the label with the most lines: a wrapped label's last line is clipped otherwise.
-        lines = max(label.count("\n") + 1 for label in labels)
-        axis.setHeight(lines * metrics.lineSpacing() + 2 * TICK_MARGIN_PX)
+        fitted = [fit_label(text, metrics, slot_px) for text in self._ticks]
+        axis.setTicks([list(enumerate(fitted))])
+        # Room for every line: pyqtgraph sizes the axis to the labels as its own painter measures
+        # them, a few pixels short a line, and the chart's edge cut a wrapped label's last line.
+        lines = max(text.count("\n") + 1 for text in fitted)
+        axis.setHeight(lines * metrics.lineSpacing() + AXIS_TICK_PX)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)
@@ -170,6 +170,13 @@ class MemoryChart(_ThemedPlot):
             return
         columns = memory_columns(plan)
         best = plan.best
+        # GiB, as GPU memory is sold; TiB or PiB for a job far beyond any GPU (a million-sequence
+        # micro-batch is 14 PiB), whose axis read '1.5e+07' in GiB.
+        largest = max([memory.total_bytes for _, memory in columns] + [best.gpu_memory_bytes if best else 0])
+        unit, scale = byte_unit(largest)
+        if scale < GIB or largest < 10_000 * GIB:
+            unit, scale = "GiB", GIB
+        item.setLabel("left", f"memory ({unit})")
         starts = np.zeros(len(columns))
         x = np.arange(len(columns), dtype=float)
         # Each part in stacking order, its bytes per column (a part one column lacks is 0 there): the
@@ -182,7 +189,7 @@ class MemoryChart(_ThemedPlot):
                 labels[part.key] = part.label
         fg = theme.plot_foreground()
         for key, per_column in sorted(sizes.items(), key=lambda kv: PART_ORDER.index(kv[0])):
-            heights = np.array([per_column.get(i, 0) / GIB for i in range(len(columns))])
+            heights = np.array([per_column.get(i, 0) / scale for i in range(len(columns))])
             color = theme.component_color(key)
             unused = key == "engine_reserve"  # memory the engine leaves free: an outline, not a block
             pen = (
@@ -209,13 +216,14 @@ class MemoryChart(_ThemedPlot):
         self._fit_ticks()
         top = float(starts.max())
         if best is not None:
-            limit_gb = best.gpu_memory_bytes / GIB
+            limit_gb = best.gpu_memory_bytes / scale
             item.addItem(
                 pg.InfiniteLine(
                     pos=limit_gb, angle=0, pen=pg.mkPen(fg, width=2, style=pg.QtCore.Qt.PenStyle.DashLine)
                 )
             )
-            self.legend_entries.append((fg.name(), "╌╌", f"GPU memory {format_bytes(best.gpu_memory_bytes)}"))
+            memory = f"GPU memory {format_bytes(best.gpu_memory_bytes)} ({gpu_line(best)})"
+            self.legend_entries.append((fg.name(), "╌╌", memory))
             top = max(top, limit_gb)
         side = max(0.0, 2 - len(columns)) / 2  # a lone column as wide as one of two, centred
         item.setXRange(-0.6 - side, len(columns) - 0.4 + side, padding=0)

@@ -7,6 +7,7 @@ from html import escape
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QGridLayout,
     QHeaderView,
     QLabel,
@@ -30,7 +31,13 @@ from gpu_advisor.ui.plan.tiers_view import TiersView
 from gpu_advisor.wording.answer import answer_pair
 from gpu_advisor.wording.memory_parts import kv_pool_text, memory_parts
 from gpu_advisor.wording.plan import gpu_line, rank_basis
-from gpu_advisor.wording.plan_tables import compute_rows, formula_rows, memory_notes
+from gpu_advisor.wording.plan_tables import (
+    compute_rows,
+    formula_rows,
+    large_option_limit,
+    large_options_text,
+    memory_notes,
+)
 
 
 def _label(text: str = "") -> QLabel:
@@ -95,6 +102,11 @@ class RecommendationView(QWidget):
         self.options.hidden_changed.connect(self._show_options_caption)
         options_layout.addWidget(self.options_caption)
         options_layout.addWidget(self.options, 1)
+        # Options of hundreds of GPUs (512 x L4 for a 70B model), folded unless asked for.
+        self.show_large_options = QCheckBox()
+        self.show_large_options.toggled.connect(self.options.set_show_large)
+        self.show_large_options.hide()
+        options_layout.addWidget(self.show_large_options)
         self.tabs.addTab(options_page, "O&ptions")
 
         details = QWidget()
@@ -165,8 +177,15 @@ class RecommendationView(QWidget):
         self.warnings.setText("<br>".join(notes))
         self.warnings.setVisible(bool(notes))
         self.options.set_plan(plan)
+        folded = self.options.options_model.folded
+        self.show_large_options.setText(f"Show {large_options_text(len(folded), large_option_limit(plan))}")
+        self.show_large_options.setVisible(bool(folded))
         self._show_options_caption()
         self._show_details(plan)
+        users = plan.assumptions.get("concurrent_users_from_requests_per_s")
+        self.assumptions.set_derived_note(
+            f"Concurrent users from the requests per second: {users}" if users else ""
+        )
 
     def _show_options_caption(self) -> None:
         if self.plan is None:
