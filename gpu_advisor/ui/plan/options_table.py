@@ -302,11 +302,14 @@ class OptionsTable(QTableView):
         # Between the least and the natural widths, every column gives up the same share; below
         # the least (nothing left to leave out), the same fraction of it.
         share = 1.0 if want <= room else max(0.0, (room - need) / max(want - need, 1))
-        below = min(1.0, room / max(need, 1))
+        # Below the least, the never-cut columns keep theirs and the others share what is left.
+        uncut = sum(least[c] for c in shown if columns[c].key in UNCUT)
+        below = min(1.0, max(0.0, room - uncut) / max(need - uncut, 1))
         for c in range(len(columns)):
             self.setColumnHidden(c, c in hidden)
             if c not in hidden:
-                self.setColumnWidth(c, int((least[c] + (natural[c] - least[c]) * share) * below))
+                scale = 1.0 if columns[c].key in UNCUT else below
+                self.setColumnWidth(c, int((least[c] + (natural[c] - least[c]) * share) * scale))
         keys = frozenset(columns[c].key for c in hidden)
         if keys != self.options_model.hidden_keys:
             self.options_model.hidden_keys = keys
