@@ -691,13 +691,19 @@ def _explain(
             if basis.fragmentation == 0 and basis.reserves
             else f"{req.assumptions.fragmentation:.0%} allocator fragmentation of the rest{paged}"
         )
-        f["overhead"] = (
-            f"CUDA context, workspaces and kernels {format_bytes(context)} ({basis.overhead_source}) + {slack}"
+        # The overhead's parts, each with its own working (overhead_parts), and the overhead as their sum.
+        f["non_pytorch"] = (
+            f"CUDA context, workspaces and kernels {format_bytes(context)} ({basis.overhead_source})"
         )
+        f["fragmentation"] = slack
+        reserve = []
         if capacity is not None and basis.memory_fraction < 1:
-            f["overhead"] += f" + the {1 - basis.memory_fraction:.0%} of the card the engine leaves unused"
+            reserve.append(f"the {1 - basis.memory_fraction:.0%} of the card the engine leaves unused")
         if capacity is not None and basis.kv_free_fraction < 1:
-            f["overhead"] += f" + the {1 - basis.kv_free_fraction:.0%} of free memory kept out of the KV pool"
+            reserve.append(f"the {1 - basis.kv_free_fraction:.0%} of free memory kept out of the KV pool")
+        if reserve:
+            f["engine_reserve"] = " + ".join(reserve)
+        f["overhead"] = " + ".join([f["non_pytorch"], slack, *reserve])
     else:
         f["overhead"] = "none on CPU (live tensor bytes)"
     return f, notes
