@@ -574,9 +574,12 @@ def estimate_memory(
 def _stack_parts(
     basis: MemoryBasis, par: Parallelism, phase: str, formulas: dict[str, str]
 ) -> tuple[StackPart, ...]:
-    """The stack's named buffers on one GPU of `par`, each also added to its component's formula."""
+    """The stack's named buffers on one GPU of `par` that hold bytes at its peak (a buffer the layout
+    or the phase does not have is left out), each also added to its component's formula."""
     parts = []
     for buffer, size in basis.stack_parts(par, phase):
+        if size <= 0:
+            continue
         parts.append(
             StackPart(
                 name=buffer.name,
@@ -586,7 +589,7 @@ def _stack_parts(
                 source=buffer.source,
             )
         )
-        if size > 0 and buffer.component in formulas:
+        if buffer.component in formulas:
             formulas[buffer.component] += f" + {buffer.name} {format_bytes(size)} ({buffer.formula})"
     return tuple(parts)
 

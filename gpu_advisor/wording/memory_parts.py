@@ -56,6 +56,17 @@ def memory_parts(memory: MemoryEstimate) -> list[MemoryPart]:
     return parts
 
 
+def stack_part_rows(memory: MemoryEstimate, key: str) -> list[tuple[str, int, str]]:
+    """(label, bytes, formula and source) of the training stack's named buffers counted inside the
+    component `key` (core/stack_memory.py): the table lists them under it; the chart does not stack
+    them again."""
+    return [
+        (f"  of which: {part.name}", part.bytes, f"{part.formula}. Source: {part.source}")
+        for part in memory.stack_parts
+        if part.component == key and part.bytes
+    ]
+
+
 def kv_pool_text(memory: MemoryEstimate) -> str:
     """'KV pool 3.6 GiB holds the users' 3.0 GiB of KV cache (84% full)', or '' without an engine pool."""
     pool = memory.kv_pool_bytes

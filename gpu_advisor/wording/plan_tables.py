@@ -22,6 +22,7 @@ from gpu_advisor.core.units import (
     format_si,
     format_usd,
 )
+from gpu_advisor.wording.memory_parts import stack_part_rows
 from gpu_advisor.wording.plan import (
     COMPONENT_LABELS,
     ENGINE_LABELS,
@@ -370,30 +371,13 @@ def memory_rows(
 ) -> list[tuple[str, str, str]]:
     """(component, size, formula) for the non-zero components, each followed by the training stack's
     named buffers counted in it, then the total."""
-    return [
-        (label, format_bytes(size), formula) for label, size, formula in _memory_items(memory, total_note)
-    ]
-
-
-def memory_row_bytes(memory: MemoryEstimate) -> list[int]:
-    """The exact bytes of each row of `memory_rows`, in the same order."""
-    return [size for _, size, _ in _memory_items(memory, "")]
-
-
-def _memory_items(memory: MemoryEstimate, total_note: str) -> list[tuple[str, int, str]]:
-    comps = memory.components
     rows = []
     for key in COMPONENTS:
-        if not getattr(comps, key):
-            continue
-        rows.append((COMPONENT_LABELS[key], getattr(comps, key), memory.formulas.get(key, "")))
-        # The training stack's named buffers counted in this component (core/stack_memory.py).
-        rows += [
-            (f"  of which: {part.name}", part.bytes, f"{part.formula}. Source: {part.source}")
-            for part in memory.stack_parts
-            if part.component == key and part.bytes
-        ]
-    rows.append(("Total", comps.total, total_note))
+        size = getattr(memory.components, key)
+        if size:
+            rows.append((COMPONENT_LABELS[key], format_bytes(size), memory.formulas.get(key, "")))
+            rows += [(label, format_bytes(n), formula) for label, n, formula in stack_part_rows(memory, key)]
+    rows.append(("Total", format_bytes(memory.components.total), total_note))
     return rows
 
 

@@ -10,7 +10,8 @@ from gpu_advisor.core.layout import Parallelism
 from gpu_advisor.core.memory import Device, estimate_memory
 from gpu_advisor.core.presets import get_preset
 from gpu_advisor.core.request import Assumptions, PlanRequest
-from gpu_advisor.wording.plan_tables import memory_row_bytes, memory_rows
+from gpu_advisor.wording.memory_parts import memory_parts, stack_part_rows
+from gpu_advisor.wording.plan_tables import memory_rows
 
 LLAMA_7B = get_preset("llama-2-7b")
 LLAMA_8B = get_preset("llama-3-8b")
@@ -103,8 +104,10 @@ def test_the_breakdown_lists_each_buffer_under_its_component_with_its_source():
     weights = labels.index("Weights")
     assert labels[weights + 1].startswith("  of which: PEFT k-bit preparation")
     assert "peft/utils/other.py" in rows[weights + 1][2]
-    assert len(memory_row_bytes(hf)) == len(rows)
-    assert memory_row_bytes(hf)[-1] == hf.total_bytes
+    # The GUI's table: the same rows under the chart's parts, which do not stack them twice.
+    assert sum(p.size_bytes for p in memory_parts(hf)) == hf.total_bytes
+    (upcast,) = stack_part_rows(hf, "weights")
+    assert upcast[1] == hf.stack_parts[0].bytes and "Source:" in upcast[2]
 
 
 def _plan_json(capsys, argv: list[str]) -> dict:

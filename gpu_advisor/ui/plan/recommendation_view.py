@@ -29,7 +29,7 @@ from gpu_advisor.ui.plan.options_table import OptionsTable
 from gpu_advisor.ui.plan.tier_card import TierCard
 from gpu_advisor.ui.plan.tiers_view import TiersView
 from gpu_advisor.wording.answer import answer_pair
-from gpu_advisor.wording.memory_parts import kv_pool_text, memory_parts
+from gpu_advisor.wording.memory_parts import kv_pool_text, memory_parts, stack_part_rows
 from gpu_advisor.wording.plan import gpu_line, rank_basis
 from gpu_advisor.wording.plan_tables import (
     compute_rows,
@@ -203,7 +203,10 @@ class RecommendationView(QWidget):
         memory = best.per_gpu if best is not None else plan.memory
         where = f"per GPU, {gpu_line(best)}" if best is not None else "one device, unsharded"
         self.memory_table.setHorizontalHeaderLabels(["Component", f"Bytes ({where})", "How it was computed"])
-        rows = [(p.label, p.size_bytes, p.formula) for p in memory_parts(memory)]
+        rows = []
+        for p in memory_parts(memory):
+            rows.append((p.label, p.size_bytes, p.formula))
+            rows += stack_part_rows(memory, p.key)  # the training stack's buffers inside it
         rows.append(("Total", memory.total_bytes, "sum of the above"))
         if memory.kv_pool_bytes is not None:
             rows.append(("KV pool (engine)", memory.kv_pool_bytes, kv_pool_text(memory)))
