@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpu_advisor.core.result import Plan
 
 PAGE_SIZE_CHOICES = ("A4", "Letter")
 
@@ -39,34 +42,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_report)
 
 
-def load_saved_plan(path: str | Path) -> tuple[Any, dict[str, Any]]:
+def load_saved_plan(path: str | Path) -> tuple[Plan, dict[str, Any]]:
     """Validate a saved plan file and plan its inputs again. Returns (Plan, the file's data).
 
-    Raises CliError naming the file and the field.
+    Raises UserInputError naming the file and the field (the words of core.saved_plan, as the app's).
     """
-    from pydantic import ValidationError
-
-    from gpu_advisor.core.architecture import ConfigError
     from gpu_advisor.core.errors import UserInputError as CliError
-    from gpu_advisor.core.files import FileFormatError, read_json
     from gpu_advisor.core.recommend import plan
-    from gpu_advisor.core.request import PlanRequest, describe_validation_error
-    from gpu_advisor.core.result import PLAN_SCHEMA
+    from gpu_advisor.core.saved_plan import read_saved_request
 
-    try:
-        data = read_json(path, PLAN_SCHEMA)
-    except FileFormatError as exc:
-        raise CliError(str(exc)) from None
-    inputs = data.get("inputs")
-    if not isinstance(inputs, dict):
-        raise CliError(f"{path}: inputs: missing or not an object")
-    try:
-        request = PlanRequest.model_validate(inputs)
-    except ValidationError as exc:
-        field, message = describe_validation_error(exc)
-        raise CliError(f"{path}: inputs.{field}: {message}") from None
-    except ConfigError as exc:
-        raise CliError(f"{path}: inputs.model: {exc}") from None
+    request, data = read_saved_request(path)
     try:
         return plan(request), data
     except KeyError as exc:  # a GPU restriction the catalogue no longer has
