@@ -291,10 +291,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         gpu = default_catalog().find(req.gpu)
         if gpu is None:
             raise CliError(f"--gpu: no GPU named {req.gpu!r} in the catalogue (see `gpu-advisor catalog`)")
-        if req.tier is not None and gpu.tier is not req.tier:
-            raise CliError(
-                f"--tier: {gpu.name} is a {gpu.tier.value} GPU, not {req.tier.value}; give one of --tier and --gpu"
-            )
+        # A --gpu of another --tier is planned as the app plans it: the GPU named wins and the plan's
+        # warnings say that the tier was ignored (core.recommend words it once, for every face).
     req = with_trace(req, chosen_model(args), explicit=args.trace)
     result = plan(req)
     # What was written goes to stderr, worded as `report` words it: stdout is the plan (or its JSON).
