@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from gpu_advisor.core.result import Plan
+
+T = TypeVar("T")
 
 PAGE_SIZE_CHOICES = ("A4", "Letter")
 
@@ -76,22 +79,23 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.pdf:
         from gpu_advisor.report.pdf import write_pdf
 
-        pages = _write(lambda p: write_pdf(result, p, attached, page_size=args.page_size), args.pdf)
+        pages = write_file(lambda p: write_pdf(result, p, attached, page_size=args.page_size), args.pdf)
         print(f"wrote {args.pdf} ({pages} page{'s' if pages != 1 else ''}, {args.page_size})")
     if args.markdown:
         from gpu_advisor.report.markdown import write_markdown
 
-        _write(lambda p: write_markdown(result, p, attached), args.markdown)
+        write_file(lambda p: write_markdown(result, p, attached), args.markdown)
         print(f"wrote {args.markdown}")
     if args.json:
         from gpu_advisor.report.json_report import write_json_report
 
-        _write(lambda p: write_json_report(result, p, attached), args.json)
+        write_file(lambda p: write_json_report(result, p, attached), args.json)
         print(f"wrote {args.json}")
     return 0
 
 
-def _write(writer, path: str):
+def write_file(writer: Callable[[Path], T], path: str) -> T:
+    """writer(Path(path)); an OSError is one line naming the file (the plan and report commands)."""
     from gpu_advisor.core.errors import UserInputError as CliError
 
     try:

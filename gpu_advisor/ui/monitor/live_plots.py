@@ -79,7 +79,8 @@ PLOTS = (
 # The latest reading in each telemetry plot's title, from the plot's unit.
 LATEST_TEXT: dict[str, Callable[[float], str]] = {
     "utilisation_pct": lambda v: format_pct(v / 100),
-    "memory_gib": lambda v: format_bytes(v * GIB, "GiB"),
+    # in GiB as the axis, but a process of a few MiB reads in MiB rather than "0.0 GiB"
+    "memory_gib": lambda v: format_bytes(v * GIB, "GiB" if v >= 0.05 else None),
     "power_w": format_watts,
     "temperature_c": format_celsius,
     "clock_mhz": format_mhz,
@@ -166,6 +167,7 @@ class LivePlots(QWidget):
             self.curves[spec.key] = curve
         self._latest: dict[str, str] = {}
         self._columns = 0  # of the plots' grid as placed
+        self._placed_one_row = False  # and whether they were placed in one low row
         self._titles: dict[str, tuple[str, str]] = {}  # (title, axis label) as set, by plot key
         self._y_tops: dict[str, float] = {}  # the top of each y axis as set
         self._x_ranges: dict[str, tuple[float, float]] = {}  # each plot's time range as set
@@ -235,8 +237,12 @@ class LivePlots(QWidget):
         for spec in PLOTS:
             self._grid.removeWidget(self.plots[spec.key])
             self.plots[spec.key].setVisible(spec.key not in self._unavailable)
+        one_row = self._placed_one_row = self._one_row()
+        self._y_tops.clear()  # the next redraw sets each y axis's ticks for this layout
         for i, spec in enumerate(shown):
             self._grid.addWidget(self.plots[spec.key], i // columns, i % columns)
+            # one low row: the curve gets the time axis label's line (the ticks still say seconds)
+            self.plots[spec.key].getPlotItem().getAxis("bottom").showLabel(not one_row)
         missing = [self._title(spec) for spec in PLOTS if spec.key in self._unavailable]
         self.unavailable_note.setText(
             f"Not measured on this machine: {', '.join(missing)}." if missing else ""
@@ -249,7 +255,7 @@ class LivePlots(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         shown = sum(spec.key not in self._unavailable for spec in PLOTS)
         wanted = shown if self._one_row() else 3 if shown > 4 else 2
-        if wanted != self._columns:
+        if wanted != self._columns or self._one_row() != self._placed_one_row:
             self._place_plots()
         super().resizeEvent(event)
 
@@ -382,4 +388,8 @@ class LivePlots(QWidget):
             top = 1.0
         if self._y_tops.get(spec.key) != top:  # a new range relays the axis out: only on a change
             self._y_tops[spec.key] = top
-            self.plots[spec.key].getPlotItem().setYRange(0, top, padding=0)
+            item = self.plots[spec.key].getPlotItem()
+            item.setYRange(0, top, padding=0)
+            # one low row has room for two ticks (0 and the top), not the five or six it would choose
+            spacing = (top, top) if self._placed_one_row else ()
+            item.getAxis("left").setTickSpacing(*spacing)
