@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gpu_advisor.bench.options import BenchOptions, Sizes
-from gpu_advisor.bench.results import DeviceInfo, WorkloadResult
+from gpu_advisor.bench.results import DeviceInfo, WorkloadKind, WorkloadResult
 from gpu_advisor.core.catalog import GpuSpec
 from gpu_advisor.core.units import format_bytes
 
@@ -110,3 +110,11 @@ class RunContext:
 def now() -> float:
     """Unix time (for lining results up with telemetry samples)."""
     return time.time()
+
+
+def ok_result(workload: WorkloadKind, name: str, started: float, **measured: Any) -> WorkloadResult:
+    """A workload variant that ran to the end: `measured` (config, metrics, timings, prediction,
+    notes), its start and its time so far."""
+    return WorkloadResult(
+        workload=workload, name=name, status="ok", started_at=started, elapsed_s=now() - started, **measured
+    )

@@ -15,14 +15,14 @@ from collections.abc import Iterator
 
 import torch
 
-from gpu_advisor.bench.context import Outcome, RunContext, now
-from gpu_advisor.bench.kernels import ensure_bandwidth, ensure_flops
+from gpu_advisor.bench.context import Outcome, RunContext, now, ok_result
+from gpu_advisor.bench.kernels import ensure_bandwidth
 from gpu_advisor.bench.oom import is_out_of_memory, with_oom_backoff
 from gpu_advisor.bench.peak_memory import measure_peak
 from gpu_advisor.bench.results import Prediction, PredictionCheck, WorkloadResult
 from gpu_advisor.bench.stats import spread, spreads
 from gpu_advisor.bench.timing import DeviceClock, run_steps
-from gpu_advisor.bench.training import model_for, precision_for
+from gpu_advisor.bench.training import device_peak, model_for, precision_for
 from gpu_advisor.bench.zoo import KVCache, build_model, last_token_logits
 from gpu_advisor.core.architecture import Family, ModelSpec
 from gpu_advisor.core.memory import Device
@@ -97,10 +97,7 @@ def _infer_attempt(
     progress: tuple[float, float],
 ) -> Outcome:
     started = now()
-    precision = precision_for(ctx)
-    device_kind = Device.CUDA if ctx.is_cuda else Device.CPU
-    peak_dtype = "bf16" if precision is Precision.BF16 else "fp32"
-    peak_flops = ensure_flops(ctx, peak_dtype)
+    precision, peak_dtype, device_kind, peak_flops = device_peak(ctx)
     bandwidth = ensure_bandwidth(ctx)
     prediction = predict_inference(
         spec,
@@ -174,17 +171,8 @@ def _infer_attempt(
         components=prediction.components.model_dump(),
         basis=f"step = one decode step for the whole batch; peak FLOP/s: {flops_basis}; bandwidth: {bw_basis}",
     )
-    result = WorkloadResult(
-        workload="inference",
-        name=name,
-        status="ok",
-        config=config,
-        metrics=metrics,
-        timings=timings,
-        prediction=checked,
-        started_at=started,
-        elapsed_s=now() - started,
-    )
+    measured = {"config": config, "metrics": metrics, "timings": timings, "prediction": checked}
+    result = ok_result("inference", name, started, **measured)
     peak_bw, _ = ctx.peak_bandwidth()
     evidence = {
         "step_time_s": decode_s,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 import torch
 
-from gpu_advisor.bench.context import Outcome, RunContext, now
+from gpu_advisor.bench.context import Outcome, RunContext, now, ok_result
 from gpu_advisor.bench.results import WorkloadResult
 from gpu_advisor.bench.stats import spreads
 from gpu_advisor.bench.timing import DeviceClock, run_steps
@@ -146,17 +146,7 @@ def matmul_one(ctx: RunContext, dtype: str, progress: tuple[float, float] = (0.0
     notes = [] if peak or not ctx.is_cuda else ["no catalogue peak for this GPU and dtype"]
     if dtype == "tf32":
         notes.append("fp32 tensors with TF32 tensor cores enabled for this workload only")
-    result = WorkloadResult(
-        workload="matmul",
-        name=name,
-        status="ok",
-        config=config,
-        metrics=metrics,
-        timings=timings,
-        notes=notes,
-        started_at=started,
-        elapsed_s=now() - started,
-    )
+    result = ok_result("matmul", name, started, config=config, metrics=metrics, timings=timings, notes=notes)
     # Without a known peak there is nothing to diagnose: the measurement is the peak.
     return Outcome(result, {"achieved_flops_per_s": flops, "peak_flops_per_s": peak} if peak else {})
 
@@ -205,17 +195,8 @@ def bandwidth(ctx: RunContext) -> Iterator[Outcome]:
     notes = ["bytes moved = 2 x buffer (read + write) per copy"]
     if not ctx.is_cuda:
         notes.append("CPU: a copy this size is mostly served by DRAM, not caches")
-    result = WorkloadResult(
-        workload="bandwidth",
-        name="bandwidth copy",
-        status="ok",
-        config=config,
-        metrics=metrics,
-        timings=timings,
-        notes=notes,
-        started_at=started,
-        elapsed_s=now() - started,
-    )
+    measured = {"config": config, "metrics": metrics, "timings": timings, "notes": notes}
+    result = ok_result("bandwidth", "bandwidth copy", started, **measured)
     return iter(
         [Outcome(result, {"achieved_bytes_per_s": achieved, "peak_bytes_per_s": peak} if peak else {})]
     )
@@ -270,15 +251,13 @@ def transfer(ctx: RunContext) -> Iterator[Outcome]:
             "fraction_of_catalogue": rate / link if link else None,
         }
         yield Outcome(
-            WorkloadResult(
-                workload="transfer",
-                name=f"host-to-device {kind}",
-                status="ok",
+            ok_result(
+                "transfer",
+                f"host-to-device {kind}",
+                started,
                 config={**ctx.common_config(), "bytes": size, "pinned": pinned},
                 metrics=metrics,
                 timings=timings,
-                started_at=started,
-                elapsed_s=now() - started,
             )
         )
         del src

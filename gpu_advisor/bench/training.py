@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from gpu_advisor.bench.context import Outcome, RunContext, now
+from gpu_advisor.bench.context import Outcome, RunContext, now, ok_result
 from gpu_advisor.bench.kernels import ensure_bandwidth, ensure_flops
 from gpu_advisor.bench.loader_stress import (
     LOADER_TIME_PER_STEP,
@@ -31,7 +31,7 @@ from gpu_advisor.bench.loader_stress import (
 )
 from gpu_advisor.bench.oom import with_oom_backoff
 from gpu_advisor.bench.peak_memory import live_training_tensors, measure_peak
-from gpu_advisor.bench.results import Prediction, PredictionCheck, WorkloadKind, WorkloadResult
+from gpu_advisor.bench.results import Prediction, PredictionCheck, WorkloadKind
 from gpu_advisor.bench.stats import spreads
 from gpu_advisor.bench.timing import DeviceClock, run_steps
 from gpu_advisor.bench.zoo import build_model, count_parameters, training_loss
@@ -81,6 +81,14 @@ def precision_for(ctx: RunContext) -> Precision:
     return Precision(chosen)
 
 
+def device_peak(ctx: RunContext) -> tuple[Precision, str, Device, float | None]:
+    """The precision a model workload runs in, the dtype of the peak it is measured against, the
+    device kind the planner predicts for, and that peak in FLOP/s (the catalogue's, or measured now)."""
+    precision = precision_for(ctx)
+    peak_dtype = "bf16" if precision is Precision.BF16 else "fp32"
+    return precision, peak_dtype, Device.CUDA if ctx.is_cuda else Device.CPU, ensure_flops(ctx, peak_dtype)
+
+
 def _autocast(ctx: RunContext, precision: Precision) -> contextlib.AbstractContextManager[object]:
     if precision is Precision.FP32:
         return contextlib.nullcontext()
@@ -121,10 +129,7 @@ def _train_attempt(
     progress: tuple[float, float],
 ) -> Outcome:
     started = now()
-    precision = precision_for(ctx)
-    device_kind = Device.CUDA if ctx.is_cuda else Device.CPU
-    peak_dtype = "bf16" if precision is Precision.BF16 else "fp32"
-    peak_flops = ensure_flops(ctx, peak_dtype)
+    precision, peak_dtype, device_kind, peak_flops = device_peak(ctx)
     bandwidth = ensure_bandwidth(ctx) if predict else None
     prediction = predict_training_step(
         spec,
@@ -289,18 +294,14 @@ def _train_attempt(
             basis=f"peak FLOP/s: {basis}; MFU {format_pct(prediction.assumptions.get('mfu'))}; measured "
             "step time excludes input wait",
         )
-    result = WorkloadResult(
-        workload=workload,
-        name=name,
-        status="ok",
-        config=config,
-        metrics=metrics,
-        timings=timings,
-        prediction=checked,
-        notes=notes,
-        started_at=started,
-        elapsed_s=now() - started,
-    )
+    measured = {
+        "config": config,
+        "metrics": metrics,
+        "timings": timings,
+        "prediction": checked,
+        "notes": notes,
+    }
+    result = ok_result(workload, name, started, **measured)
     # The input-bound rule reads wait / step; use the run's totals so the verdict quotes the same
     # fraction as the table's input_wait_fraction (medians of the two can disagree widely).
     evidence = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from gpu_advisor.cli.models import MODEL_HELP, chosen_model, with_trace
+from gpu_advisor.cli.report import write_file
 from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
 from gpu_advisor.core.precision import Engine, Framework, LossImpl, Optimizer, Precision, Task, Tier
@@ -291,27 +291,25 @@ def cmd_plan(args: argparse.Namespace) -> int:
         gpu = default_catalog().find(req.gpu)
         if gpu is None:
             raise CliError(f"--gpu: no GPU named {req.gpu!r} in the catalogue (see `gpu-advisor catalog`)")
-        if req.tier is not None and gpu.tier is not req.tier:
-            raise CliError(
-                f"--tier: {gpu.name} is a {gpu.tier.value} GPU, not {req.tier.value}; give one of --tier and --gpu"
-            )
+        # A --gpu of another --tier is planned as the app plans it: the GPU named wins and the plan's
+        # warnings say that the tier was ignored (core.recommend words it once, for every face).
     req = with_trace(req, chosen_model(args), explicit=args.trace)
     result = plan(req)
     # What was written goes to stderr, worded as `report` words it: stdout is the plan (or its JSON).
     if args.save:
         from gpu_advisor.core.files import write_json_atomic
 
-        _write(lambda p: write_json_atomic(p, result.to_json_dict()), args.save)
+        write_file(lambda p: write_json_atomic(p, result.to_json_dict()), args.save)
         print(f"wrote {args.save}", file=sys.stderr)
     if args.markdown:
         from gpu_advisor.report.markdown import write_markdown
 
-        _write(lambda p: write_markdown(result, p), args.markdown)
+        write_file(lambda p: write_markdown(result, p), args.markdown)
         print(f"wrote {args.markdown}", file=sys.stderr)
     if args.pdf:
         from gpu_advisor.report.pdf import write_pdf
 
-        pages = _write(lambda p: write_pdf(result, p), args.pdf)
+        pages = write_file(lambda p: write_pdf(result, p), args.pdf)
         print(f"wrote {args.pdf} ({pages} page{'s' if pages != 1 else ''}, A4)", file=sys.stderr)
     if args.json:
         print(json.dumps(result.to_json_dict(), indent=1, allow_nan=False))  # JSON has no NaN or Infinity
@@ -326,10 +324,3 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
             print("\n".join(calibration_lines(result.request.calibration)))
     return 0
-
-
-def _write(writer, path: str):
-    try:
-        return writer(Path(path))
-    except OSError as exc:
-        raise CliError(f"{path}: cannot write ({exc.strerror or exc})") from None

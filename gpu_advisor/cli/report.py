@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from gpu_advisor.core.result import Plan
+
+T = TypeVar("T")
 
 PAGE_SIZE_CHOICES = ("A4", "Letter")
 
@@ -39,34 +45,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_report)
 
 
-def load_saved_plan(path: str | Path) -> tuple[Any, dict[str, Any]]:
+def load_saved_plan(path: str | Path) -> tuple[Plan, dict[str, Any]]:
     """Validate a saved plan file and plan its inputs again. Returns (Plan, the file's data).
 
-    Raises CliError naming the file and the field.
+    Raises UserInputError naming the file and the field (the words of core.saved_plan, as the app's).
     """
-    from pydantic import ValidationError
-
-    from gpu_advisor.core.architecture import ConfigError
     from gpu_advisor.core.errors import UserInputError as CliError
-    from gpu_advisor.core.files import FileFormatError, read_json
     from gpu_advisor.core.recommend import plan
-    from gpu_advisor.core.request import PlanRequest, describe_validation_error
-    from gpu_advisor.core.result import PLAN_SCHEMA
+    from gpu_advisor.core.saved_plan import read_saved_request
 
-    try:
-        data = read_json(path, PLAN_SCHEMA)
-    except FileFormatError as exc:
-        raise CliError(str(exc)) from None
-    inputs = data.get("inputs")
-    if not isinstance(inputs, dict):
-        raise CliError(f"{path}: inputs: missing or not an object")
-    try:
-        request = PlanRequest.model_validate(inputs)
-    except ValidationError as exc:
-        field, message = describe_validation_error(exc)
-        raise CliError(f"{path}: inputs.{field}: {message}") from None
-    except ConfigError as exc:
-        raise CliError(f"{path}: inputs.model: {exc}") from None
+    request, data = read_saved_request(path)
     try:
         return plan(request), data
     except KeyError as exc:  # a GPU restriction the catalogue no longer has
@@ -91,22 +79,23 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.pdf:
         from gpu_advisor.report.pdf import write_pdf
 
-        pages = _write(lambda p: write_pdf(result, p, attached, page_size=args.page_size), args.pdf)
+        pages = write_file(lambda p: write_pdf(result, p, attached, page_size=args.page_size), args.pdf)
         print(f"wrote {args.pdf} ({pages} page{'s' if pages != 1 else ''}, {args.page_size})")
     if args.markdown:
         from gpu_advisor.report.markdown import write_markdown
 
-        _write(lambda p: write_markdown(result, p, attached), args.markdown)
+        write_file(lambda p: write_markdown(result, p, attached), args.markdown)
         print(f"wrote {args.markdown}")
     if args.json:
         from gpu_advisor.report.json_report import write_json_report
 
-        _write(lambda p: write_json_report(result, p, attached), args.json)
+        write_file(lambda p: write_json_report(result, p, attached), args.json)
         print(f"wrote {args.json}")
     return 0
 
 
-def _write(writer, path: str):
+def write_file(writer: Callable[[Path], T], path: str) -> T:
+    """writer(Path(path)); an OSError is one line naming the file (the plan and report commands)."""
     from gpu_advisor.core.errors import UserInputError as CliError
 
     try:

@@ -27,6 +27,15 @@ def refuse_bool(value: Any) -> Any:
     return value
 
 
+def counts_not_bools(*fields: str) -> Any:
+    """A model's before-validator (assign it in the class body) applying refuse_bool to `fields`."""
+
+    def check(cls: type, value: Any) -> Any:
+        return refuse_bool(value)
+
+    return field_validator(*fields, mode="before")(classmethod(check))
+
+
 # Longer than any model id or folder name: a longer name comes from a broken or hostile file.
 MAX_MODEL_NAME_CHARS = 300
 
@@ -74,7 +83,7 @@ class ModelSpec(BaseModel):
     source: str = Field(default="", description="Where the shape came from (config, paper, a guess)")
     guessed: bool = False
 
-    @field_validator(
+    _count_not_a_bool = counts_not_bools(
         "n_layers",
         "hidden_size",
         "n_heads",
@@ -86,11 +95,7 @@ class ModelSpec(BaseModel):
         "n_experts",
         "experts_per_token",
         "norms_per_layer",
-        mode="before",
     )
-    @classmethod
-    def _count_not_a_bool(cls, value: Any) -> Any:
-        return refuse_bool(value)
 
     @model_validator(mode="after")
     def _check_shape(self) -> Self:

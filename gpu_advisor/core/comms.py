@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from typing import Any, Literal
 
 from .calibration import Calibration, fabric_applies
 from .catalog import GpuSpec
@@ -84,26 +85,24 @@ def _calibrated(fabric: Fabric, calibration: Calibration) -> Fabric:
     """`fabric` with the calibration's measured intra- and inter-node bus bandwidths."""
     fab = calibration.fabric
     assert fab is not None
-    measured_intra = fab.link("intra-node")
-    measured_inter = fab.link("inter-node")
     updates: dict = {}
-    if measured_intra is not None:
+    # (side, the fabric's field for its bus bandwidth, what a measured figure changes besides)
+    sides: tuple[tuple[Literal["intra-node", "inter-node"], str, dict[str, Any]], ...] = (
+        ("intra-node", "intra_busbw", {"intra_max_gpus": None}),
+        ("inter-node", "inter_busbw_per_nic", {"inter_is_total": True}),
+    )
+    for scope, busbw_field, also in sides:
+        side = scope.removesuffix("-node")
+        link = fab.link(scope)
+        if link is None:
+            continue
         updates |= {
-            "intra_busbw": measured_intra.busbw_bytes_per_s,
-            "intra_latency_s": measured_intra.latency_s or fabric.intra_latency_s,
-            "intra_label": f"measured intra-node {measured_intra.op} busbw "
-            f"{format_bandwidth(measured_intra.busbw_bytes_per_s)} ({calibration.source})",
-            "intra_max_gpus": None,
-            "calibrated_intra": True,
-        }
-    if measured_inter is not None:
-        updates |= {
-            "inter_busbw_per_nic": measured_inter.busbw_bytes_per_s,
-            "inter_latency_s": measured_inter.latency_s or fabric.inter_latency_s,
-            "inter_label": f"measured inter-node {measured_inter.op} busbw "
-            f"{format_bandwidth(measured_inter.busbw_bytes_per_s)} ({calibration.source})",
-            "calibrated_inter": True,
-            "inter_is_total": True,
+            busbw_field: link.busbw_bytes_per_s,
+            f"{side}_latency_s": link.latency_s or getattr(fabric, f"{side}_latency_s"),
+            f"{side}_label": f"measured {scope} {link.op} busbw "
+            f"{format_bandwidth(link.busbw_bytes_per_s)} ({calibration.source})",
+            f"calibrated_{side}": True,
+            **also,
         }
     return dataclasses.replace(fabric, **updates) if updates else fabric
 

@@ -6,6 +6,8 @@ time; these functions answer the same question from the sizing formulas, so the 
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict
 
 from .architecture import ModelSpec
@@ -38,6 +40,32 @@ class WorkloadPrediction(BaseModel):
     decode_bytes_per_step: float | None = None  # inference: weights and KV cache read per decode step
 
 
+def _workload_request(
+    model: ModelSpec,
+    task: Task,
+    precision: Precision,
+    attention: Attention,
+    assumptions: Assumptions | None,
+    **workload: Any,
+) -> PlanRequest:
+    """The one-device request a benchmark workload is predicted as."""
+    return PlanRequest(
+        model=model,
+        task=task,
+        precision=precision,
+        attention=attention,
+        assumptions=assumptions or Assumptions(),
+        **workload,
+    )
+
+
+def _peaks(device: Device, flops_per_s: float, bandwidth_bytes_per_s: float) -> DevicePeaks:
+    """The workload's device; on a CPU the host runs the kernels itself (its time adds)."""
+    return DevicePeaks(
+        flops_per_s=flops_per_s, bandwidth_bytes_per_s=bandwidth_bytes_per_s, host_serial=device is Device.CPU
+    )
+
+
 def predict_training_step(
     model: ModelSpec,
     *,
@@ -59,29 +87,23 @@ def predict_training_step(
     on CPU). Step time needs the device's peak FLOP/s (catalogue, or the measured matmul peak on CPU);
     None when unknown.
     """
-    a = assumptions or Assumptions()
-    req = PlanRequest(
-        model=model,
-        task=Task.PRETRAIN,
-        precision=precision,
+    req = _workload_request(
+        model,
+        Task.PRETRAIN,
+        precision,
+        attention,
+        assumptions,
         optimizer=optimizer,
         seq_len=seq_len,
         batch_size=batch_size,
-        attention=attention,
         grad_checkpointing=grad_checkpointing,
-        assumptions=a,
     )
     impl = optimizer_impl or (OptimizerImpl.FOREACH if device is Device.CUDA else OptimizerImpl.FOR_LOOP)
     mem = estimate_memory(req, SINGLE, device=device, optimizer_impl=impl)
     step = None
     mfu = None
     if peak_flops_per_s:
-        peaks = DevicePeaks(
-            flops_per_s=peak_flops_per_s,
-            bandwidth_bytes_per_s=bandwidth_bytes_per_s or 1e18,
-            host_serial=device is Device.CPU,
-        )
-        speed = training_speed(req, SINGLE, peaks)
+        speed = training_speed(req, SINGLE, _peaks(device, peak_flops_per_s, bandwidth_bytes_per_s or 1e18))
         step, mfu = speed.step_time_s, speed.mfu
     return WorkloadPrediction(
         peak_memory_bytes=mem.total_bytes,
@@ -110,26 +132,22 @@ def predict_inference(
     """Peak memory of a batched prompt pass with a preallocated KV cache for prompt + output tokens,
     and the time per decode step (one token for every sequence in the batch). The workload is an eager
     PyTorch loop, so it is predicted as Hugging Face generate() (per-layer host overhead)."""
-    a = assumptions or Assumptions()
-    req = PlanRequest(
-        model=model,
-        task=Task.INFERENCE,
-        precision=precision,
+    req = _workload_request(
+        model,
+        Task.INFERENCE,
+        precision,
+        attention,
+        assumptions,
         users=batch_size,
         prompt_tokens=prompt_tokens,
         output_tokens=output_tokens,
-        attention=attention,
         engine=Engine.HF_GENERATE,
-        assumptions=a,
     )
+    a = req.assumptions
     mem = estimate_memory(req, SINGLE, device=device, prefill_tokens=batch_size * prompt_tokens)
     step = prefill = None
     if peak_flops_per_s and bandwidth_bytes_per_s:
-        peaks = DevicePeaks(
-            flops_per_s=peak_flops_per_s,
-            bandwidth_bytes_per_s=bandwidth_bytes_per_s,
-            host_serial=device is Device.CPU,
-        )
+        peaks = _peaks(device, peak_flops_per_s, bandwidth_bytes_per_s)
         speed = inference_speed(req, SINGLE, peaks, concurrency=batch_size)
         step, prefill = speed.decode_s_per_token, speed.prefill_s
     return WorkloadPrediction(

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .architecture import ModelSpec, refuse_bool
+from .architecture import ModelSpec, counts_not_bools
 from .calibration import MIN_EFFICIENCY, Calibration
 from .errors import error_words
 from .precision import (
@@ -51,6 +51,11 @@ INFERENCE_CONTEXT_STRETCH = 2
 RETIRED_ASSUMPTIONS = ("tp_efficiency", "server_overhead", "system_power_fraction")
 
 
+def _unset(ge: float, le: float, description: str) -> Any:
+    """An optional number in [ge, le], unset by default (the planner then uses its own figure)."""
+    return Field(default=None, ge=ge, le=le, description=description)
+
+
 class Assumptions(BaseModel):
     """Every constant the estimates use, with its default's source. Editable in the GUI.
 
@@ -59,40 +64,35 @@ class Assumptions(BaseModel):
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    mfu: float | None = Field(
-        default=None,
-        ge=MIN_EFFICIENCY,
-        le=1,
-        description="Model FLOPs utilisation for training (PaLM: 6P + 12 L s h per token, recomputation "
+    mfu: float | None = _unset(
+        MIN_EFFICIENCY,
+        1,
+        "Model FLOPs utilisation for training (PaLM: 6P + 12 L s h per token, recomputation "
         "not counted). Empty: per GPU architecture and precision, from published runs "
         "(A100 bf16 0.54, H100 bf16 0.45, H100 fp8 0.29 of the fp8 peak).",
     )
-    prefill_efficiency: float | None = Field(
-        default=None,
-        ge=MIN_EFFICIENCY,
-        le=1,
-        description="Fraction of peak FLOP/s reached in the prompt pass. Empty: per architecture, "
+    prefill_efficiency: float | None = _unset(
+        MIN_EFFICIENCY,
+        1,
+        "Fraction of peak FLOP/s reached in the prompt pass. Empty: per architecture, "
         "precision and serving engine (TensorRT-LLM on A100 fp16: 0.69).",
     )
-    bandwidth_efficiency: float | None = Field(
-        default=None,
-        ge=MIN_EFFICIENCY,
-        le=1,
-        description="Fraction of peak memory bandwidth reached by decode (weights + KV read per step). "
+    bandwidth_efficiency: float | None = _unset(
+        MIN_EFFICIENCY,
+        1,
+        "Fraction of peak memory bandwidth reached by decode (weights + KV read per step). "
         "Empty: per serving engine and weight format (TensorRT-LLM/vLLM 16-bit 0.79, llama.cpp Q4_0 0.50).",
     )
-    step_overhead_s: float | None = Field(
-        default=None,
-        ge=0,
-        le=10,
-        description="Fixed time per decode step (scheduling, sampling), seconds. Empty: per engine "
+    step_overhead_s: float | None = _unset(
+        0,
+        10,
+        "Fixed time per decode step (scheduling, sampling), seconds. Empty: per engine "
         "(vLLM 2.3 ms, compiled engines 0).",
     )
-    host_overhead_per_layer_s: float | None = Field(
-        default=None,
-        ge=0,
-        le=1,
-        description="Host (Python and kernel-launch) time per layer per step, seconds; the GPU works "
+    host_overhead_per_layer_s: float | None = _unset(
+        0,
+        1,
+        "Host (Python and kernel-launch) time per layer per step, seconds; the GPU works "
         "meanwhile, so a step takes the longer of the two. Empty: per stack (eager PyTorch 1.2 ms "
         "per layer for a forward pass, CUDA-graph engines 0).",
     )
@@ -136,11 +136,10 @@ class Assumptions(BaseModel):
         le=4096,
         description="Chunks of a chunked cross-entropy (torchtune CEWithChunkedOutputLoss: 8).",
     )
-    host_usd_per_machine: float | None = Field(
-        default=None,
-        ge=0,
-        le=10_000_000,
-        description="Purchase: one machine without its GPUs (CPU, RAM, chassis, network), USD. Empty: "
+    host_usd_per_machine: float | None = _unset(
+        0,
+        10_000_000,
+        "Purchase: one machine without its GPUs (CPU, RAM, chassis, network), USD. Empty: "
         "per tier (resources/hosts.json: desktop $2,000, workstation tower $9,000, 8-GPU server "
         "$75,000, 8-GPU PCIe server $25,000).",
     )
@@ -151,11 +150,10 @@ class Assumptions(BaseModel):
         description="Power usage effectiveness (a data centre's cooling overhead), applied to "
         "data-centre servers; a desktop or workstation draws only its own power.",
     )
-    host_power_w_per_machine: float | None = Field(
-        default=None,
-        ge=0,
-        le=100_000,
-        description="Power of one machine besides its GPUs (CPUs, RAM, fans, NICs), W under load. "
+    host_power_w_per_machine: float | None = _unset(
+        0,
+        100_000,
+        "Power of one machine besides its GPUs (CPUs, RAM, fans, NICs), W under load. "
         "Empty: per tier (resources/hosts.json: desktop 200 W to 8-GPU server 3 kW).",
     )
     utilisation_of_tdp: float = Field(
@@ -201,11 +199,10 @@ class PlanRequest(BaseModel):
         description="Recompute activations in backward: True or False is the user's lock, None lets the "
         "planner choose",
     )
-    global_batch: int | None = Field(
-        default=None,
-        ge=1,
-        le=10_000_000,
-        description="Sequences per optimizer step over all replicas (data-parallel replicas x micro-batch "
+    global_batch: int | None = _unset(
+        1,
+        10_000_000,
+        "Sequences per optimizer step over all replicas (data-parallel replicas x micro-batch "
         "x accumulation); None: the published-practice default for the task (core/recipe.py)",
     )
     grad_accumulation_steps: int = Field(
@@ -227,11 +224,10 @@ class PlanRequest(BaseModel):
     tensor_parallel: int | None = Field(
         default=None, ge=1, le=1024, description="Fix the tensor-parallel degree (None: the planner chooses)"
     )
-    pipeline_parallel: int | None = Field(
-        default=None,
-        ge=1,
-        le=1024,
-        description="Fix the pipeline-parallel degree (None: the planner chooses)",
+    pipeline_parallel: int | None = _unset(
+        1,
+        1024,
+        "Fix the pipeline-parallel degree (None: the planner chooses)",
     )
     engine: Engine = Field(default=Engine.VLLM, description="Serving stack (inference)")
     framework: Framework = Field(default=Framework.DEFAULT, description="Training stack (training)")
@@ -302,7 +298,7 @@ class PlanRequest(BaseModel):
             out["recipe_open"] = [k for k in OPEN_RECIPE_FIELDS if k not in self.model_fields_set]
         return out
 
-    @field_validator(
+    _count_not_a_bool = counts_not_bools(
         "seq_len",
         "batch_size",
         "grad_accumulation_steps",
@@ -314,11 +310,7 @@ class PlanRequest(BaseModel):
         "users",
         "prompt_tokens",
         "output_tokens",
-        mode="before",
     )
-    @classmethod
-    def _count_not_a_bool(cls, value: Any) -> Any:
-        return refuse_bool(value)
 
     @model_validator(mode="after")
     def _check_combination(self) -> Self:

@@ -333,20 +333,30 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
     host = layers * job.eff.host_overhead_per_layer_s
     # Host time adds where the host runs the kernels itself (a CPU), else the GPU works meanwhile.
     micro = gpu_micro + host if job.peaks.host_serial else max(gpu_micro, host)
-    v, bubble, sends = 1, 0.0, 0.0
-    if pipeline > 1:
-        v = _virtual_stages(job, layers)
-        bubble = _pipeline_bubble_s(pipeline, v, micro)
-        sends = _pipeline_sends_s(job, par, v, pp_cross)
-    dp_time = _dp_reduction_s(job, par, dp_group) if data > 1 else 0.0
-    dp_exposed = _dp_exposed_s(job, dp_time, micro) if dp_time else 0.0
-    optimizer = _optimizer_s(job, _optimizer_params(job, par))
+    v, bubble, sends, dp_time, dp_exposed, optimizer = _past_the_micro_batches(
+        job, par, layers, micro, dp_group, pp_cross
+    )
     step = job.micro_batches * micro + (bubble + sends + dp_exposed + optimizer)
     tokens_per_s = job.tokens_per_micro_batch * job.micro_batches * data / step
     return _TrainingStep(
         layers, compute, weights_read, zero3, tp_time, gpu_micro, micro, v, bubble, sends, dp_time,
         dp_exposed, optimizer, step, tokens_per_s,
     )  # fmt: skip
+
+
+def _past_the_micro_batches(
+    job: _TrainingJob, par: Parallelism, layers: float, micro: float, dp_group: Group, pp_cross: bool
+) -> tuple[int, float, float, float, float, float]:
+    """What a step adds to its micro-batches: (virtual stages, pipeline bubble s, pipeline sends s,
+    data-parallel reduction s, the part of it exposed s, optimizer s)."""
+    v, bubble, sends = 1, 0.0, 0.0
+    if par.pipeline > 1:
+        v = _virtual_stages(job, layers)
+        bubble = _pipeline_bubble_s(par.pipeline, v, micro)
+        sends = _pipeline_sends_s(job, par, v, pp_cross)
+    dp_time = _dp_reduction_s(job, par, dp_group) if par.data > 1 else 0.0
+    dp_exposed = _dp_exposed_s(job, dp_time, micro) if dp_time else 0.0
+    return v, bubble, sends, dp_time, dp_exposed, _optimizer_s(job, _optimizer_params(job, par))
 
 
 def _training_tokens_per_s(job: _TrainingJob, par: Parallelism) -> float:
@@ -371,14 +381,9 @@ def _training_tokens_per_s(job: _TrainingJob, par: Parallelism) -> float:
     )
     host = layers * job.eff.host_overhead_per_layer_s
     micro = gpu_micro + host if job.peaks.host_serial else max(gpu_micro, host)
-    bubble, sends = 0.0, 0.0
-    if pipeline > 1:
-        v = _virtual_stages(job, layers)
-        bubble = _pipeline_bubble_s(pipeline, v, micro)
-        sends = _pipeline_sends_s(job, par, v, pp_cross)
-    dp_time = _dp_reduction_s(job, par, dp_group) if data > 1 else 0.0
-    dp_exposed = _dp_exposed_s(job, dp_time, micro) if dp_time else 0.0
-    optimizer = _optimizer_s(job, _optimizer_params(job, par))
+    _, bubble, sends, _, dp_exposed, optimizer = _past_the_micro_batches(
+        job, par, layers, micro, dp_group, pp_cross
+    )
     step = job.micro_batches * micro + (bubble + sends + dp_exposed + optimizer)
     return job.tokens_per_micro_batch * job.micro_batches * data / step
 

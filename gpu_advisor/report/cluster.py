@@ -6,7 +6,7 @@ point-to-point links and data-parallel scaling. Words come from `wording.distrib
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from html import escape
 from typing import Any
 
@@ -108,11 +108,13 @@ def add_cluster_section(
         doc.add(f"<ul class='small'>{''.join(f'<li>{escape(n)}</li>' for n in section.notes)}</ul>")
     links = words.link_rows(section)
     if links:
-        doc.heading(3, "Bus bandwidth and latency")
-        doc.table(
-            _columns(words.LINK_HEADERS, (20, 24, 30, 26), (False, False, True, True)),
-            [[escape(c) for c in row] for row in links],
-            7.5,
+        _table(
+            doc,
+            "Bus bandwidth and latency",
+            links,
+            words.LINK_HEADERS,
+            (20, 24, 30, 26),
+            (False, False, True, True),
         )
         doc.add(
             "<p class='small muted'>Bus bandwidth at the largest message measured and its peak over the sizes, latency at the smallest; "
@@ -122,23 +124,34 @@ def add_cluster_section(
     doc.add(embed(doc, f"cluster-busbw-{index}", busbw_chart_image(section, width_pt, dpi), dpi))
     p2p = words.p2p_rows(section)
     if p2p:
-        doc.heading(3, "Point to point")
-        doc.table(
-            _columns(words.P2P_HEADERS, (22, 22, 28, 12, 16), (False, False, False, True, True)),
-            [[escape(c) for c in row] for row in p2p],
-            7.5,
+        _table(
+            doc,
+            "Point to point",
+            p2p,
+            words.P2P_HEADERS,
+            (22, 22, 28, 12, 16),
+            (False, False, False, True, True),
         )
     scaling = words.scaling_rows(section)
     if scaling:
-        doc.heading(3, "Data-parallel scaling")
-        doc.table(
-            _columns(words.SCALING_HEADERS, (30, 16, 20, 16, 18), (False, True, True, True, True)),
-            [[escape(c) for c in row] for row in scaling],
-            7.5,
-        )
+        right = (False, True, True, True, True)
+        _table(doc, "Data-parallel scaling", scaling, words.SCALING_HEADERS, (30, 16, 20, 16, 18), right)
         for line in (words.scaling_summary(section), words.fsdp_summary(section)):
             if line:
                 doc.add(f"<p class='small'>{escape(line)}</p>")
+
+
+def _table(
+    doc: Any,
+    title: str,
+    rows: Sequence[Sequence[str]],
+    headers: tuple[str, ...],
+    widths_pct: tuple[int, ...],
+    right: tuple[bool, ...],
+) -> None:
+    """A level-3 heading and a small table of the CLI text's rows, escaped."""
+    doc.heading(3, title)
+    doc.table(_columns(headers, widths_pct, right), [[escape(c) for c in row] for row in rows], 7.5)
 
 
 def _columns(

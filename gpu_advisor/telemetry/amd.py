@@ -19,11 +19,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
-import threading
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from gpu_advisor.telemetry.library_source import LibrarySource
 from gpu_advisor.telemetry.nvml import GpuInfo
 from gpu_advisor.telemetry.samples import GpuSample
 
@@ -106,7 +106,7 @@ def import_amdsmi() -> tuple[ModuleType | None, str | None]:
     return amdsmi, None
 
 
-class AmdSmiSource:
+class AmdSmiSource(LibrarySource):
     """Reads AMD GPUs through AMD SMI; degrades to "n/a" on any AMD SMI problem.
 
     ``amdsmi_module`` is the amdsmi module (imported lazily when None); tests pass a fake built from
@@ -119,24 +119,12 @@ class AmdSmiSource:
     vendor = "AMD"
 
     def __init__(self, amdsmi_module: ModuleType | Any | None = None) -> None:
+        super().__init__()
         self._amdsmi: Any = amdsmi_module
-        self._lock = threading.RLock()
-        self._available = False
-        self._reason: str | None = "AMD SMI not opened yet"
         self._devices: dict[int, _Device] = {}
-        self._infos: tuple[GpuInfo, ...] = ()
-        self._missing_functions: set[str] = set()
         self._package_found = False
 
     # ---- lifecycle -------------------------------------------------------------------------------
-
-    @property
-    def available(self) -> bool:
-        return self._available
-
-    @property
-    def unavailable_reason(self) -> str | None:
-        return None if self._available else self._reason
 
     @property
     def installed(self) -> bool:
@@ -170,37 +158,18 @@ class AmdSmiSource:
             self._enumerate()
             return True
 
-    def close(self) -> None:
-        """Shut AMD SMI down. Safe to call twice; never raises."""
-        with self._lock:
-            if not self._available:
-                return
-            with contextlib.suppress(Exception):
-                self._amdsmi.amdsmi_shut_down()
-            self._available = False
-            self._reason = "AMD SMI closed"
-            self._devices.clear()
-            self._infos = ()
-
-    def __enter__(self) -> AmdSmiSource:
-        self.open()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
+    def _shut_down(self) -> None:
+        with contextlib.suppress(Exception):
+            self._amdsmi.amdsmi_shut_down()
 
     # ---- public queries --------------------------------------------------------------------------
-
-    def devices(self) -> list[GpuInfo]:
-        return list(self._infos)
 
     def read(self, index: int) -> GpuSample:
         """Every metric of GPU ``index``; unsupported ones are None. Never raises."""
         with self._lock:
-            device = self._devices.get(index)
-            if not self._available or device is None:
-                reason = self._reason if not self._available else f"no GPU with index {index}"
-                return GpuSample(index=index, name=f"GPU {index}", error=reason)
+            device, unreadable = self._unreadable(index)
+            if unreadable is not None:
+                return unreadable
             if device.lost is None:
                 try:
                     return self._read_device(device)
@@ -208,11 +177,6 @@ class AmdSmiSource:
                     device.lost = str(lost)
             info = device.info
             return GpuSample(index=info.index, name=info.name, uuid=info.uuid, error=device.lost)
-
-    def read_all(self) -> tuple[GpuSample, ...]:
-        with self._lock:
-            indices = sorted(self._devices)
-        return tuple(self.read(index) for index in indices)
 
     def processes(self, index: int) -> list[tuple[int, int | None, float | None]]:
         """(pid, VRAM bytes, None) of each process on GPU ``index``: AMD SMI gives no per-process

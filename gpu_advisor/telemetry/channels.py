@@ -64,7 +64,7 @@ CHANNELS: tuple[Channel, ...] = (
         "process_rss_bytes",
         GIB,
         "GPU memory used",
-        "Process memory (RSS)",
+        "Process RSS",
         "Memory used",
         "GiB",
         ALL_KINDS,

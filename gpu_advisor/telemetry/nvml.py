@@ -15,12 +15,12 @@ calls with version 1 structs.
 from __future__ import annotations
 
 import contextlib
-import threading
 from dataclasses import dataclass, fields
 from types import ModuleType
 from typing import Any, TypedDict
 
 from gpu_advisor.telemetry.clock_reasons import decode_clock_event_reasons, reason_bits
+from gpu_advisor.telemetry.library_source import LibrarySource
 from gpu_advisor.telemetry.samples import GpuSample
 
 # NVML reports PCIe throughput in KB/s where KB = 1024 bytes (nvidia-smi and nvitop read it so).
@@ -107,7 +107,7 @@ def format_cuda_version(version: int | None) -> str | None:
     return f"{version // 1000}.{(version % 1000) // 10}"
 
 
-class NvmlSource:
+class NvmlSource(LibrarySource):
     """Reads NVIDIA GPUs through NVML; degrades to "n/a" on any NVML problem.
 
     ``nvml_module`` is the pynvml module (imported lazily when None); tests pass a fake.
@@ -120,29 +120,15 @@ class NvmlSource:
     vendor = "NVIDIA"
 
     def __init__(self, nvml_module: ModuleType | Any | None = None, *, read_pcie: bool = True) -> None:
+        super().__init__()
         self._nvml: Any = nvml_module
         # nvmlDeviceGetPcieThroughput waits ~20 ms per counter inside the driver: callers that sample
         # many GPUs at a high rate can switch it off.
         self._read_pcie = read_pcie
-        self._lock = threading.RLock()
-        self._available = False
-        self._reason: str | None = "NVML not opened yet"
         self._devices: dict[int, _Device] = {}
-        self._infos: tuple[GpuInfo, ...] = ()  # replaced, never mutated: read without the lock
-        self._missing_functions: set[str] = set()
         self._reason_bits: tuple[tuple[str, int], ...] = ()
 
     # ---- lifecycle -------------------------------------------------------------------------------
-
-    @property
-    def available(self) -> bool:
-        """True after a successful :meth:`open` and before :meth:`close`."""
-        return self._available
-
-    @property
-    def unavailable_reason(self) -> str | None:
-        """Why NVML cannot be used, in words for the user; None when it is available."""
-        return None if self._available else self._reason
 
     def open(self) -> bool:
         """Initialise NVML and enumerate GPUs. Return whether NVML is available. Never raises."""
@@ -167,40 +153,21 @@ class NvmlSource:
             self._enumerate()
             return True
 
-    def close(self) -> None:
-        """Free GPM buffers and shut NVML down. Safe to call twice; never raises."""
-        with self._lock:
-            if not self._available:
-                return
-            for device in self._devices.values():
-                self._free_gpm(device)
-            with contextlib.suppress(self._nvml.NVMLError):  # shutting down anyway
-                self._nvml.nvmlShutdown()
-            self._available = False
-            self._reason = "NVML closed"
-            self._devices.clear()
-            self._infos = ()
-
-    def __enter__(self) -> NvmlSource:
-        self.open()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
+    def _shut_down(self) -> None:
+        """Free GPM buffers and shut NVML down."""
+        for device in self._devices.values():
+            self._free_gpm(device)
+        with contextlib.suppress(self._nvml.NVMLError):  # shutting down anyway
+            self._nvml.nvmlShutdown()
 
     # ---- public queries --------------------------------------------------------------------------
-
-    def devices(self) -> list[GpuInfo]:
-        """Static facts for every GPU NVML reports (empty when NVML is unavailable)."""
-        return list(self._infos)
 
     def read(self, index: int) -> GpuSample:
         """Read every metric of GPU ``index``; unsupported ones are None. Never raises."""
         with self._lock:
-            device = self._devices.get(index)
-            if not self._available or device is None:
-                reason = self._reason if not self._available else f"no GPU with index {index}"
-                return GpuSample(index=index, name=f"GPU {index}", error=reason)
+            device, unreadable = self._unreadable(index)
+            if unreadable is not None:
+                return unreadable
             if device.lost is not None:
                 return self._error_sample(device)
             try:
@@ -209,12 +176,6 @@ class NvmlSource:
                 device.lost = str(lost)
                 self._free_gpm(device)
                 return self._error_sample(device)
-
-    def read_all(self) -> tuple[GpuSample, ...]:
-        """Read every GPU, in index order."""
-        with self._lock:
-            indices = sorted(self._devices)
-        return tuple(self.read(index) for index in indices)
 
     def processes(self, index: int) -> list[tuple[int, int | None, float | None]]:
         """(pid, GPU memory bytes, SM %) of each compute process on GPU ``index``; empty when NVML

@@ -9,27 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.files import FileFormatError, read_json, write_json_atomic
-from gpu_advisor.core.request import PlanRequest, describe_validation_error
-from gpu_advisor.core.result import PLAN_SCHEMA, Plan
-from gpu_advisor.ui.plan.form import validation_messages
+from gpu_advisor.core.request import PlanRequest
+from gpu_advisor.core.result import Plan
+from gpu_advisor.core.saved_plan import read_saved_request
 
 
 def load_plan_request(path: str | Path) -> PlanRequest:
-    """The request stored in a saved plan (its `inputs`), validated like the CLI's."""
-    data = read_json(path, PLAN_SCHEMA)
-    inputs = data.get("inputs")
-    if not isinstance(inputs, dict):
-        raise FileFormatError(f"{path}: inputs: missing or not an object")
-    try:
-        return PlanRequest.model_validate(inputs)
-    except ValidationError as exc:
-        messages = validation_messages(exc)
-        field, message = next(iter(messages.items())) if messages else describe_validation_error(exc)
-        raise FileFormatError(f"{path}: inputs.{field}: {message}") from None
+    """The request stored in a saved plan (its `inputs`), validated by the CLI's loader."""
+    return read_saved_request(path)[0]
 
 
 def is_results_file(path: str | Path) -> bool:

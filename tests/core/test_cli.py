@@ -154,14 +154,24 @@ def test_inference_flags_and_gpu_restriction(capsys):
         (["--model", "llama-3-8b", "--grad-accum", "0"], "--grad-accum"),
         # An MFU of 1e-300 made every training time infinite and the JSON unwritable.
         (["--model", "llama-3-8b", "--task", "pretrain", "--mfu", "1e-300"], "--mfu"),
-        # --gpu used to drop a contradicting --tier without a word.
-        (["--model", "llama-3-8b", "--tier", "consumer", "--gpu", "h100-sxm"], "--tier"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_naming_the_field(capsys, args, field):
     assert run_cli(["plan", *args]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "Traceback" not in err and field in err
+
+
+def test_a_gpu_of_another_tier_is_planned_with_the_warning_the_app_shows(capsys):
+    # --gpu used to drop a contradicting --tier without a word; then the CLI refused what the app
+    # accepts. One policy: the GPU named wins, and every face says the tier was ignored.
+    args = ["--model", "llama-3-8b", "--tier", "consumer", "--gpu", "h100-sxm"]
+    assert run_cli(["plan", *args, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["recommendation"]["gpu_id"] == "nvidia-h100-sxm"
+    assert any("not a consumer GPU: the tier choice is ignored" in w for w in data["warnings"])
+    assert run_cli(["plan", *args]) == 0
+    assert "the tier choice is ignored" in capsys.readouterr().out
 
 
 def test_unknown_task_or_precision_exits_2(capsys):

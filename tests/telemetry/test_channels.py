@@ -13,7 +13,7 @@ def test_memory_reads_in_gib_on_a_gpu_and_is_the_process_rss_on_the_host() -> No
     assert memory.host_value(HostSample(ram_used_bytes=8 * GIB, process_rss_bytes=GIB // 2)) == 0.5
     # before, the host's whole RAM was plotted under "Process memory (RSS)" when no process was watched
     assert memory.host_value(HostSample(ram_used_bytes=8 * GIB)) is None
-    assert memory.label("cpu") == "Process memory (RSS)"
+    assert memory.label("cpu") == "Process RSS"
 
 
 def test_power_is_a_gpu_channel_only() -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 from PySide6.QtCore import QSettings
 
+from gpu_advisor.cli import run_cli
 from gpu_advisor.core.paths import config_dir
 from gpu_advisor.core.recommend import plan
 from gpu_advisor.core.result import PLAN_SCHEMA
@@ -52,6 +54,16 @@ def test_corrupt_plan_gives_one_dialog_and_changes_nothing(window, tmp_path, dia
     assert window.form.request == before
     with qtbot.waitSignal(window.form.plan_ready, timeout=5000):
         window.form.set_field("users", 3)  # the app keeps working
+
+
+def test_a_bad_plan_reads_the_same_in_the_app_and_the_cli(window, tmp_path, dialogs, capsys):
+    inputs = {**window.form.request.model_dump(mode="json"), "seq_len": -5}
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps({"schema": PLAN_SCHEMA, "inputs": inputs}))
+    assert not window.open_plan(wrong)
+    assert run_cli(["report", str(wrong), "--json", str(tmp_path / "r.json")]) == 2
+    shown = re.sub(r"</?p>", "", dialogs[0][1])
+    assert capsys.readouterr().err.endswith(f"error: {shown}\n")  # one loader, one set of words
 
 
 def test_exports_attach_the_compared_results(window, tmp_path, dialogs, results_files, qtbot):

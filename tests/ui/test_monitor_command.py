@@ -189,3 +189,26 @@ def test_a_failed_commands_output_is_a_tab_and_leaves_each_plot_readable_at_1024
     assert monitor.lists.currentWidget() is monitor.output_pane
     shown = [plot for plot in monitor.plots.plots.values() if plot.isVisible()]
     assert len(shown) >= 3 and all(_readable(plot) for plot in shown)
+
+
+def test_a_low_window_keeps_each_plot_readable_with_fewer_ticks(qtbot, monitor):
+    window = monitor.window()
+    window.resize(1024, 540)  # below the Monitor's compact height: the window stops at its least
+    window.show()
+    window.tabs.setCurrentWidget(monitor)
+    _run(qtbot, monitor, _python("import sys; print('Traceback: CUDA out of memory'); sys.exit(1)"))
+    qtbot.waitUntil(lambda: "CUDA out of memory" in monitor.output_pane.last_line(), timeout=5000)
+    window.resize(1024, 540)  # the compact cards let it go lower: the user drags on
+    qtbot.wait(200)
+    assert window.height() < 600
+    line = monitor.fontMetrics().lineSpacing()
+    assert monitor.step_card.detail.height() <= line + 1  # the cards keep one line of detail
+    shown = [plot for plot in monitor.plots.plots.values() if plot.isVisible()]
+    assert len(shown) >= 3
+    for plot in shown:
+        view = plot.getPlotItem().getViewBox()
+        low, top = view.viewRange()[1]
+        ticks = plot.getPlotItem().getAxis("left").tickValues(low, top, view.height())
+        labels = set(ticks[0][1])  # the major ticks: the labelled ones
+        # every tick label has a line of its own: no "100 80 60 40 20 0" run together
+        assert len(labels) * line <= view.height(), (plot.getPlotItem().titleLabel.text, labels)

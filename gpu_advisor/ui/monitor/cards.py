@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 from gpu_advisor.wording.monitor import Cards
 
 DETAIL_LINES = 3
+NO_MAXIMUM = 16_777_215  # Qt's QWIDGETSIZE_MAX
 
 
 class Card(QFrame):
@@ -47,6 +48,13 @@ class Card(QFrame):
         self.caption.setText(caption or self.default_caption)
         self.value.setText(value)
         self.detail.setText(detail)
+        self.detail.setToolTip(detail)  # the whole of it where a compact card cuts it to a line
+
+    def set_compact(self, compact: bool) -> None:
+        """One line of detail (a low window: the plots need the room), else DETAIL_LINES."""
+        line = self.detail.fontMetrics().lineSpacing()
+        self.detail.setMinimumHeight((1 if compact else DETAIL_LINES) * line)
+        self.detail.setMaximumHeight(line if compact else NO_MAXIMUM)
 
 
 class CardRow(QWidget):
@@ -72,6 +80,10 @@ class CardRow(QWidget):
     @property
     def cards(self) -> tuple[Card, Card, Card, Card]:
         return (self.step_card, self.throughput_card, self.memory_card, self.prediction_card)
+
+    def set_compact(self, compact: bool) -> None:
+        for card in self.cards:
+            card.set_compact(compact)
 
     def show_texts(self, cards: Cards, captions: tuple[str, str, str, str] | None = None) -> None:
         """The cards' texts; `captions` retitle the four cards for this run (a cluster run's figures)."""

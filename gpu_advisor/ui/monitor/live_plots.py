@@ -79,13 +79,16 @@ PLOTS = (
 # The latest reading in each telemetry plot's title, from the plot's unit.
 LATEST_TEXT: dict[str, Callable[[float], str]] = {
     "utilisation_pct": lambda v: format_pct(v / 100),
-    "memory_gib": lambda v: format_bytes(v * GIB, "GiB"),
+    # in GiB as the axis, but a process of a few MiB reads in MiB rather than "0.0 GiB"
+    "memory_gib": lambda v: format_bytes(v * GIB, "GiB" if v >= 0.05 else None),
     "power_w": format_watts,
     "temperature_c": format_celsius,
     "clock_mhz": format_mhz,
 }
 # Below this height two rows of plots are each too low to read (ticks run into each other at ~90 px).
 TWO_ROWS_MIN_HEIGHT_PX = 330
+# Below this height the one row of plots is low (a window at its least): two y ticks, no x axis title.
+LOW_ROW_HEIGHT_PX = 150
 HEADROOM = 1.15  # the y axis reaches at least 15 % above the highest visible point
 X_STEP_FRACTION = 1 / 30  # the time axis moves on by this share of the window at a time
 MIN_X_STEP_S = 1.0
@@ -166,6 +169,7 @@ class LivePlots(QWidget):
             self.curves[spec.key] = curve
         self._latest: dict[str, str] = {}
         self._columns = 0  # of the plots' grid as placed
+        self._placed_low = False  # and whether they were placed in one low row
         self._titles: dict[str, tuple[str, str]] = {}  # (title, axis label) as set, by plot key
         self._y_tops: dict[str, float] = {}  # the top of each y axis as set
         self._x_ranges: dict[str, tuple[float, float]] = {}  # each plot's time range as set
@@ -235,8 +239,12 @@ class LivePlots(QWidget):
         for spec in PLOTS:
             self._grid.removeWidget(self.plots[spec.key])
             self.plots[spec.key].setVisible(spec.key not in self._unavailable)
+        low = self._placed_low = self._low()
         for i, spec in enumerate(shown):
             self._grid.addWidget(self.plots[spec.key], i // columns, i % columns)
+            # one low row: the curve gets the time axis label's line (the ticks still say seconds)
+            self.plots[spec.key].getPlotItem().getAxis("bottom").showLabel(not low)
+            self._set_y_ticks(spec.key)
         missing = [self._title(spec) for spec in PLOTS if spec.key in self._unavailable]
         self.unavailable_note.setText(
             f"Not measured on this machine: {', '.join(missing)}." if missing else ""
@@ -246,10 +254,13 @@ class LivePlots(QWidget):
     def _one_row(self) -> bool:
         return self.height() < TWO_ROWS_MIN_HEIGHT_PX
 
+    def _low(self) -> bool:
+        return self.height() < LOW_ROW_HEIGHT_PX
+
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         shown = sum(spec.key not in self._unavailable for spec in PLOTS)
         wanted = shown if self._one_row() else 3 if shown > 4 else 2
-        if wanted != self._columns:
+        if wanted != self._columns or self._low() != self._placed_low:
             self._place_plots()
         super().resizeEvent(event)
 
@@ -383,3 +394,10 @@ class LivePlots(QWidget):
         if self._y_tops.get(spec.key) != top:  # a new range relays the axis out: only on a change
             self._y_tops[spec.key] = top
             self.plots[spec.key].getPlotItem().setYRange(0, top, padding=0)
+            self._set_y_ticks(spec.key)
+
+    def _set_y_ticks(self, key: str) -> None:
+        """One low row has room for two ticks (0 and the top), not the five or six pyqtgraph chooses."""
+        top = self._y_tops.get(key)
+        spacing = (top, top) if self._placed_low and top else ()
+        self.plots[key].getPlotItem().getAxis("left").setTickSpacing(*spacing)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
@@ -79,6 +79,10 @@ RING_CAPACITY = 36_000  # one hour at 10 samples/s
 # PyTorch loads on the worker thread this long after the Monitor is first shown: after its first paint,
 # and once, before the user can have chosen a workload and pressed Start (BenchBackend.prepare).
 PREPARE_DELAY_MS = 300
+# Below this height (the window below ~690 px; 1024x700 gives the panel 633) the cards keep one line
+# of detail: the plots need the room. Above any panel's least height without it, or a window at its
+# least would never get there.
+COMPACT_HEIGHT_PX = 620
 RESULTS_FILTER = "Benchmark results (*.json);;All files (*)"
 # The longest a benchmark waits for the window to draw the run's first frame before it starts.
 FIRST_FRAME_WAIT_S = 0.5
@@ -201,6 +205,11 @@ class MonitorPanel(QWidget):
         self._show_plan()
 
     # ---- loading the engine ahead -------------------------------------------------------------------
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        self.cards_row.set_compact(self.height() < COMPACT_HEIGHT_PX)
+        super().resizeEvent(event)
+
     def showEvent(self, event: QShowEvent) -> None:  # Qt override
         super().showEvent(event)
         if not self._prepare_asked:

@@ -47,6 +47,9 @@ class OutputPane(QWidget):
         self.output.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.output.setPlaceholderText("The command's output (stdout and stderr) appears here.")
         self.output.setAccessibleName("Command output")
+        # three lines at the least (Qt's own least is five): a low window gives the plots the rest
+        frame = 2 * self.output.frameWidth() + 2 * int(self.output.document().documentMargin())
+        self.output.setMinimumHeight(3 * self.output.fontMetrics().lineSpacing() + frame)
         self.output.setToolTip(f"The last {TAIL_LINES} lines; the whole output is saved beside the results.")
         self.log_label = QLabel("")
         self.log_label.setEnabled(False)

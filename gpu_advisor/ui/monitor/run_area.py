@@ -7,6 +7,7 @@ The output is a tab, not a pane under the plots: beside the plots it left each o
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QTabWidget, QWidget
 
 from gpu_advisor.ui.monitor.checklist import ChecklistTable
@@ -20,6 +21,10 @@ IDLE_TEXT = (
     "peak memory and what limited it); the plots follow the machine and each step's "
     "throughput live.</p>"
 )
+
+# Below this height (the window below ~620 px) the tabs shrink to their least and the plots take the
+# rest: at the splitter's proportions each plot kept its 100 px minimum, ~30 px of it for the curve.
+COMPACT_HEIGHT_PX = 300
 
 
 class RunArea(QSplitter):
@@ -48,8 +53,19 @@ class RunArea(QSplitter):
         self.addWidget(self.view_stack)
         self.setStretchFactor(0, 0)
         self.setStretchFactor(1, 1)
-        self.checklist.setMinimumHeight(4 * self.checklist.verticalHeader().defaultSectionSize())
+        self._set_checklist_rows(4)
         self.setSizes([150, 400])
+
+    def _set_checklist_rows(self, rows: int) -> None:
+        self.checklist.setMinimumHeight(rows * self.checklist.verticalHeader().defaultSectionSize())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        compact = self.height() < COMPACT_HEIGHT_PX
+        self._set_checklist_rows(2 if compact else 4)  # the list scrolls; the plots cannot
+        if compact:
+            tabs = self.lists.minimumSizeHint().height()
+            self.setSizes([tabs, max(self.height() - tabs - self.handleWidth(), 0)])
 
     def show_plots(self) -> None:
         self.view_stack.setCurrentWidget(self.plots)
