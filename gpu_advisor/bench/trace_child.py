@@ -34,9 +34,20 @@ from gpu_advisor.core.trace import TraceResult
 
 # The automatic trace's deadline: a Llama 70B traces in 7-9 s and a 1,000-layer model in 160 s on two
 # loaded cores; past a minute the formulas answer instead.
+# GPU_ADVISOR_TRACE_TIMEOUT_S changes it (1 to 3600 s).
 TRACE_DEADLINE_S = 60.0
+TRACE_DEADLINE_ENV = "GPU_ADVISOR_TRACE_TIMEOUT_S"
 _KILL_GRACE_S = 2.0
 _MAX_LINE_BYTES = 64 * 2**20  # a result with every module named is a few hundred KB
+
+
+def trace_deadline_s() -> float:
+    """The trace deadline: GPU_ADVISOR_TRACE_TIMEOUT_S where it is a number of seconds in 1-3600."""
+    try:
+        value = float(os.environ.get(TRACE_DEADLINE_ENV, ""))
+    except ValueError:
+        return TRACE_DEADLINE_S
+    return value if 1 <= value <= 3600 else TRACE_DEADLINE_S
 
 
 class TraceFailed(UserInputError):
@@ -51,13 +62,15 @@ def trace_in_child(
     request: PlanRequest,
     config: dict[str, Any] | None,
     *,
-    deadline_s: float = TRACE_DEADLINE_S,
+    deadline_s: float | None = None,
     on_progress: Callable[[str], None] | None = None,
     stop: threading.Event | None = None,
     python: str = sys.executable,
 ) -> TraceResult:
     """Trace `request`'s model (its config.json, else one made from its shape) in a child process;
-    at most `deadline_s` (or until `stop` is set). TraceFailed with one line otherwise."""
+    at most `deadline_s` (None: trace_deadline_s()) or until `stop` is set. TraceFailed with one line
+    otherwise."""
+    deadline_s = trace_deadline_s() if deadline_s is None else deadline_s
     payload = json.dumps(
         {"request": request.model_copy(update={"trace": None}).model_dump(mode="json"), "config": config},
         allow_nan=False,

@@ -70,13 +70,12 @@ def with_trace(
     """The request with a trace attached: when asked (`--trace`, errors are the user's to fix) or when
     the formulas cannot count the architecture (then a missing transformers is only a warning).
 
-    The trace runs in a child process (bench.trace_child) for at most `deadline_s` (default 60 s);
+    The trace runs in a child process (bench.trace_child) for at most `deadline_s` (default 60 s, GPU_ADVISOR_TRACE_TIMEOUT_S);
     past it the plan falls back to the formulas with a note, asked for or not."""
-    from gpu_advisor.bench.trace_child import TRACE_DEADLINE_S, TraceFailed, trace_in_child
+    from gpu_advisor.bench.trace_child import TraceFailed, trace_in_child
 
     if not explicit and chosen.exact:
         return req
-    deadline_s = TRACE_DEADLINE_S if deadline_s is None else deadline_s
     try:
         result = trace_in_child(
             _recipe_to_trace(req),
