@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import html
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,8 +25,15 @@ from gpu_advisor.wording.text import clip_text
 from gpu_advisor.wording.tiers import tier_columns
 
 
+def _safe(text: object) -> str:
+    """Text as Markdown shows it, never as markup: HTML (`<img onerror=...>` from a config's
+    `_name_or_path`) escaped, link brackets escaped, so a model name cannot inject HTML or a link."""
+    escaped = html.escape(str(text), quote=False)
+    return escaped.replace("[", "\\[").replace("]", "\\]")
+
+
 def _cell(text: str) -> str:
-    return clip_text(str(text)).replace("|", "\\|").replace("\n", " ")
+    return _safe(clip_text(str(text))).replace("|", "\\|").replace("\n", " ")
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool] = ()) -> list[str]:
@@ -43,16 +51,16 @@ def render_markdown(plan: Plan, results: Sequence[NamedReport] = (), now: dt.dat
     """The whole report as one Markdown string."""
     now = now or dt.datetime.now().astimezone()
     summary = build_summary(plan)
-    lines = [f"# GPU recommendation: {summary.title}", ""]
-    lines += [f"*{summary.subtitle}. Prepared {now:%d %B %Y, %H:%M}.*", ""]
-    lines += ["## Executive summary", "", f"**{summary.headline}**", "", summary.reason, ""]
+    lines = [f"# GPU recommendation: {_safe(summary.title)}", ""]
+    lines += [f"*{_safe(summary.subtitle)}. Prepared {now:%d %B %Y, %H:%M}.*", ""]
+    lines += ["## Executive summary", "", f"**{_safe(summary.headline)}**", "", _safe(summary.reason), ""]
     verdict = verdict_text(plan)
     if verdict:
-        lines += [f"**Rent or buy:** {verdict}", ""]
+        lines += [f"**Rent or buy:** {_safe(verdict)}", ""]
     lines += _kv(summary.facts, ("", "Answer"))
     if plan.suggestions:
         head = "What would make it fit:" if not summary.has_recommendation else "What would need fewer GPUs:"
-        lines += [head, "", *[f"- {s}" for s in plan.suggestions], ""]
+        lines += [head, "", *[f"- {_safe(s)}" for s in plan.suggestions], ""]
     columns_by_tier = tier_columns(plan)
     if columns_by_tier:
         lines += ["### The three tiers side by side", ""]
@@ -65,7 +73,7 @@ def render_markdown(plan: Plan, results: Sequence[NamedReport] = (), now: dt.dat
     lines += ["## Memory", "", "One device, no sharding (GiB = 2^30 bytes):", ""]
     memory_rows = tables.memory_rows(plan.memory, "sum of the above, one device, no sharding")
     lines += _table(("Component", "Size", "How it was computed"), memory_rows, (False, True))
-    lines += [f"> {note}" for note in tables.memory_notes(plan)]
+    lines += [f"> {_safe(note)}" for note in tables.memory_notes(plan)]
     lines += [
         "",
         "Per GPU for each option, after sharding, against the GPU's memory: see the options table.",
@@ -101,7 +109,8 @@ def render_markdown(plan: Plan, results: Sequence[NamedReport] = (), now: dt.dat
         ]
     if plan.warnings or plan.suggestions:
         lines += ["### Notes from the planner", ""]
-        lines += [f"- {w}" for w in plan.warnings] + [f"- Suggestion: {s}" for s in plan.suggestions] + [""]
+        lines += [f"- {_safe(w)}" for w in plan.warnings]
+        lines += [f"- Suggestion: {_safe(s)}" for s in plan.suggestions] + [""]
     for named in results:
         lines += _results_lines(named)
     return "\n".join(lines).rstrip() + "\n"
@@ -128,7 +137,7 @@ def _cost_lines(plan: Plan, best: Option, summed: CostSummary) -> list[str]:
 def _results_lines(named: NamedReport) -> list[str]:
     report = named.report
     lines = [
-        f"## Benchmark: {named.name}",
+        f"## Benchmark: {_safe(named.name)}",
         "",
         "### Machine",
         "",
