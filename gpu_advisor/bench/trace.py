@@ -47,6 +47,9 @@ from gpu_advisor.core.request import PlanRequest
 from gpu_advisor.core.trace import PhasePeak, TraceResult
 
 TRACEABLE = (Precision.FP32, Precision.BF16, Precision.FP16)
+# More parameters than the planner sizes (core.architecture.parse_param_count's 10T): a config whose
+# built model holds more is refused before its step runs.
+MAX_TRACE_PARAMETERS = 10**13
 
 
 class TraceSetup(BaseModel):
@@ -220,6 +223,7 @@ def _trace(setup: TraceSetup, on_progress: Callable[[str], None] | None) -> Trac
     else:
         with fake_mode:
             built = build(setup)
+    _check_size(built)
     offset = CacheOffset()
     with fake_mode, real_control_flow(offset):
         step = _step(setup, built)
@@ -282,6 +286,16 @@ def _trace(setup: TraceSetup, on_progress: Callable[[str], None] | None) -> Trac
         elapsed_s=time.perf_counter() - started,
         versions=_versions(),
     )
+
+
+def _check_size(built: BuiltModel) -> None:
+    """TraceUnavailable (one line) for a model beyond the planner's sizes; counted on the meta or
+    fake tensors the model was built with, before any step runs."""
+    if built.parameters > MAX_TRACE_PARAMETERS:
+        raise TraceUnavailable(
+            f"model: its config builds {built.parameters:,} parameters, beyond the "
+            f"{MAX_TRACE_PARAMETERS:,} the planner sizes"
+        )
 
 
 def _by_module(by_group: dict[str, int]) -> dict[str, int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import re
 import warnings
 from collections.abc import Iterator
@@ -85,6 +86,11 @@ def hf_config(config: dict[str, Any], *, training: bool) -> Any:
     except (ValueError, KeyError) as exc:
         raise TraceUnavailable(
             f"model: transformers {transformers.__version__} has no model_type {model_type!r} ({exc})"
+        ) from None
+    except Exception as exc:  # its strict config fields (huggingface_hub's StrictDataclass errors)
+        words = " ".join(str(exc).split())[:300]
+        raise TraceUnavailable(
+            f"model: transformers refused the config ({type(exc).__name__}: {words})"
         ) from None
     check_config_bounds(cfg.to_dict())
     cfg.use_cache = not training
@@ -256,10 +262,18 @@ def describe_architecture(model: nn.Module) -> str:
 def quiet_library_warnings() -> Iterator[None]:
     """transformers and peft announce their own internal renames (FutureWarning) while a model is built
     and run; they say nothing about the user's job."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        warnings.simplefilter("ignore", DeprecationWarning)
-        yield
+    # FakeTensorMode logs a traceback for every operator it cannot run (ERROR level) before raising;
+    # the trace's caller words the exception in one line.
+    fake_log = logging.getLogger("torch._subclasses.fake_tensor")
+    level = fake_log.level
+    fake_log.setLevel(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            yield
+    finally:
+        fake_log.setLevel(level)
 
 
 class CacheOffset:

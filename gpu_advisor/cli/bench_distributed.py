@@ -123,11 +123,13 @@ def cmd_cluster(args: argparse.Namespace, *, progress_printer, check_output_path
 
 def _launch(options, args: argparse.Namespace, show) -> int:
     from gpu_advisor.bench.distributed.errors import DistributedRunFailed
-    from gpu_advisor.bench.distributed.launcher import run_local
+    from gpu_advisor.bench.distributed.launcher import max_local_ranks, run_local
     from gpu_advisor.wording.distributed import render_cluster
 
     if args.nproc < 2:
         raise UserInputError("--nproc: a cluster run needs at least 2 processes")
+    if args.nproc > max_local_ranks():
+        raise UserInputError(f"--nproc: at most {max_local_ranks()} on this machine (one per CPU core)")
     try:
         report = run_local(options, args.nproc, json_path=args.json, on_progress=show)
     except DistributedRunFailed as exc:

@@ -64,34 +64,29 @@ def _stderr(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
 
 
-def with_trace(req: PlanRequest, chosen: ChosenModel, *, explicit: bool) -> PlanRequest:
+def with_trace(
+    req: PlanRequest, chosen: ChosenModel, *, explicit: bool, deadline_s: float | None = None
+) -> PlanRequest:
     """The request with a trace attached: when asked (`--trace`, errors are the user's to fix) or when
-    the formulas cannot count the architecture (then a missing transformers is only a warning)."""
+    the formulas cannot count the architecture (then a missing transformers is only a warning).
+
+    The trace runs in a child process (bench.trace_child) for at most `deadline_s` (default 60 s, GPU_ADVISOR_TRACE_TIMEOUT_S);
+    past it the plan falls back to the formulas with a note, asked for or not."""
+    from gpu_advisor.bench.trace_child import TraceFailed, trace_in_child
+
     if not explicit and chosen.exact:
         return req
     try:
-        from gpu_advisor.bench.trace import TraceSetup, trace_memory
-        from gpu_advisor.bench.trace_model import TraceUnavailable
-    except ImportError as exc:  # torch itself missing (a bundle built without it)
-        return _untraced(req, f"the trace needs PyTorch ({exc})", explicit)
-    try:
-        setup = TraceSetup.from_request(_recipe_to_trace(req), config=chosen.config)
-        result = trace_memory(setup, on_progress=lambda m: _stderr(f"trace: {m} ..."))
-    except TraceUnavailable as exc:
-        return _untraced(req, str(exc), explicit)
-    except (
-        RuntimeError,
-        NotImplementedError,
-        ValueError,
-        TypeError,
-        KeyError,
-        AttributeError,
-        OverflowError,
-    ) as exc:
-        # transformers' own errors for a config it cannot build (a field of the wrong type included)
-        return _untraced(
-            req, f"the trace failed ({type(exc).__name__}: {str(exc).splitlines()[0]})", explicit
+        result = trace_in_child(
+            _recipe_to_trace(req),
+            chosen.config,
+            deadline_s=deadline_s,
+            on_progress=lambda m: _stderr(f"trace: {m} ..."),
         )
+    except TraceFailed as exc:
+        if exc.timed_out:
+            print(f"warning: {exc}; the memory figures come from the formulas", file=sys.stderr)
+        return _untraced(req, str(exc).removeprefix("--trace: "), explicit and not exc.timed_out)
     finally:
         if sys.stderr.isatty():
             sys.stderr.write("\r\x1b[2K")

@@ -102,6 +102,8 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
     try:
         result = trace_memory(setup, on_progress=progress)
+    except UserInputError:  # TraceUnavailable: its own line
+        raise
     except (
         RuntimeError,
         NotImplementedError,

@@ -7,7 +7,6 @@ and skipped; the built-in catalogue still loads.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache, cached_property
 from pathlib import Path
@@ -312,7 +311,7 @@ def load_catalog(user_file: Path | None = None) -> Catalog:
     """Built-in catalogue merged with the user's gpus.json (from the config folder by default)."""
     builtin_text = resource("gpus.json").read_text(encoding="utf-8")
     builtin = _read_catalog_file(builtin_text, "built-in gpus.json")
-    source_keys = json.loads(builtin_text).get("source_keys", {})
+    source_keys = parse_json(builtin_text, "built-in gpus.json").get("source_keys", {})
     table = systems()
     by_id = {
         g.id: g.model_copy(update=_system_fields(table.gpus[g.id].model_dump(), table))

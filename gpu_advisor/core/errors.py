@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,9 @@ def field_problem(exc: ValidationError) -> tuple[tuple[str, ...], str]:
 def error_words(err: Mapping[str, Any]) -> tuple[tuple[str, ...], str]:
     """One pydantic error (an item of ValidationError.errors()) as (field path, message)."""
     message = "missing" if err["type"] == "missing" else str(err["msg"]).removeprefix("Value error, ")
+    value = err.get("input")
+    if type(value) is float and not math.isfinite(value):  # NaN fails every bound: say what it is
+        message = f"{value} is not a finite number"
     return tuple(str(p) for p in err["loc"]), message
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from .architecture import ConfigError, ModelSpec, guess_from_param_count, load_hf_config, parse_param_count
+from .files import parse_json
 from .paths import resource
 
 
@@ -25,7 +25,7 @@ class Preset(BaseModel):
 @cache
 def presets() -> dict[str, Preset]:
     """All presets by id, in file order."""
-    data = json.loads(resource("models.json").read_text(encoding="utf-8"))
+    data = parse_json(resource("models.json").read_text(encoding="utf-8"), "built-in models.json")
     out: dict[str, Preset] = {}
     for entry in data["models"]:
         entry = dict(entry)

@@ -7,15 +7,15 @@ scaling (training) or serves in fp16 (inference); the option says so.
 
 from __future__ import annotations
 
-import json
 from functools import cache
 
+from .files import parse_json
 from .paths import resource
 
 
 @cache
 def _table() -> dict:
-    return json.loads(resource("support.json").read_text(encoding="utf-8"))
+    return parse_json(resource("support.json").read_text(encoding="utf-8"), "built-in support.json")
 
 
 def support_fields(gpu_id: str) -> dict:

@@ -14,6 +14,9 @@ import os
 import socket
 import stat
 import struct
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -35,6 +38,23 @@ SAFETENSORS_INDEX = "model.safetensors.index.json"
 _DTYPE_BYTES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2}
 _MAX_HEADER_BYTES = 100 * 2**20  # the format caps its JSON header at 100 MB
 CONNECT_TIMEOUT_S = 3.0
+# The most one command waits for the Hub in all (config.json, then the safetensors headers):
+# huggingface_hub retries a silent endpoint for minutes (397 s measured against a server that accepts
+# and never answers).
+# GPU_ADVISOR_HUB_TIMEOUT_S changes it (1 to 3600 s), for a slow proxy.
+HUB_DEADLINE_S = 30.0
+HUB_DEADLINE_ENV = "GPU_ADVISOR_HUB_TIMEOUT_S"
+
+
+def hub_deadline_s() -> float:
+    """The Hub deadline: GPU_ADVISOR_HUB_TIMEOUT_S where it is a number of seconds in 1-3600."""
+    try:
+        value = float(os.environ.get(HUB_DEADLINE_ENV, ""))
+    except ValueError:
+        return HUB_DEADLINE_S
+    return value if 1 <= value <= 3600 else HUB_DEADLINE_S
+
+
 # More parameters than any model has (the largest published are a few 10^12): a header claiming more
 # is lying, and its count would put an absurd model in a plan.
 MAX_PARAMETERS = 10**14
@@ -110,6 +130,31 @@ def _download(repo_id: str, filename: str, revision: str | None, cache_dir: str 
             "(HF_HUB_OFFLINE=1 reads only the cache)"
         )
     return hf.hf_hub_download(repo_id, filename, revision=revision, cache_dir=cache_dir)
+
+
+def _within(deadline_s: float, what: str, call: Callable[[], Any]) -> Any:
+    """`call()` on a daemon thread, waited for at most `deadline_s`: its result or its exception, or
+    HubError when the Hub has not answered by then (the thread is left to huggingface_hub's own
+    timeouts; nothing waits for it)."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name=f"gpu-advisor hub {what}", daemon=True)
+    worker.start()
+    worker.join(max(0.0, deadline_s))
+    if worker.is_alive():
+        raise HubError(
+            f"model: the Hugging Face Hub did not answer within {deadline_s:g} s ({what}); try again, "
+            "or set HF_HUB_OFFLINE=1 to read only the cache"
+        )
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
 
 
 def _read_exactly(fd: int, size: int, path: str | Path) -> bytes:
@@ -201,15 +246,25 @@ def _cached_safetensors(repo_id: str, revision: str | None, cache_dir: str | Pat
 
 
 def safetensors_parameters(
-    repo_id: str, revision: str | None = None, cache_dir: str | Path | None = None
+    repo_id: str,
+    revision: str | None = None,
+    cache_dir: str | Path | None = None,
+    deadline_s: float | None = None,
 ) -> dict[str, int]:
-    """dtype -> parameter count of the repository's safetensors weights ({} where unknown)."""
+    """dtype -> parameter count of the repository's safetensors weights ({} where unknown; the Hub is
+    waited for at most `deadline_s`)."""
     hf = _hf()
     if not _offline() and reachable():
         try:
-            meta = hf.get_safetensors_metadata(repo_id, revision=revision)
-            return {str(k): int(v) for k, v in meta.parameter_count.items()}
-        except Exception:  # not a safetensors repo, no network: try the cache, else unknown
+            meta = _within(
+                hub_deadline_s() if deadline_s is None else deadline_s,
+                "safetensors headers",
+                lambda: hf.get_safetensors_metadata(repo_id, revision=revision),
+            )
+            counts = {str(k): int(v) for k, v in meta.parameter_count.items()}
+            if sum(counts.values()) <= MAX_PARAMETERS and all(v >= 0 for v in counts.values()):
+                return counts
+        except Exception:  # not a safetensors repo, no network, no answer: try the cache, else unknown
             pass
     try:
         return _cached_safetensors(repo_id, revision, cache_dir)
@@ -217,18 +272,29 @@ def safetensors_parameters(
         return {}
 
 
-def fetch_model(text: str, *, cache_dir: str | Path | None = None, safetensors: bool = True) -> HubModel:
+def fetch_model(
+    text: str,
+    *,
+    cache_dir: str | Path | None = None,
+    safetensors: bool = True,
+    deadline_s: float | None = None,
+) -> HubModel:
     """Resolve 'ORG/NAME[@revision]' to its config.json, the planner's shape and the safetensors count.
 
     Architectures the formulas count exactly (core.architecture) give an exact shape; others get a
     Llama-style approximation marked as guessed, with a warning. HubError (one line) when the model
-    cannot be had: no network, not found, gated, offline and not cached, no config.json.
+    cannot be had: no network, not found, gated, offline and not cached, no config.json, or no answer
+    within `deadline_s` (the Hub's requests together wait at most that long; None: hub_deadline_s()).
     """
     repo_id, revision = parse_hub_id(text)
     hub_id = repo_id + (f"@{revision}" if revision else "")
     _hf()
+    deadline_s = hub_deadline_s() if deadline_s is None else deadline_s
+    began = time.monotonic()
     try:
-        config_path = _download(repo_id, "config.json", revision, cache_dir)
+        config_path = _within(
+            deadline_s, "config.json", lambda: _download(repo_id, "config.json", revision, cache_dir)
+        )
     except HubError:
         raise
     except Exception as exc:
@@ -237,7 +303,8 @@ def fetch_model(text: str, *, cache_dir: str | Path | None = None, safetensors: 
         config = read_json(config_path)
     except FileFormatError as exc:
         raise HubError(f"model: {hub_id}: config.json: {str(exc).removeprefix(f'{config_path}: ')}") from None
-    counts = safetensors_parameters(repo_id, revision, cache_dir) if safetensors else {}
+    left_s = deadline_s - (time.monotonic() - began)
+    counts = safetensors_parameters(repo_id, revision, cache_dir, left_s) if safetensors else {}
     total = sum(counts.values()) or None
     warnings: list[str] = []
     try:

@@ -4,6 +4,7 @@ content with each chart replaced by its numbers or a pointer to the PDF."""
 from __future__ import annotations
 
 import datetime as dt
+import html
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,8 +16,15 @@ from gpu_advisor.wording import distributed as cluster_words
 from gpu_advisor.wording.text import clip_text
 
 
+def _safe(text: object) -> str:
+    """Text as Markdown shows it, never as markup: HTML (`<img onerror=...>` from a config's
+    `_name_or_path`) escaped, link brackets escaped, so a model name cannot inject HTML or a link."""
+    escaped = html.escape(str(text), quote=False)
+    return escaped.replace("[", "\\[").replace("]", "\\]")
+
+
 def _cell(text: str) -> str:
-    return clip_text(str(text)).replace("|", "\\|").replace("\n", " ")
+    return _safe(clip_text(str(text))).replace("|", "\\|").replace("\n", " ")
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool] = ()) -> list[str]:
@@ -33,16 +41,17 @@ def _grid_cell(cell: ol.Cell, key_values: bool) -> str:
 
 def _block(block: ol.Block, results: Sequence[NamedReport]) -> list[str]:
     if isinstance(block, ol.Title):
-        return [f"# {block.kicker}: {block.text}", "", f"*{'. '.join(block.lines)}.*", ""]
+        lines = ". ".join(_safe(line) for line in block.lines)
+        return [f"# {_safe(block.kicker)}: {_safe(block.text)}", "", f"*{lines}.*", ""]
     if isinstance(block, ol.Heading):
-        return ["#" * block.level + " " + block.text, ""]
+        return ["#" * block.level + " " + _safe(block.text), ""]
     if isinstance(block, ol.Text):
         if block.label:
-            return [f"**{block.label}** {block.text}", ""]
+            return [f"**{_safe(block.label)}** {_safe(block.text)}", ""]
         bold = block.style in ("headline", "advice")
-        return [f"**{block.text}**" if bold else block.text, ""]
+        return [f"**{_safe(block.text)}**" if bold else _safe(block.text), ""]
     if isinstance(block, ol.Bullets):
-        return [*(f"- {item}" for item in block.items), ""]
+        return [*(f"- {_safe(item)}" for item in block.items), ""]
     if isinstance(block, ol.Grid):
         headers = block.head if block.key_values else tuple(h for h, _, _ in block.columns)
         rows = [[_grid_cell(c, block.key_values) for c in row] for row in block.rows]

@@ -70,3 +70,25 @@ def test_trace_of_a_module_factory_that_needs_arguments_is_one_line(capsys, fact
     assert code == 2
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert f"--module: {factory}() failed (TypeError" in err
+
+
+@pytest.mark.parametrize(
+    ("config", "fragment"),
+    [
+        # transformers' strict config fields (huggingface_hub StrictDataclassFieldValidationError)
+        ({"model_type": "falcon", "num_kv_heads": "x"}, "transformers refused the config"),
+        # a rotary fraction that builds a 3.2e10-wide cos/sin table: FakeTensorMode logged 35 lines
+        ({"model_type": "gpt_neox", "intermediate_size": 128, "rotary_pct": 1e9}, "the trace of"),
+    ],
+)
+def test_trace_of_a_config_transformers_refuses_is_one_line(tmp_path, capsys, config, fragment):
+    """Probe 3: a Falcon config with a text `num_kv_heads` gave a TypeError traceback, a GPT-NeoX one
+    with `rotary_pct: 1e9` 35 lines of logged traceback before its error."""
+    small = {"hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2, "vocab_size": 1000}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**small, **config}))
+    code = run_cli(["trace", "--config", str(path), "--seq-len", "64"])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    errors = [line for line in err.splitlines() if not line.startswith("note: ")]
+    assert len(errors) == 1 and fragment in errors[0]

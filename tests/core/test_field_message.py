@@ -37,3 +37,13 @@ def test_a_missing_field_is_said_missing_and_the_faces_say_it_alike() -> None:
     exc = _error()
     assert field_message(exc) == "width_m: missing"
     assert describe_error(exc) == field_message(exc)  # results files
+
+
+@pytest.mark.parametrize("flag_value", ["nan", "inf", "-inf"])
+def test_a_non_finite_number_is_said_as_such_not_as_a_bound_it_missed(capsys, flag_value) -> None:
+    """Probe 3: `--tokens-per-s nan` was answered "at most 1000000"."""
+    from gpu_advisor.cli import run_cli
+
+    assert run_cli(["plan", "--model", "llama-3-8b", f"--tokens-per-s={flag_value}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"--tokens-per-s: {float(flag_value)} is not a finite number") and "\n" not in err

@@ -180,8 +180,9 @@ def test_plan_json_for_a_hub_id_offline(hub_cache):
     assert "trace" not in plan  # counted exactly: no automatic trace
 
 
-def test_plan_traces_an_architecture_the_formulas_do_not_count(hub_cache):
+def test_plan_traces_an_architecture_the_formulas_do_not_count(hub_cache, monkeypatch):
     """Falcon's parallel blocks are not in the formulas: the plan traces the real model by itself."""
+    monkeypatch.setenv("GPU_ADVISOR_TRACE_TIMEOUT_S", "600")  # 45 s on two loaded cores; 60 s by default
     out = subprocess.run(
         [sys.executable, "-m", "gpu_advisor", "plan", "--model", "tiiuae/falcon-7b", "--task", "finetune",
          "--seq-len", "1024", "--json"],

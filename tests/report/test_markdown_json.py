@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -130,3 +131,18 @@ def test_break_even_tells_never_from_unknown_price():
     assert breakeven_text(cost(None, 0.74, 2398.0)) == "never"  # renting stays cheaper than owning
     assert breakeven_text(cost(None, None, 2398.0)) == "n/a (price unknown)"
     assert breakeven_text(cost(None, 2.59, None)) == "n/a (price unknown)"
+
+
+def test_html_and_links_in_a_model_name_are_text_in_the_markdown():
+    """Probe 3: a config's `_name_or_path` of `<img src=x onerror=alert(1)>` reached the Markdown as
+    raw HTML (the app and the PDF escaped it already)."""
+    from gpu_advisor.core.presets import get_preset
+    from gpu_advisor.core.recommend import plan
+    from gpu_advisor.core.request import PlanRequest
+
+    hostile = "<img src=/etc/x.png onerror=alert(1)> [click](javascript:alert(1))"
+    model = get_preset("llama-3-8b").model_copy(update={"name": hostile})
+    text = render_markdown(plan(PlanRequest(model=model, task="inference")))
+    assert "<img" not in text
+    assert not re.search(r"(?<!\\)\]\(javascript:", text)  # the bracket is escaped: no link
+    assert "&lt;img src=/etc/x.png onerror=alert(1)&gt; \\[click\\](javascript:alert(1))" in text

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpu_advisor.core.files import write_json_atomic
+from gpu_advisor.core.files import FileFormatError, parse_json, read_json, write_json_atomic
 
 RUN_DIR_ENV = "GPU_ADVISOR_DIST_RUN_DIR"
 EVENTS_SCHEMA = "gpu-advisor/dist-events@1"
@@ -44,6 +44,10 @@ class EventWriter:
             f.write(line)
 
 
+_MAX_POLL_CHARS = 8 * 2**20
+_MAX_LINE_CHARS = 2**20
+
+
 @dataclass
 class EventReader:
     """Reads the events file incrementally (the launcher polls it)."""
@@ -56,17 +60,19 @@ class EventReader:
         try:
             with open(self.path, encoding="utf-8") as f:
                 f.seek(self._offset)
-                chunk = f.read()
+                chunk = f.read(_MAX_POLL_CHARS)  # bounded: the rest waits for the next poll
                 self._offset = f.tell()
         except FileNotFoundError:
             return
         text = self._partial + chunk
         lines = text.split("\n")
         self._partial = lines.pop()  # an unfinished last line waits for the next poll
+        if len(self._partial) > _MAX_LINE_CHARS:  # no event is this long: skip it to its end
+            self._partial = ""
         for line in lines:
             try:
-                event = json.loads(line)
-            except json.JSONDecodeError:
+                event = parse_json(line, str(self.path))  # finite numbers, bounded integers and depth
+            except FileFormatError:
                 continue
             if isinstance(event, dict) and event.get("schema") == EVENTS_SCHEMA:
                 yield event
@@ -83,8 +89,8 @@ def read_failures(run_dir: Path) -> dict[int, str]:
     found: dict[int, str] = {}
     for path in sorted(run_dir.glob("failure-rank-*.json")):
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            found[int(data["rank"])] = str(data["message"])
-        except (OSError, ValueError, KeyError, TypeError):
+            data = read_json(path)
+            found[int(data["rank"])] = str(data["message"])[:2000]
+        except (OSError, FileFormatError, ValueError, KeyError, TypeError):
             continue
     return found

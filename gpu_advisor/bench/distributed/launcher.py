@@ -57,6 +57,16 @@ _POLL_S = 0.1
 STARTUP_ALLOWANCE_S = 60.0
 
 
+def max_local_ranks() -> int:
+    """The most ranks one machine runs: one per CPU core this process may use (each rank is a Python
+    interpreter with PyTorch, 300-400 MB; 8 CPU ranks took 2.9 GB, and 100,000 were once accepted)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(2, cores)
+
+
 def expected_duration_s(options: DistributedOptions) -> float:
     """A rough upper estimate of the measuring time, for the default deadline."""
     budget = options.budget_s()
@@ -124,6 +134,10 @@ def run_local(
     `run_root`: where the run's temporary folder is made (None: the system's temporary folder)."""
     if nproc < 2:
         raise DistributedRunFailed("--nproc: a cluster run needs at least 2 processes")
+    if nproc > max_local_ranks():
+        raise DistributedRunFailed(
+            f"--nproc: at most {max_local_ranks()} processes here (one per CPU core); {nproc:,} asked"
+        )
     stop = stop if stop is not None else threading.Event()
     deadline_s = default_deadline_s(options) if deadline_s is None else deadline_s
     asked = Path(json_path).expanduser().resolve() if json_path else None
@@ -132,7 +146,7 @@ def run_local(
         results = asked if asked is not None else run_dir / RESULTS_FILE
         listeners = _Listeners(on_progress, on_ranks, on_collective)
         returncode, why_stopped = _watch(
-            options, nproc, run_dir, results, listeners, stop, deadline_s, python
+            options, nproc, run_dir, results, listeners, stop, deadline_s, python, options.timeout_s
         )
         if returncode == 0 and why_stopped is None:
             return load_report(results)
@@ -151,6 +165,7 @@ def _watch(
     stop: threading.Event,
     deadline_s: float,
     python: str,
+    stalled_after_s: float,
 ) -> tuple[int | None, str | None]:
     """Start torchrun and watch it to its end: (its exit code, why the launcher stopped it or None)."""
     env = _thread_env(nproc)
@@ -170,6 +185,7 @@ def _watch(
     began = time.monotonic()
     why_stopped: str | None = None
     failure_seen_s: float | None = None
+    agent = _Agent(proc.pid, stalled_after_s)
     try:
         while proc.poll() is None:
             _deliver(reader, listeners)
@@ -182,6 +198,9 @@ def _watch(
             elif now - began > deadline_s and why_stopped is None:
                 why_stopped = f"the run did not finish within {deadline_s:,.0f} s"
                 _terminate(proc)
+            elif why_stopped is None and (stalled := agent.stalled(now)) is not None:
+                why_stopped = stalled
+                _terminate(proc)
             elif failure_seen_s is not None and now - failure_seen_s > FAILURE_GRACE_S:
                 # A rank failed and explained why, but torchrun is still waiting for another one
                 # (a frozen rank ignores SIGTERM for torchrun's 30 s grace): end them all now.
@@ -192,6 +211,53 @@ def _watch(
         _terminate(proc)
         raise
     return proc.returncode, why_stopped
+
+
+class _Agent:
+    """Whether torchrun itself has stalled: stopped (SIGSTOP, a debugger) or still there once its ranks
+    have all ended, for longer than the run's timeout. A stopped agent cannot reap its ranks or end, so
+    without this the launcher waited until the whole run's deadline (past 150 s at --timeout 20)."""
+
+    CHECK_S = 0.5
+
+    def __init__(self, pid: int, stalled_after_s: float) -> None:
+        self.pid = pid
+        self.stalled_after_s = stalled_after_s
+        self._since: float | None = None
+        self._checked = 0.0
+        self._had_ranks = False
+        self._what = ""
+
+    def stalled(self, now: float) -> str | None:
+        """One line once the stall has lasted longer than `stalled_after_s`, else None."""
+        if now - self._checked < self.CHECK_S:
+            return None
+        self._checked = now
+        what = self._state()
+        if what is None:
+            self._since = None
+            return None
+        if self._since is None or what != self._what:
+            self._since, self._what = now, what
+        if now - self._since <= self.stalled_after_s:
+            return None
+        return f"torchrun (PID {self.pid}) {what} for over {self.stalled_after_s:g} s (the run's timeout)"
+
+    def _state(self) -> str | None:
+        import psutil
+
+        try:
+            agent = psutil.Process(self.pid)
+            status = agent.status()
+            ranks = [c for c in agent.children() if c.status() != psutil.STATUS_ZOMBIE]
+        except psutil.Error:
+            return None
+        if status in (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP):
+            return "was stopped (SIGSTOP?)"
+        self._had_ranks = self._had_ranks or bool(ranks)
+        if self._had_ranks and not ranks:
+            return "did not end after its ranks had"
+        return None
 
 
 def _keep_log(run_dir: Path, results: Path | None) -> Path | None:
@@ -253,6 +319,7 @@ def _terminate(proc: subprocess.Popen[bytes], grace_s: float = GRACE_S) -> None:
         tree = []
     try:
         os.killpg(proc.pid, signal.SIGTERM)
+        os.killpg(proc.pid, signal.SIGCONT)  # a stopped torchrun acts on the SIGTERM only once continued
         proc.wait(grace_s)
     except subprocess.TimeoutExpired:
         pass
@@ -264,7 +331,8 @@ def _terminate(proc: subprocess.Popen[bytes], grace_s: float = GRACE_S) -> None:
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(grace_s)  # SIGKILL ends even a stopped process; bounded all the same
 
 
 def _explain(

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpu_advisor.bench.distributed.errors import DistributedRunFailed, rank_label
+from gpu_advisor.core.files import parse_json
 
 HEARTBEAT_INTERVAL_S = 0.5
 # A counter that has not moved for this long is a dead or frozen rank. Several intervals, because a
@@ -83,7 +84,10 @@ class Liveness:
             try:
                 with self._lock:
                     raw = self.store.get(f"who/{rank}") if self.store.check([f"who/{rank}"]) else None
-                self._peers[rank] = Peer(**json.loads(raw)) if raw else Peer(rank, "unknown host", -1, -1)
+                who = (
+                    parse_json(bytes(raw).decode("utf-8", errors="replace"), f"rank {rank}") if raw else None
+                )
+                self._peers[rank] = Peer(**who) if who else Peer(rank, "unknown host", -1, -1)
             except Exception:
                 return Peer(rank, "unknown host", -1, -1)
         return self._peers[rank]

@@ -37,12 +37,13 @@ PENDING_TEXT = "Approximate memory (formulas): the trace of these inputs is pend
 
 
 def run_trace(request: PlanRequest, config: dict[str, Any] | None, context: RunContext | None = None) -> Any:
-    """Trace the request's model (its config.json, or one made from its shape). Runs on the worker."""
-    from gpu_advisor.bench.trace import TraceSetup, trace_memory
+    """Trace the request's model (its config.json, or one made from its shape). Runs on the worker;
+    the trace itself runs in a child process with a deadline (bench.trace_child), ended by Stop."""
+    from gpu_advisor.bench.trace_child import trace_in_child
 
-    setup = TraceSetup.from_request(request.model_copy(update={"trace": None}), config=config)
     report = context.report_progress if context is not None else (lambda _m: None)
-    return trace_memory(setup, on_progress=report)
+    stop = context.stop if context is not None else None
+    return trace_in_child(request, config, on_progress=report, stop=stop)
 
 
 class TracePanel(QWidget):
