@@ -104,7 +104,7 @@ def memory_bound_bytes(device: torch.device, local_world_size: int) -> int:
     """The largest operation size this rank can hold twice with half of the free memory it shares."""
     if device.type == "cuda":
         free, _ = torch.cuda.mem_get_info(device)
-        share = free
+        share = float(free)
     else:
         import psutil
 
