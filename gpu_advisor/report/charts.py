@@ -80,8 +80,8 @@ def paint_memory_chart(p: QPainter, rect: QRectF, plan: Plan) -> None:
     options = memory_chart_options(plan)
     top = rect.top() + draw_title(p, rect, "Memory per GPU, by component, against the GPU's memory")
     present = [c for c in COMPONENTS if any(getattr(o.per_gpu_components, c) for o in options)]
-    labels = {**COMPONENT_LABELS, "overhead": overhead_label(options)}
-    legend = [(labels[c], COMPONENT_COLORS[c], "box") for c in present]
+    names = {**COMPONENT_LABELS, "overhead": overhead_label(options)}
+    legend = [(names[c], COMPONENT_COLORS[c], "box") for c in present]
     legend.append(("GPU memory", INK, "line"))
     top += draw_legend(p, rect.left(), top, legend, max_width=rect.width())
     if not options:

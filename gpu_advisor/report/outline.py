@@ -180,7 +180,9 @@ def _summary(plan: Plan, summary: Summary, results: Sequence[NamedReport]) -> Se
         ]
         labels = list(dict.fromkeys(["Why not", *(label for c in columns for label, _ in c.rows)]))
         labels = [label for label in labels if any(label in dict(c.rows) for c in columns)]
-        rows = [[Cell("Best option", bold=True), *(Cell(c.answer, bold=True) for c in columns)]]
+        rows: list[list[Cell | str]] = [
+            [Cell("Best option", bold=True), *(Cell(c.answer, bold=True) for c in columns)]
+        ]
         rows += [[label, *(dict(c.rows).get(label, "") for c in columns)] for label in labels]
         blocks.append(grid(heads, rows, 7.5))
     if plan.warnings:
@@ -289,7 +291,7 @@ def _options(plan: Plan) -> Section:
     )
     training = plan.request.task.is_training
     by_key = {c.key: c for c in tables.option_columns(training)}
-    keys = OPTION_COLUMNS[training]
+    keys: tuple[tuple[str, int], ...] = OPTION_COLUMNS[training]
     if plan.request.epoch_tokens is not None:  # a dataset: time per epoch says more than time per step
         keys = tuple(("time_per_epoch", w) if k == "step_time" else (k, w) for k, w in keys)
     chosen = [(by_key[k], w) for k, w in (*keys, *TAIL_COLUMNS)]
@@ -372,11 +374,13 @@ def _results(named: NamedReport, index: int) -> Section:
     if report.distributed is not None:  # a cluster run (bench --nproc / --distributed)
         blocks.append(ClusterRun(index))
     if report.results:
-        widths = (26, 12, 24, 38)
         blocks.append(Heading(3, "Results"))
         blocks.append(
             grid(
-                [(h, w, i == 2) for i, (h, w) in enumerate(zip(res.RESULT_HEADERS, widths, strict=True))],
+                [
+                    (h, w, i == 2)
+                    for i, (h, w) in enumerate(zip(res.RESULT_HEADERS, (26, 12, 24, 38), strict=True))
+                ],
                 [(r.workload, r.status, r.time, r.numbers) for r in res.result_rows(report)],
                 7.5,
             )
@@ -384,7 +388,7 @@ def _results(named: NamedReport, index: int) -> Section:
         blocks.append(Text(f"{res.memory_note(report)}.", "small"))
     checks = res.prediction_rows(report)
     if checks:
-        widths = (30, 12, 11, 11, 6, 12, 12, 6)
+        widths: tuple[int, ...] = (30, 12, 11, 11, 6, 12, 12, 6)
         blocks.append(Heading(3, "Measured against predicted"))
         blocks.append(
             grid(
@@ -396,11 +400,10 @@ def _results(named: NamedReport, index: int) -> Section:
         blocks.append(Text(" ".join((res.ERROR_MEANING, res.prediction_caveat(report))).strip(), "small"))
     diagnosis = res.diagnosis_rows(report)
     if diagnosis:
-        widths = (26, 42, 32)
         blocks.append(Heading(3, "Diagnosis"))
         blocks.append(
             grid(
-                [(h, w, False) for h, w in zip(res.DIAGNOSIS_HEADERS, widths, strict=True)],
+                [(h, w, False) for h, w in zip(res.DIAGNOSIS_HEADERS, (26, 42, 32), strict=True)],
                 [(d.workload, d.finding, d.fix) for d in diagnosis],
                 7.5,
             )
