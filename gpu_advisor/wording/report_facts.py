@@ -14,7 +14,7 @@ def _serving_target(plan: Plan) -> list[str]:
     load = (
         f"{req.requests_per_s:g} requests/s of {req.prompt_tokens:,} + {req.output_tokens:,} tokens"
         if req.requests_per_s is not None
-        else f"{req.users:,} concurrent users"
+        else f"{req.users:,} concurrent user{'s' if req.users != 1 else ''}"
     )
     parts = [load]
     if req.tokens_per_s_per_user is not None:

@@ -253,3 +253,13 @@ def test_the_cost_table_stays_on_its_headings_page(tmp_path, which, size):
     for label, value in cost_rows(summed):
         assert squash(f"{label}{value}") in section, label
     assert squash(summed.advice) in section
+
+
+def test_page_one_says_the_target_is_not_met_where_nothing_fits(tmp_path):
+    from tests.report.samples import no_fit_plan
+
+    result = no_fit_plan()  # Llama 3 70B for one user on one RTX 4090
+    path = tmp_path / "nofit.pdf"
+    write_pdf(result, path)
+    first = pdf_text(path)[0]
+    assert squash("Target: 1 concurrent user — not met: nothing fits in memory.") in first
