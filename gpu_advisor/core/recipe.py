@@ -4,7 +4,8 @@ A knob the request sets is the user's lock; one it leaves unset is the planner's
 the recipes the planner tries (gradient checkpointing off and on, micro-batches 1 to 8), each as a
 request whose knobs are all set; `keep_global_batch` gives a layout the accumulation that keeps data
 replicas x micro-batch x accumulation at the request's global batch. `describe` is what an option
-reports (`recipe` and `recipe_source` of the plan@1 contract).
+reports (`recipe` and `recipe_source` of the plan@1 contract). Without a global batch the request
+is planned at `default_global_batch`, the one published runs of its task and size used.
 """
 
 from __future__ import annotations
@@ -44,6 +45,24 @@ def published_global_batch(req: PlanRequest) -> tuple[int, str]:
     if req.task.is_adapter:
         return ADAPTER_SEQUENCES, ADAPTER_SOURCE
     return FINETUNE_SEQUENCES, FINETUNE_SOURCE
+
+
+def default_global_batch(req: PlanRequest) -> tuple[int, str] | None:
+    """The published global batch (sequences per step, source) a training request without one is
+    planned with, or None where none applies: a global batch given, a trace (it measured one recipe),
+    the accumulation set by the user (micro-batch x accumulation per replica is then theirs and the
+    batch follows the replicas), or a GPU count that no power-of-two batch divides into replicas. A
+    micro-batch the user set rounds it to a multiple of theirs."""
+    if not req.task.is_training or req.global_batch is not None or req.trace is not None:
+        return None
+    if "grad_accumulation_steps" in req.model_fields_set:
+        return None
+    if req.gpus is not None and req.gpus & (req.gpus - 1):
+        return None
+    sequences, source = published_global_batch(req)
+    if "batch_size" in req.model_fields_set and sequences % req.batch_size:
+        sequences = req.batch_size * max(1, round(sequences / req.batch_size))
+    return sequences, source
 
 
 # Without a deadline, a token budget is planned to finish within this many days: published

@@ -3,7 +3,9 @@ ranked by what meeting the target costs; the cheapest sets the recommended tier 
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Sequence
 
 from .advice import count_suggestions, fallback_suggestions, recipe_suggestions
 from .calibration import assumption_entries, fabric_applies, fabric_scope_warning
@@ -18,12 +20,14 @@ from .layout import Parallelism
 from .layouts import Candidate, LayoutSearch, best, meets
 from .memory import Device, estimate_memory, request_profile
 from .precision import Task, Tier
+from .ranking import LOW_MFU, RANKING_RULE, low_utilisation, rank_options
 from .recipe import (
     DEADLINE_SOURCE,
     DEFAULT_DEADLINE_DAYS,
     YEAR_S,
     chosen_words,
     default_deadline_hours,
+    default_global_batch,
     describe,
     keep_global_batch,
     locked,
@@ -373,9 +377,6 @@ def _option(
     return option, None
 
 
-LOW_MFU = 0.10  # below this a training option spends most of its step off the tensor cores
-
-
 def _low_mfu(speed) -> str:
     """'low utilisation: MFU 4% (under 10%) ...' for a training option, else ''."""
     mfu = speed.mfu if isinstance(speed, TrainingSpeed) else None
@@ -428,19 +429,23 @@ def _rate_option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Opti
     ), None
 
 
-def _rank_key(option: Option) -> tuple:
+def _unpriced_warning(req: PlanRequest, best: Option, options: Sequence[Option]) -> str:
+    """Why the recommendation carries no price: none of the fitting GPUs has one, or the priced ones
+    rank after it on quality (core/ranking.py)."""
+    kind = "purchase" if req.purchase is Purchase.BUY else "cloud"
+    priced = next((o for o in options if o.fits and o.meets_target and o.rank_usd is not None), None)
+    if priced is None:
+        return f"No {kind} price for the GPUs that fit; ranked by GPU count instead of cost."
+    unit = "" if req.purchase is Purchase.BUY or priced.cost.job_cloud_usd is not None else "/h"
+    if low_utilisation(priced) and not low_utilisation(best):
+        why = f"those run at low utilisation (MFU {priced.training.mfu:.0%})" if priced.training else ""
+    else:
+        why = "those need more machines for no more throughput"
     return (
-        not option.fits,
-        not option.meets_target,
-        option.rank_usd is None,
-        option.rank_usd if option.rank_usd is not None else 0.0,
-        option.count,
-        -option.gpu_memory_bytes,
+        f"No {kind} price for {best.gpu} (price unknown): {best.count} of them rank ahead of the "
+        f"first priced option, {priced.count} × {priced.gpu} at {format_usd(priced.rank_usd)}{unit}, "
+        f"because {why}; check its price."
     )
-
-
-def _entry_key(entry: tuple[tuple, int, Found]) -> tuple:
-    return entry[:2]
 
 
 def _cannot_improve(entry: tuple[tuple, int, Found], step: int) -> bool:
@@ -450,11 +455,21 @@ def _cannot_improve(entry: tuple[tuple, int, Found], step: int) -> bool:
     return not no_fit and not misses and laid_out[3].layout.gpus == step
 
 
+def _fastest(req: PlanRequest, fitting: list[Option]) -> Option:
+    """The fitting option closest to a speed target none meets: the fastest per user (the first
+    token, for a first-token target alone), or the shortest training."""
+    if req.task.is_training:
+        return min(fitting, key=lambda o: (o.training and o.training.time_to_train_s) or math.inf)
+    if req.tokens_per_s_per_user is None:
+        return min(fitting, key=lambda o: o.serving.ttft_s)
+    return max(fitting, key=lambda o: o.serving.tokens_per_s_per_user)
+
+
 def _serving_target(req: PlanRequest) -> str:
     """'30 tokens/s per user and a first token within 0.5 s'."""
     parts = []
     if req.tokens_per_s_per_user is not None:
-        parts.append(f"{req.tokens_per_s_per_user:g} tokens/s per user")
+        parts.append(format_rate(req.tokens_per_s_per_user, "tokens/s per user"))
     if req.ttft_s is not None:
         parts.append(f"a first token within {req.ttft_s:g} s")
     return " and ".join(parts)
@@ -520,10 +535,12 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     longer than a year says so."""
     catalog = catalog or default_catalog()
     deadline_h = default_deadline_hours(req)
+    batch = default_global_batch(req)  # published practice, when the request gives no global batch
+    planned = req if batch is None else req.model_copy(update={"global_batch": batch[0]})
     result = None
     extra: list[str] = []
     if deadline_h is not None:
-        paced = _plan(req.model_copy(update={"max_hours": deadline_h}), catalog)
+        paced = _plan(planned.model_copy(update={"max_hours": deadline_h}), catalog, user=req)
         if paced.best is not None:
             result = paced.model_copy(
                 update={
@@ -540,7 +557,9 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
                 "runs of this kind did; set a deadline to trade time for cost."
             )
     if result is None:
-        result = _plan(req, catalog)
+        result = _plan(planned, catalog, user=req)
+        if planned is not req:
+            result = result.model_copy(update={"request": req})
     best = result.best
     time_s = getattr(best.speed, "time_to_train_s", None) if best is not None else None
     if time_s is not None and time_s > YEAR_S:
@@ -551,7 +570,7 @@ def plan(req: PlanRequest, catalog: Catalog | None = None) -> Plan:
     if extra:
         result = result.model_copy(update={"warnings": (*result.warnings, *extra)})
     if deadline_h is not None and best is not None:
-        result = result.model_copy(update={"frontier": _frontier(req, best, catalog)})
+        result = result.model_copy(update={"frontier": _frontier(planned, best, catalog)})
     return result
 
 
@@ -594,8 +613,10 @@ def _frontier(req: PlanRequest, best: Option, catalog: Catalog) -> tuple[Frontie
     return tuple(points)
 
 
-def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
-    """plan() for one request as it stands (its deadline, if any)."""
+def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -> Plan:
+    """plan() for one request as it stands (its deadline, if any). `user`: the request as the user
+    gave it, where the planner filled in a default (global batch, deadline): it says what is locked."""
+    user = user or req
     req, concurrency = with_concurrency(req)
     gpus = [g for g in catalog.gpus if req.tier is None or g.tier is req.tier]
     warnings = list(catalog.warnings)
@@ -626,18 +647,21 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         # the best recipe's options are worked out in full. One recipe at a time over every GPU: the speed
         # and memory memos (core/memo.py) then see the same request object call after call.
         screened: dict[str, list[tuple[tuple, int, Found]]] = {gpu.id: [] for gpu in gpus}
+        # Each GPU's entry with the least (screen key, recipe index) so far: its recipe is kept.
+        leading: dict[str, tuple[tuple, int, Found]] = {}
         peaks_of: dict[str, tuple[DevicePeaks | None, str | None]] = {}
         done: set[str] = set()
         for i, (run, run_search) in enumerate(zip(runs, searches, strict=True)):
             first_of_group = i == 0 or run.grad_checkpointing != runs[i - 1].grad_checkpointing
             for gpu in gpus:
-                entries = screened[gpu.id]
                 if gpu.id in done:
                     continue
-                if first_of_group and entries and _cannot_improve(min(entries, key=_entry_key), step):
+                entries = screened[gpu.id]
+                lead = leading.get(gpu.id)
+                if first_of_group and lead is not None and _cannot_improve(lead, step):
                     done.add(gpu.id)  # checkpointing only slows a recipe already on the fewest GPUs
                     continue
-                if not first_of_group and entries and entries[-1][:2] != min(entries, key=_entry_key)[:2]:
+                if not first_of_group and entries and entries[-1] is not lead:
                     continue  # a larger micro-batch stopped paying: the larger ones of this group neither
                 last_run = runs[entries[-1][1]] if entries else None
                 same_group = last_run is not None and last_run.grad_checkpointing == run.grad_checkpointing
@@ -651,15 +675,18 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
                         (warnings if req.gpu is not None else not_considered).append(skipped)
                     done.add(gpu.id)  # the GPU's peaks are unknown, or the layout exceeds the tier's room
                     continue
-                entries.append((_screen_key(run, laid_out), i, laid_out))
-        chosen_of = {gid: min(entries, key=_entry_key)[1] for gid, entries in screened.items() if entries}
+                entry = (_screen_key(run, laid_out), i, laid_out)
+                entries.append(entry)
+                if lead is None or entry[:2] < lead[:2]:
+                    leading[gpu.id] = entry
+        chosen_of = {gid: lead[1] for gid, lead in leading.items()}
         kept: dict[str, Option] = {}
         for i, run in enumerate(runs):
             for gpu in gpus:
                 if chosen_of.get(gpu.id) != i:
                     continue
                 laid_out = next(entry[2] for entry in screened[gpu.id] if entry[1] == i)
-                option, _ = _option(run, gpu, catalog, searches[i], user=req, laid_out=laid_out)
+                option, _ = _option(run, gpu, catalog, searches[i], user=user, laid_out=laid_out)
                 if option is None:
                     continue
                 ran[id(option)] = (run, searches[i])
@@ -667,7 +694,7 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
                 if i == 0:
                     literal[gpu.id] = option
         options.extend(kept[gpu.id] for gpu in gpus if gpu.id in kept)
-    options.sort(key=_rank_key)
+    options = rank_options(options)  # quality, then price; a missing price never demotes (core/ranking.py)
     scope = fabric_scope_warning(
         req.calibration, [g.name for g in gpus if not fabric_applies(req.calibration, g.id)]
     )
@@ -679,12 +706,19 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         gpu = catalog.get(best.gpu_id)
         laid_out = next((entry[2] for entry in screened[gpu.id] if entry[1] == 0), None)
         if laid_out is not None:
-            option = _option(runs[0], gpu, catalog, searches[0], user=req, laid_out=laid_out)[0]
+            option = _option(runs[0], gpu, catalog, searches[0], user=user, laid_out=laid_out)[0]
             if option is not None:
                 literal[gpu.id] = option
     suggestions: list[str] = []
     if best is None:
-        suggestions = fallback_suggestions(req)
+        fitting = [o for o in options if o.fits]
+        comps = unsharded.components
+        suggestions = fallback_suggestions(
+            req,
+            fastest=_fastest(req, fitting) if fitting else None,
+            activations_bytes=comps.activations,
+            state_bytes=comps.weights + comps.gradients + comps.optimizer,
+        )
         biggest = max((g.memory_bytes for g in gpus), default=0)
         filtered = req.gpu or req.tier or req.vendor or req.require_nvlink
         where = "the chosen GPUs" if filtered else "the catalogue"
@@ -727,7 +761,7 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
             gpu_id=best.gpu_id,
             count=best.count,
             parallelism=best.layout,
-            reason=_chosen(req, best, literal.get(best.gpu_id)) + _reason(best_req, best),
+            reason=_chosen(user, best, literal.get(best.gpu_id)) + _reason(best_req, best),
         )
         chosen = catalog.get(best.gpu_id)
         deployment = deployment_note(chosen, best.machines)
@@ -742,10 +776,7 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
             best_req, best, lambda changed: _option(changed, chosen, catalog, LayoutSearch(changed))[0]
         )
         if best.rank_usd is None:
-            warnings.append(
-                f"No {'purchase' if req.purchase is Purchase.BUY else 'cloud'} price for the "
-                "GPUs that fit; ranked by GPU count instead of cost."
-            )
+            warnings.append(_unpriced_warning(req, best, options))
     # ---- notes on the model's shape, and a trace beside the formulas (core/trace.py) ------------------
     if req.model.guessed and not req.model.notes:
         warnings.append(f"Architecture guessed from the parameter count: {req.model.describe()}.")
@@ -794,6 +825,7 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         "max_gpus_searched": MAX_GPUS,
         "tensor_parallel_within_node": "the GPU's node size (8 for data-center boards)",
         "ownership_months_for_buy_ranking": OWNERSHIP_MONTHS,
+        "ranking": RANKING_RULE,
         "compute_dtype": profile.peak_column,
         "weight_format": profile.weight_format,
         "gpus_not_considered": not_considered,
@@ -808,13 +840,23 @@ def _plan(req: PlanRequest, catalog: Catalog) -> Plan:
         assumptions["concurrent_users_from_requests_per_s"] = concurrency
     if req.task.is_training:
         sequences, source = published_global_batch(req)
-        assumptions["global_batch"] = (
-            f"{req.global_batch} sequences per step (yours): replicas x micro-batch x accumulation"
-            if req.global_batch is not None
-            else f"none given: micro-batch x accumulation per replica as the recipe says; published "
-            f"practice is about {sequences} sequences of {req.seq_len} tokens per step ({source}); "
-            "set --global-batch to hold it"
-        )
+        if user.global_batch is not None:
+            held = f"{req.global_batch} sequences per step (yours): replicas x micro-batch x accumulation"
+        elif req.global_batch is not None:
+            applied = default_global_batch(user)
+            held = (
+                f"none given: {req.global_batch} sequences of {req.seq_len} tokens per step, as published "
+                f"runs of this task and size used ({applied[1] if applied else source}); replicas x "
+                "micro-batch x accumulation hold it; set --global-batch to change it"
+            )
+        else:
+            held = (
+                "none given, and none applied (the accumulation, a trace or the GPU count fixes the "
+                "sequences per replica): micro-batch x accumulation per replica as the recipe says; "
+                f"published practice is about {sequences} sequences of {req.seq_len} tokens per step "
+                f"({source}); set --global-batch to hold it"
+            )
+        assumptions["global_batch"] = held
         assumptions["recipe_search"] = (
             "knobs the request leaves open (gradient checkpointing, micro-batch 1-8) are the planner's: "
             "each GPU keeps the recipe that ranks first, the faster step breaking ties"

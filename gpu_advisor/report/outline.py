@@ -218,7 +218,7 @@ def _answer_detail(plan: Plan, summary: Summary) -> list[Section]:
             grid([("GPUs", 26, False), ("Speed", 40, False), ("Rent", 17, True), ("Buy", 17, True)], rows)
         )
     if plan.suggestions:
-        blocks += [Heading(3, "What would need fewer GPUs"), Bullets(tuple(plan.suggestions))]
+        blocks += [Heading(3, "What else you could change"), Bullets(tuple(plan.suggestions))]
     # Page one holds the answer, the verdict and the tiers; the chart starts the next page whole.
     return [Section(Heading(2, "Rent or buy over time", new_page=True), blocks)]
 
@@ -323,7 +323,30 @@ def _speed(plan: Plan) -> Section:
                 [i == 0 and plan.best is not None for i in range(len(speed_rows))],
             )
         )
+    blocks += _frontier(plan)
     return Section(Heading(2, "Speed"), blocks)
+
+
+FRONTIER_WIDTHS = (15, 30, 30, 25)  # percent of the body
+
+
+def _frontier(plan: Plan) -> list[Block]:
+    """Without a deadline: the recommended GPU and recipe at each scale, time to train against the
+    job's rent (the rows the CLI prints), the recommended scale highlighted; nothing otherwise."""
+    rows = tables.frontier_rows(plan)
+    if not rows:
+        return []
+    intro = (
+        "No deadline was given: the plan is sized to finish within the default duration. Each row is the "
+        "same GPU and recipe at another scale; where the rent climbs faster than the time falls, scaling "
+        "stops paying."
+    )
+    columns = [(h, w, h != "") for h, w in zip(tables.FRONTIER_HEADERS, FRONTIER_WIDTHS, strict=True)]
+    return [
+        Heading(3, tables.frontier_title(plan)),
+        Text(intro),
+        grid(columns, rows, 8, [row[3] == "recommended" for row in rows]),
+    ]
 
 
 def _cost(plan: Plan, summary: Summary) -> Section:

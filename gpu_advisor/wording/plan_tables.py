@@ -79,6 +79,41 @@ def _dataset_rows(req: Any) -> list[tuple[str, str]]:
     return [("Dataset", size), ("Epochs", f"{req.epochs or 1:g}")]
 
 
+# Options of more GPUs than this (and than LARGE_OPTION_FACTOR x the recommendation's) are folded
+# away by default: 512 x L4 or 2,048 x T4 for a 70B model fit and may even meet the target, but nobody
+# buys eight racks of inference cards to serve what one or two 8-GPU servers serve (review 3, D13).
+LARGE_OPTION_GPUS = 64  # eight 8-GPU servers
+LARGE_OPTION_FACTOR = 4
+
+
+def large_option_limit(plan: Plan) -> int:
+    """The most GPUs an option may use and still be listed by default."""
+    best = plan.best
+    return max(LARGE_OPTION_GPUS, LARGE_OPTION_FACTOR * best.count if best is not None else 0)
+
+
+def large_options_text(folded: int, limit: int) -> str:
+    """'3 options of more than 64 GPUs' (one option: 'one option of …')."""
+    what = "one option" if folded == 1 else f"{folded:,} options"
+    return f"{what} of more than {limit:,} GPUs"
+
+
+def target_column_keys(request: Any) -> frozenset[str]:
+    """The options columns that answer the request's own target, kept when a narrow table leaves out
+    details: the first token for a first-token target; the step time and the layout for training."""
+    if request.task.is_training:
+        return frozenset({"step_time", "layout"})
+    return frozenset({"prefill"}) if request.ttft_s is not None else frozenset()
+
+
+def per_user_text(tokens_per_s: float | None) -> str:
+    """One user's speed with one decimal under 100 tokens/s ('42.0', '35.6'), so that a column reads
+    with one number of decimals; whole numbers above, three significant figures below 1 (as format_rate)."""
+    if tokens_per_s is None or tokens_per_s >= 100 or tokens_per_s < 1:
+        return format_rate(tokens_per_s)
+    return f"{tokens_per_s:.1f}"
+
+
 def option_columns(training: bool) -> tuple[Column, ...]:
     """The options table's columns for a training or an inference plan, in reading order.
 
@@ -134,7 +169,7 @@ def option_columns(training: bool) -> tuple[Column, ...]:
                 "per_user",
                 "Tokens/s per user",
                 lambda o: o.serving.tokens_per_s_per_user,
-                lambda o: format_rate(o.serving.tokens_per_s_per_user),
+                lambda o: per_user_text(o.serving.tokens_per_s_per_user),
                 "Generation speed one user sees",
                 "tokens_per_s_per_user",
             ),
@@ -333,14 +368,32 @@ def input_rows(plan: Plan) -> list[tuple[str, str]]:
 def memory_rows(
     memory: MemoryEstimate, total_note: str = "sum of the components"
 ) -> list[tuple[str, str, str]]:
-    """(component, size, formula) for the non-zero components, then the total."""
-    comps = memory.components
-    rows = [
-        (COMPONENT_LABELS[key], format_bytes(getattr(comps, key)), memory.formulas.get(key, ""))
-        for key in COMPONENTS
-        if getattr(comps, key)
+    """(component, size, formula) for the non-zero components, each followed by the training stack's
+    named buffers counted in it, then the total."""
+    return [
+        (label, format_bytes(size), formula) for label, size, formula in _memory_items(memory, total_note)
     ]
-    rows.append(("Total", format_bytes(comps.total), total_note))
+
+
+def memory_row_bytes(memory: MemoryEstimate) -> list[int]:
+    """The exact bytes of each row of `memory_rows`, in the same order."""
+    return [size for _, size, _ in _memory_items(memory, "")]
+
+
+def _memory_items(memory: MemoryEstimate, total_note: str) -> list[tuple[str, int, str]]:
+    comps = memory.components
+    rows = []
+    for key in COMPONENTS:
+        if not getattr(comps, key):
+            continue
+        rows.append((COMPONENT_LABELS[key], getattr(comps, key), memory.formulas.get(key, "")))
+        # The training stack's named buffers counted in this component (core/stack_memory.py).
+        rows += [
+            (f"  of which: {part.name}", part.bytes, f"{part.formula}. Source: {part.source}")
+            for part in memory.stack_parts
+            if part.component == key and part.bytes
+        ]
+    rows.append(("Total", comps.total, total_note))
     return rows
 
 
@@ -611,11 +664,21 @@ def plan_text(plan: Plan) -> str:
     return "\n".join(lines)
 
 
-def frontier_text(plan: Plan) -> list[str]:
-    """Time and cost by scale of the recommended GPU (a token budget without a deadline)."""
+FRONTIER_HEADERS = ("GPUs", "Time to train", "Job rent", "")
+
+
+def frontier_title(plan: Plan) -> str:
+    """'Time and cost by scale (NVIDIA H100 SXM, the recommended recipe)' ('' without a frontier)."""
     if not plan.frontier or plan.recommendation.gpu is None:
+        return ""
+    return f"Time and cost by scale ({plan.recommendation.gpu}, the recommended recipe)"
+
+
+def frontier_rows(plan: Plan) -> list[list[str]]:
+    """One row per scale of the frontier: GPUs, time to train, the job's rent, 'recommended'."""
+    if not frontier_title(plan):
         return []
-    rows = [
+    return [
         [
             f"{p.count:,}",
             format_duration(p.time_to_train_s) if p.fits else "does not fit",
@@ -624,8 +687,15 @@ def frontier_text(plan: Plan) -> list[str]:
         ]
         for p in plan.frontier
     ]
-    head = f"Time and cost by scale ({plan.recommendation.gpu}, the recommended recipe):"
-    return ["", head, *text_table(["GPUs", "Time to train", "Job rent", ""], rows, [True, True, True, False])]
+
+
+def frontier_text(plan: Plan) -> list[str]:
+    """Time and cost by scale of the recommended GPU (a token budget without a deadline)."""
+    rows = frontier_rows(plan)
+    if not rows:
+        return []
+    table = text_table(list(FRONTIER_HEADERS), rows, [True, True, True, False])
+    return ["", frontier_title(plan) + ":", *table]
 
 
 def frontier_sentence(plan: Plan) -> str:

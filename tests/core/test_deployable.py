@@ -192,9 +192,17 @@ def test_a_saturated_prefill_misses_the_first_token_target():
 
 def test_a_training_option_under_10_percent_mfu_carries_a_warning(catalog):
     """GPT-2 small pretrained on 8 x RTX 4090 in four desktops joined by Ethernet: each step is mostly
-    the gradient all-reduce (a few percent MFU at a locked micro-batch of 1), and the option says so;
-    one H100 does not."""
-    result = _plan(catalog, model="gpt2-small", task="pretrain", gpu="nvidia-rtx-4090", gpus=8, batch_size=1)
+    the gradient all-reduce (a few percent MFU at a locked micro-batch of 1 and no accumulation), and
+    the option says so; one H100 does not."""
+    result = _plan(
+        catalog,
+        model="gpt2-small",
+        task="pretrain",
+        gpu="nvidia-rtx-4090",
+        gpus=8,
+        batch_size=1,
+        grad_accumulation_steps=1,
+    )
     option = result.options[0]
     assert option.machines == 4 and option.training.mfu < 0.10
     assert "low utilisation: MFU" in option.note

@@ -106,6 +106,7 @@ def test_zero3_gathers_make_thousands_of_gpus_communication_bound(catalog):
             gpus=n,
             seq_len=4096,
             batch_size=1,  # one sequence per GPU: the gathers are not amortised over a larger micro-batch
+            grad_accumulation_steps=1,  # nor over accumulation (a lock: no published global batch applied)
             grad_checkpointing=True,
             zero_stage=3,
             tensor_parallel=1,

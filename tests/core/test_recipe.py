@@ -115,9 +115,16 @@ def test_a_1b_pretrain_with_the_micro_batch_left_open_costs_at_most_70_percent_o
 
 
 def test_a_1b_pretrain_at_micro_batch_1_is_host_bound_its_kernel_launches_outlast_the_gpus_work(catalog):
-    """The step's largest term names the bound: at micro-batch 1 the host's launches (about 50 ms)
-    outlast the 30 ms of compute, so the plan says host-bound, not compute-bound."""
-    kw = dict(model=resolve_model(params="1B"), task="pretrain", train_tokens=20e9, max_hours=168)
+    """The step's largest term names the bound: on an H100 at micro-batch 1 each micro-batch's host
+    launches (about 50 ms) outlast its 30 ms of compute, so the plan says host-bound, not
+    compute-bound. On the H100 because a slower card's compute hides the same launches."""
+    kw = dict(
+        model=resolve_model(params="1B"),
+        task="pretrain",
+        train_tokens=20e9,
+        max_hours=168,
+        gpu="nvidia-h100-sxm",
+    )
     locked = _plan(catalog, batch_size=1, **kw).best
     assert locked.speed.bound == "host"
     # The step's terms show the host's time beyond the GPU's work (host 50 ms = compute 30 ms + 20 ms).
@@ -128,8 +135,15 @@ def test_a_1b_pretrain_at_micro_batch_1_is_host_bound_its_kernel_launches_outlas
 
 def test_a_locked_micro_batch_1_gets_what_else_to_change_with_its_cost_and_time_not_only_gpu_count(catalog):
     """Suggestions name changes that cut cost and time, not only the GPU count: a larger micro-batch
-    where the user locked 1, and CUDA graphs / torch.compile against the host-bound step."""
-    kw = dict(model=resolve_model(params="1B"), task="pretrain", train_tokens=20e9, max_hours=168)
+    where the user locked 1, and CUDA graphs / torch.compile against the host-bound step (on the H100,
+    where micro-batch 1 is host-bound)."""
+    kw = dict(
+        model=resolve_model(params="1B"),
+        task="pretrain",
+        train_tokens=20e9,
+        max_hours=168,
+        gpu="nvidia-h100-sxm",
+    )
     result = _plan(catalog, batch_size=1, **kw)
     best = result.best
     micro = next(s for s in result.suggestions if s.startswith("Raise the micro-batch"))
@@ -213,3 +227,40 @@ def test_a_plan_longer_than_a_year_warns(catalog):
         gpus=16,
     )
     assert any("more than a year" in w for w in result.warnings)
+
+
+def test_without_a_global_batch_the_published_one_for_the_size_is_applied_and_every_option_holds_it(catalog):
+    """No --global-batch: the planner applies the batch published runs of that size used (4M tokens per
+    step above 20B parameters: 512 sequences of 8,192 tokens), as its own choice, with the source."""
+    result = _plan(
+        catalog,
+        model=get_preset("llama-3-70b"),
+        task="pretrain",
+        seq_len=8192,
+        gpu="nvidia-h100-sxm",
+        gpus=256,
+    )
+    assert result.options
+    for option in result.options:
+        r = option.recipe
+        assert option.layout.data * r["micro_batch"] * r["grad_accum"] == r["global_batch"] == 512
+        assert option.recipe_source["global_batch"] == "planner"
+    held = result.assumptions["global_batch"]
+    assert held.startswith("none given: 512 sequences of 8192 tokens per step") and "Touvron" in held
+    assert result.request.global_batch is None  # the request shown is the user's
+
+
+def test_an_accumulation_the_user_set_keeps_the_batch_per_replica_theirs_so_no_default_is_applied(catalog):
+    result = _plan(
+        catalog,
+        model=get_preset("llama-2-7b"),
+        task="finetune",
+        gpu="nvidia-a100-sxm-80gb",
+        gpus=8,
+        batch_size=2,
+        grad_accumulation_steps=4,
+    )
+    for option in result.options:
+        assert option.recipe["grad_accum"] == 4 and option.recipe["micro_batch"] == 2
+        assert option.recipe["global_batch"] == option.layout.data * 8
+    assert result.assumptions["global_batch"].startswith("none given, and none applied")
