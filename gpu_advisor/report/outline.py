@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 
 from gpu_advisor import __version__
 from gpu_advisor.bench.results import NamedReport
+from gpu_advisor.core.estimates import MemoryEstimate
 from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import format_bytes, format_usd
 from gpu_advisor.wording import plan_tables as tables
 from gpu_advisor.wording import results as res
+from gpu_advisor.wording.memory_parts import kv_pool_text, memory_parts
 from gpu_advisor.wording.plan import (
     Summary,
     build_summary,
@@ -29,7 +31,7 @@ from gpu_advisor.wording.plan import (
     speed_text,
     verdict_text,
 )
-from gpu_advisor.wording.report_facts import memory_part_rows, target_line
+from gpu_advisor.wording.report_facts import target_line
 from gpu_advisor.wording.shortlist import runners_up, shortlist
 from gpu_advisor.wording.tiers import tier_columns
 
@@ -251,17 +253,38 @@ def _memory(plan: Plan) -> Section:
         ),
         Heading(3, "One device, no sharding"),
     ]
-    rows = memory_part_rows(plan.memory, "sum of the above, one device, no sharding")
     columns = [("Component", 20, False), ("Size", 13, True), ("How it was computed", 67, False)]
-    blocks.append(grid(columns, [(Cell(c, bold=c == "Total"), v, f) for c, v, f in rows], 7.5))
+    unsharded = _memory_rows(plan.memory, "sum of the above, one device, no sharding")
+    blocks.append(grid(columns, unsharded, 7.5))
     blocks += [Text(note, "small") for note in tables.memory_notes(plan)]
     option = plan.best or (plan.options[0] if plan.options else None)
     if option is not None:
         blocks.append(Heading(3, f"On each GPU of {gpu_line(option)}"))
         total = f"of {format_bytes(option.gpu_memory_bytes)} on the GPU"
-        parts = memory_part_rows(option.per_gpu, total)
-        blocks.append(grid(columns, [(Cell(c, bold=c == "Total"), v, f) for c, v, f in parts], 7.5))
+        blocks.append(grid(columns, _memory_rows(option.per_gpu, total), 7.5))
     return Section(Heading(2, "Memory"), blocks)
+
+
+def _memory_rows(memory: MemoryEstimate, total_note: str) -> list[tuple[Cell | str, ...]]:
+    """The parts that allocate the memory (wording.memory_parts: the overhead split into non-PyTorch
+    memory, fragmentation and the engine's reserve), each followed by the training stack's named
+    buffers counted in it, the total, then the serving engine's KV pool."""
+    rows: list[tuple[Cell | str, ...]] = []
+    for part in memory_parts(memory):
+        rows.append((part.label, format_bytes(part.size_bytes), part.formula))
+        rows += [
+            (f"  of which: {s.name}", format_bytes(s.bytes), f"{s.formula}. Source: {s.source}")
+            for s in memory.stack_parts
+            if s.component == part.key and s.bytes
+        ]
+    rows.append((Cell("Total", bold=True), format_bytes(memory.total_bytes), total_note))
+    if memory.kv_pool_bytes is not None:
+        pool = (
+            format_bytes(memory.kv_pool_bytes),
+            "what the engine allocates for KV: " + kv_pool_text(memory),
+        )
+        rows.append(("KV pool (engine)", *pool))
+    return rows
 
 
 # The options table's columns (key, width in %); the GPU cell also names the tier and layout.

@@ -16,6 +16,7 @@ from gpu_advisor.core.units import format_bytes, format_duration, format_usd
 from gpu_advisor.report import pdf as pdf_module
 from gpu_advisor.report.markdown import render_markdown
 from gpu_advisor.report.pdf import write_pdf
+from gpu_advisor.wording.plan_tables import large_option_limit, large_options_text
 from tests.report.conftest import pdf_text, squash
 from tests.report.samples import training_plan
 
@@ -91,15 +92,15 @@ def test_no_page_but_the_last_is_mostly_blank(arrivals_pdf):
 def test_the_options_list_leaves_out_absurd_rows_and_names_them(arrivals, arrivals_pdf):
     text = "".join(pdf_text(arrivals_pdf))
     options = text.split(squash("Options"))[-1]
-    best = arrivals.best
-    huge = [o for o in arrivals.options if o.fits and o.count > 8 * best.count]
-    assert huge, "the plan sizes some GPU at more than 8 times the answer's count"
+    limit = large_option_limit(arrivals)  # the GUI's options table folds the same ones
+    huge = [o for o in arrivals.options if o.fits and o.count > limit]
+    assert huge, f"the plan sizes some GPU at more than {limit} GPUs"
     for option in huge:
         # named among those left out, and none of its figures printed
         assert squash(f"{option.count} × {option.gpu}") in options
         if option.cost.purchase_usd is not None:
             assert squash(format_usd(option.cost.purchase_usd)) not in text
-    assert squash("Left out as more than 8 times the GPUs of the first option") in options
+    assert squash(f"Left out, {large_options_text(len(huge), limit)}:") in options
 
 
 def test_an_option_beaten_on_price_and_speed_is_folded(arrivals):
