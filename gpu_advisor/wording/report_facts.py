@@ -19,7 +19,7 @@ def _serving_target(plan: Plan) -> list[str]:
     if req.tokens_per_s_per_user is not None:
         parts.append(f"{format_rate(req.tokens_per_s_per_user, 'tokens/s')} per user")
     if req.ttft_s is not None:
-        parts.append(f"first token within {format_duration(req.ttft_s)}")
+        parts.append(f"first token within {req.ttft_s:g} s")  # as the user set it
     return parts
 
 
@@ -48,7 +48,7 @@ def _achieved(plan: Plan, option: Option) -> str:
 
 
 def target_line(plan: Plan) -> str:
-    """'Target: 5 requests/s of 1,024 + 256 tokens, 20 tokens/s per user, first token within 500 ms —
+    """'Target: 5 requests/s of 1,024 + 256 tokens, 20 tokens/s per user, first token within 0.5 s —
     met by 1 × AMD Instinct MI325X: 26.7 tokens/s per user, first token after 272.1 ms, ...'."""
     training = plan.request.task.is_training
     target = ", ".join(_training_target(plan) if training else _serving_target(plan))

@@ -47,7 +47,7 @@ def arrivals_pdf(arrivals, tmp_path_factory):
 def test_page_one_states_the_serving_target_and_that_the_answer_meets_it(arrivals, arrivals_pdf):
     best = arrivals.best
     first = pdf_text(arrivals_pdf)[0]
-    target = "5 requests/s of 1,024 + 256 tokens, 20 tokens/s per user, first token within 500.0 ms"
+    target = "5 requests/s of 1,024 + 256 tokens, 20 tokens/s per user, first token within 0.5 s"
     assert squash(f"Target: {target} — met by {best.count} × {best.gpu}") in first
     assert squash(f"first token after {format_duration(best.serving.ttft_s)}") in first
 
