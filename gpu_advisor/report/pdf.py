@@ -122,6 +122,7 @@ def _render(
     try:
         footer_font = QFont(report_font_family())
         footer_font.setPointSizeF(7.5)
+        footer_font.setFeature(QFont.Tag("liga"), 0)  # as the body: the title reads as typed
         footer_y = body.bottom() + FOOTER_GAP_MM / 25.4 * dpi
         footer = QRectF(0, footer_y, body.width(), 12 / 72 * dpi)
         title = plan_title(plan)

@@ -264,3 +264,16 @@ def test_page_one_says_the_target_is_not_met_where_nothing_fits(tmp_path):
     write_pdf(result, path)
     first = pdf_text(path)[0]
     assert squash("Target: 1 concurrent user — not met: nothing fits in memory.") in first
+
+
+def test_the_footer_title_reads_as_typed():
+    """'full fine-tune' in the footer was written with the fi ligature (U+FB01): search and copy
+    found 'ﬁne-tune', not 'fine-tune'."""
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp()) / "footer.pdf"
+    write_pdf(training_plan(), path)
+    text = PdfReader(str(path)).pages[0].extract_text()
+    assert "\ufb01" not in text
+    assert squash("GPU Advisor · Llama 3 8B full fine-tune, bf16") in squash(text)
