@@ -37,11 +37,17 @@ from gpu_advisor.report.chartkit import (
 from gpu_advisor.telemetry.channels import CHANNELS
 from gpu_advisor.telemetry.samples import GpuSample, HostSample, Sample, of_gpu
 from gpu_advisor.wording.answer import answer_pair
-from gpu_advisor.wording.plan import COMPONENT_LABELS, CostCurve, cost_curve, gpu_line, memory_text
+from gpu_advisor.wording.memory_parts import PART_ORDER, memory_parts
+from gpu_advisor.wording.plan import CostCurve, cost_curve, gpu_line, memory_text
 from gpu_advisor.wording.results import telemetry_title
 from gpu_advisor.wording.shortlist import shortlist
 
 COMPONENT_COLORS = {name: QColor(palette.COMPONENT_COLORS[name]) for name in COMPONENTS}
+PART_COLORS = {
+    **COMPONENT_COLORS,
+    **{name: QColor(color) for name, color in palette.OVERHEAD_PART_COLORS.items()},
+}
+UNUSED_PART = "engine_reserve"
 RENT, BUY = QColor(palette.RENT), QColor(palette.BUY)
 OVER = QColor("#C62828")  # a footprint beyond the GPU's memory
 MEMORY_CHART_ROWS = 6
@@ -63,11 +69,19 @@ def memory_chart_options(plan: Plan, limit: int = MEMORY_CHART_ROWS) -> list[Opt
     return chosen
 
 
-def overhead_label(options: Sequence[Option]) -> str:
-    """The grey segment's legend: it holds a serving engine's unused reserve where one is drawn
-    (vLLM leaves 10% of the card), not only the CUDA context and fragmentation."""
-    reserve = any((o.per_gpu.overhead_parts or {}).get("engine_reserve_bytes", 0) > 0 for o in options)
-    return "CUDA context + fragmentation + engine reserve" if reserve else COMPONENT_LABELS["overhead"]
+def memory_legend(options: Sequence[Option]) -> list[tuple[str, QColor, str]]:
+    """The stacked parts the chart draws for `options` (wording.memory_parts: the overhead split into
+    non-PyTorch memory, fragmentation and the engine's reserve, as in the GUI's chart), in stacking
+    order: (label, colour, "box"; the reserve, memory the engine leaves unused, "dash")."""
+    labels: dict[str, str] = {}
+    for option in options:
+        for part in memory_parts(option.per_gpu):
+            labels.setdefault(part.key, part.label)
+    keys = sorted(labels, key=PART_ORDER.index)
+    # The reserve's key is its dashed outline, in ink: its pale fill would vanish on white.
+    return [
+        (labels[k], INK, "dash") if k == UNUSED_PART else (labels[k], PART_COLORS[k], "box") for k in keys
+    ]
 
 
 def memory_chart_size(plan: Plan, width_pt: float) -> tuple[float, float]:
@@ -79,9 +93,7 @@ def paint_memory_chart(p: QPainter, rect: QRectF, plan: Plan) -> None:
     """Per-GPU memory of the best options, stacked by component, against each GPU's memory."""
     options = memory_chart_options(plan)
     top = rect.top() + draw_title(p, rect, "Memory per GPU, by component, against the GPU's memory")
-    present = [c for c in COMPONENTS if any(getattr(o.per_gpu_components, c) for o in options)]
-    labels = {**COMPONENT_LABELS, "overhead": overhead_label(options)}
-    legend = [(labels[c], COMPONENT_COLORS[c], "box") for c in present]
+    legend = memory_legend(options)
     legend.append(("GPU memory", INK, "line"))
     top += draw_legend(p, rect.left(), top, legend, max_width=rect.width())
     if not options:
@@ -107,12 +119,14 @@ def paint_memory_chart(p: QPainter, rect: QRectF, plan: Plan) -> None:
         text = fm.elidedText(label, Qt.TextElideMode.ElideRight, label_w - 8)
         p.drawText(QRectF(rect.left(), y0, label_w - 6, row_h), Qt.AlignmentFlag.AlignVCenter, text)
         x = 0.0
-        for c in COMPONENTS:
-            size = getattr(option.per_gpu_components, c) / GIB
-            if size <= 0:
-                continue
+        for part in memory_parts(option.per_gpu):
+            size = part.size_bytes / GIB
             left, right = axes.px(x), axes.px(min(x + size, ticks[-1]))
-            p.fillRect(QRectF(left, bar.top(), max(right - left, 0.4), bar.height()), COMPONENT_COLORS[c])
+            segment = QRectF(left, bar.top(), max(right - left, 0.4), bar.height())
+            p.fillRect(segment, PART_COLORS[part.key])
+            if part.key == UNUSED_PART:  # memory the engine leaves unused: an outline, as in the GUI
+                p.setPen(QPen(INK, 0.6, Qt.PenStyle.DashLine))
+                p.drawRect(segment)
             x += size
         cap_x = axes.px(option.gpu_memory_bytes / GIB)
         over = option.per_gpu_bytes > option.gpu_memory_bytes

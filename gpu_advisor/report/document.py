@@ -81,13 +81,13 @@ class Table:
             if anchor in splits and i:
                 out.append(f"</table>{opening} page-break-before: always;'>{head}")
             cls = " class='best'" if i < len(self.highlight) and self.highlight[i] else ""
-            cells = []
+            tds = []
             for j, (cell, (_, width, num)) in enumerate(zip(row, self.columns, strict=True)):
                 mark = f"<a name='{anchor}'></a>" if j == 0 else ""
                 size = "" if self.header else f" width='{width}%'"
                 rule = " style='border-bottom: 0.6px solid #c7d3df;'" if self.header else ""
-                cells.append(f"<td{size}{rule} class='{'num' if num else ''}'>{mark}{cell}</td>")
-            out.append(f"<tr{cls}>{''.join(cells)}</tr>")
+                tds.append(f"<td{size}{rule} class='{'num' if num else ''}'>{mark}{cell}</td>")
+            out.append(f"<tr{cls}>{''.join(tds)}</tr>")
         out.append("</table>")
         return "".join(out)
 

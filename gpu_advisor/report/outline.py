@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 
 from gpu_advisor import __version__
 from gpu_advisor.bench.results import NamedReport
+from gpu_advisor.core.estimates import MemoryEstimate
 from gpu_advisor.core.result import Plan
 from gpu_advisor.core.units import format_bytes, format_usd
 from gpu_advisor.wording import plan_tables as tables
 from gpu_advisor.wording import results as res
+from gpu_advisor.wording.memory_parts import kv_pool_text, memory_parts
 from gpu_advisor.wording.plan import (
     Summary,
     build_summary,
@@ -29,7 +31,7 @@ from gpu_advisor.wording.plan import (
     speed_text,
     verdict_text,
 )
-from gpu_advisor.wording.report_facts import memory_part_rows, target_line
+from gpu_advisor.wording.report_facts import target_line
 from gpu_advisor.wording.shortlist import runners_up, shortlist
 from gpu_advisor.wording.tiers import tier_columns
 
@@ -180,7 +182,9 @@ def _summary(plan: Plan, summary: Summary, results: Sequence[NamedReport]) -> Se
         ]
         labels = list(dict.fromkeys(["Why not", *(label for c in columns for label, _ in c.rows)]))
         labels = [label for label in labels if any(label in dict(c.rows) for c in columns)]
-        rows = [[Cell("Best option", bold=True), *(Cell(c.answer, bold=True) for c in columns)]]
+        rows: list[list[Cell | str]] = [
+            [Cell("Best option", bold=True), *(Cell(c.answer, bold=True) for c in columns)]
+        ]
         rows += [[label, *(dict(c.rows).get(label, "") for c in columns)] for label in labels]
         blocks.append(grid(heads, rows, 7.5))
     if plan.warnings:
@@ -249,17 +253,38 @@ def _memory(plan: Plan) -> Section:
         ),
         Heading(3, "One device, no sharding"),
     ]
-    rows = memory_part_rows(plan.memory, "sum of the above, one device, no sharding")
     columns = [("Component", 20, False), ("Size", 13, True), ("How it was computed", 67, False)]
-    blocks.append(grid(columns, [(Cell(c, bold=c == "Total"), v, f) for c, v, f in rows], 7.5))
+    unsharded = _memory_rows(plan.memory, "sum of the above, one device, no sharding")
+    blocks.append(grid(columns, unsharded, 7.5))
     blocks += [Text(note, "small") for note in tables.memory_notes(plan)]
     option = plan.best or (plan.options[0] if plan.options else None)
     if option is not None:
         blocks.append(Heading(3, f"On each GPU of {gpu_line(option)}"))
         total = f"of {format_bytes(option.gpu_memory_bytes)} on the GPU"
-        parts = memory_part_rows(option.per_gpu, total)
-        blocks.append(grid(columns, [(Cell(c, bold=c == "Total"), v, f) for c, v, f in parts], 7.5))
+        blocks.append(grid(columns, _memory_rows(option.per_gpu, total), 7.5))
     return Section(Heading(2, "Memory"), blocks)
+
+
+def _memory_rows(memory: MemoryEstimate, total_note: str) -> list[tuple[Cell | str, ...]]:
+    """The parts that allocate the memory (wording.memory_parts: the overhead split into non-PyTorch
+    memory, fragmentation and the engine's reserve), each followed by the training stack's named
+    buffers counted in it, the total, then the serving engine's KV pool."""
+    rows: list[tuple[Cell | str, ...]] = []
+    for part in memory_parts(memory):
+        rows.append((part.label, format_bytes(part.size_bytes), part.formula))
+        rows += [
+            (f"  of which: {s.name}", format_bytes(s.bytes), f"{s.formula}. Source: {s.source}")
+            for s in memory.stack_parts
+            if s.component == part.key and s.bytes
+        ]
+    rows.append((Cell("Total", bold=True), format_bytes(memory.total_bytes), total_note))
+    if memory.kv_pool_bytes is not None:
+        pool = (
+            format_bytes(memory.kv_pool_bytes),
+            "what the engine allocates for KV: " + kv_pool_text(memory),
+        )
+        rows.append(("KV pool (engine)", *pool))
+    return rows
 
 
 # The options table's columns (key, width in %); the GPU cell also names the tier and layout.
@@ -289,7 +314,7 @@ def _options(plan: Plan) -> Section:
     )
     training = plan.request.task.is_training
     by_key = {c.key: c for c in tables.option_columns(training)}
-    keys = OPTION_COLUMNS[training]
+    keys: tuple[tuple[str, int], ...] = OPTION_COLUMNS[training]
     if plan.request.epoch_tokens is not None:  # a dataset: time per epoch says more than time per step
         keys = tuple(("time_per_epoch", w) if k == "step_time" else (k, w) for k, w in keys)
     chosen = [(by_key[k], w) for k, w in (*keys, *TAIL_COLUMNS)]
@@ -395,11 +420,13 @@ def _results(named: NamedReport, index: int) -> Section:
     if report.distributed is not None:  # a cluster run (bench --nproc / --distributed)
         blocks.append(ClusterRun(index))
     if report.results:
-        widths = (26, 12, 24, 38)
         blocks.append(Heading(3, "Results"))
         blocks.append(
             grid(
-                [(h, w, i == 2) for i, (h, w) in enumerate(zip(res.RESULT_HEADERS, widths, strict=True))],
+                [
+                    (h, w, i == 2)
+                    for i, (h, w) in enumerate(zip(res.RESULT_HEADERS, (26, 12, 24, 38), strict=True))
+                ],
                 [(r.workload, r.status, r.time, r.numbers) for r in res.result_rows(report)],
                 7.5,
             )
@@ -407,7 +434,7 @@ def _results(named: NamedReport, index: int) -> Section:
         blocks.append(Text(f"{res.memory_note(report)}.", "small"))
     checks = res.prediction_rows(report)
     if checks:
-        widths = (30, 12, 11, 11, 6, 12, 12, 6)
+        widths: tuple[int, ...] = (30, 12, 11, 11, 6, 12, 12, 6)
         blocks.append(Heading(3, "Measured against predicted"))
         blocks.append(
             grid(
@@ -419,11 +446,10 @@ def _results(named: NamedReport, index: int) -> Section:
         blocks.append(Text(" ".join((res.ERROR_MEANING, res.prediction_caveat(report))).strip(), "small"))
     diagnosis = res.diagnosis_rows(report)
     if diagnosis:
-        widths = (26, 42, 32)
         blocks.append(Heading(3, "Diagnosis"))
         blocks.append(
             grid(
-                [(h, w, False) for h, w in zip(res.DIAGNOSIS_HEADERS, widths, strict=True)],
+                [(h, w, False) for h, w in zip(res.DIAGNOSIS_HEADERS, (26, 42, 32), strict=True)],
                 [(d.workload, d.finding, d.fix) for d in diagnosis],
                 7.5,
             )

@@ -122,6 +122,7 @@ def _render(
     try:
         footer_font = QFont(report_font_family())
         footer_font.setPointSizeF(7.5)
+        footer_font.setFeature(QFont.Tag("liga"), 0)  # as the body: the title reads as typed
         footer_y = body.bottom() + FOOTER_GAP_MM / 25.4 * dpi
         footer = QRectF(0, footer_y, body.width(), 12 / 72 * dpi)
         title = plan_title(plan)
@@ -221,22 +222,30 @@ def _is_intro(block) -> bool:
     return bool(text.strip()) and "\ufffc" not in text  # U+FFFC: an image's object character
 
 
+def _tables(doc: QTextDocument):
+    """The document's tables, top to bottom."""
+    return (f for f in doc.rootFrame().childFrames() if isinstance(f, QTextTable))
+
+
+def _row_span(doc: QTextDocument, table: QTextTable, row: int) -> tuple[float, float, str | None]:
+    """(top, bottom, anchor of its first cell) of one table row, in document coordinates."""
+    layout = doc.documentLayout()
+    top, bottom, anchor = float("inf"), float("-inf"), None
+    for c in range(table.columns()):
+        cell = table.cellAt(row, c)
+        block = doc.findBlock(cell.firstPosition())
+        top = min(top, layout.blockBoundingRect(block).top())
+        bottom = max(bottom, layout.blockBoundingRect(doc.findBlock(cell.lastPosition())).bottom())
+        if c == 0:
+            anchor = _anchor(block)
+    return top, bottom, anchor
+
+
 def _first_straddling_row(doc: QTextDocument, page_h: float) -> tuple[float, str] | None:
     """(top, anchor) of the topmost table row cut by a page boundary (anchors: see document.Table)."""
-    layout = doc.documentLayout()
-    for frame in doc.rootFrame().childFrames():
-        if not isinstance(frame, QTextTable):
-            continue
-        for r in range(frame.format().headerRowCount(), frame.rows()):
-            top, bottom, anchor = float("inf"), float("-inf"), None
-            for c in range(frame.columns()):
-                cell = frame.cellAt(r, c)
-                block = doc.findBlock(cell.firstPosition())
-                last = doc.findBlock(cell.lastPosition())
-                top = min(top, layout.blockBoundingRect(block).top())
-                bottom = max(bottom, layout.blockBoundingRect(last).bottom())
-                if c == 0:
-                    anchor = _anchor(block)
+    for table in _tables(doc):
+        for r in range(table.format().headerRowCount(), table.rows()):
+            top, bottom, anchor = _row_span(doc, table, r)
             if anchor is None or bottom - top > page_h / 2:
                 continue
             if int(top // page_h) != int((bottom - 1) // page_h):
@@ -247,23 +256,17 @@ def _first_straddling_row(doc: QTextDocument, page_h: float) -> tuple[float, str
 def _first_split_short_table(doc: QTextDocument, page_h: float) -> tuple[float, str] | None:
     """(top, anchor of its first row) of the first table of at most SHORT_TABLE_ROWS rows that runs
     onto a second page: a few rows read together, so the table moves whole (its heading with it)."""
-    layout = doc.documentLayout()
-    for frame in doc.rootFrame().childFrames():
-        if not isinstance(frame, QTextTable):
+    for table in _tables(doc):
+        first = table.format().headerRowCount()
+        if not 0 < table.rows() - first <= SHORT_TABLE_ROWS:
             continue
-        first = frame.format().headerRowCount()
-        if not 0 < frame.rows() - first <= SHORT_TABLE_ROWS:
-            continue
-        start = doc.findBlock(frame.cellAt(first, 0).firstPosition())
-        top = layout.blockBoundingRect(start).top()
-        bottom = max(
-            layout.blockBoundingRect(doc.findBlock(frame.cellAt(frame.rows() - 1, c).lastPosition())).bottom()
-            for c in range(frame.columns())
-        )
-        anchor = _anchor(start)
-        if anchor is None or bottom - top > page_h / 2:
-            continue
-        if int(top // page_h) != int((bottom - 1) // page_h):
+        top, _, anchor = _row_span(doc, table, first)
+        bottom = _row_span(doc, table, table.rows() - 1)[1]
+        if (
+            anchor is not None
+            and bottom - top <= page_h / 2
+            and int(top // page_h) != int((bottom - 1) // page_h)
+        ):
             return top, anchor
     return None
 

@@ -1,12 +1,11 @@
-"""Facts the report states that no table holds: the target and whether the answer meets it, and one
-GPU's memory with the overhead split into what allocates it (as the serving engine sizes the card)."""
+"""Facts the report states that no table holds: the target and whether the answer meets it; and the
+names of the overhead's parts (wording.memory_parts stacks them for the GUI and the PDF)."""
 
 from __future__ import annotations
 
-from gpu_advisor.core.estimates import COMPONENTS, MemoryEstimate
 from gpu_advisor.core.result import Option, Plan
-from gpu_advisor.core.units import format_bytes, format_count, format_duration, format_rate
-from gpu_advisor.wording.plan import COMPONENT_LABELS, gpu_line
+from gpu_advisor.core.units import format_count, format_duration, format_rate
+from gpu_advisor.wording.plan import gpu_line
 
 
 def _serving_target(plan: Plan) -> list[str]:
@@ -14,13 +13,13 @@ def _serving_target(plan: Plan) -> list[str]:
     load = (
         f"{req.requests_per_s:g} requests/s of {req.prompt_tokens:,} + {req.output_tokens:,} tokens"
         if req.requests_per_s is not None
-        else f"{req.users:,} concurrent users"
+        else f"{req.users:,} concurrent user{'s' if req.users != 1 else ''}"
     )
     parts = [load]
     if req.tokens_per_s_per_user is not None:
         parts.append(f"{format_rate(req.tokens_per_s_per_user, 'tokens/s')} per user")
     if req.ttft_s is not None:
-        parts.append(f"first token within {format_duration(req.ttft_s)}")
+        parts.append(f"first token within {req.ttft_s:g} s")  # as the user set it
     return parts
 
 
@@ -49,7 +48,7 @@ def _achieved(plan: Plan, option: Option) -> str:
 
 
 def target_line(plan: Plan) -> str:
-    """'Target: 5 requests/s of 1,024 + 256 tokens, 20 tokens/s per user, first token within 500 ms —
+    """'Target: 5 requests/s of 1,024 + 256 tokens, 20 tokens/s per user, first token within 0.5 s —
     met by 1 × AMD Instinct MI325X: 26.7 tokens/s per user, first token after 272.1 ms, ...'."""
     training = plan.request.task.is_training
     target = ", ".join(_training_target(plan) if training else _serving_target(plan))
@@ -78,38 +77,3 @@ OVERHEAD_PART_LABELS = {
         "the share of the card the serving engine leaves unused (vLLM gpu_memory_utilization)",
     ),
 }
-
-
-def memory_part_rows(
-    memory: MemoryEstimate, total_note: str = "sum of the components"
-) -> list[tuple[str, str, str]]:
-    """(component, size, how it was computed): the components, with the overhead in its parts where
-    the plan split it (non-PyTorch memory, fragmentation, the serving engine's reserve), the total,
-    then the serving engine's KV pool (what it allocates for KV, which must hold the users' KV cache)."""
-    comps = memory.components
-    rows: list[tuple[str, str, str]] = []
-    for key in COMPONENTS:
-        size = getattr(comps, key)
-        if key == "overhead" and memory.overhead_parts:
-            for part, value in memory.overhead_parts.items():
-                label, meaning = OVERHEAD_PART_LABELS.get(part, (part, ""))
-                if part == "non_pytorch_bytes":
-                    meaning = memory.formulas.get("overhead", meaning)
-                if value:
-                    rows.append((label, format_bytes(value), meaning))
-            continue
-        if size:
-            rows.append((COMPONENT_LABELS[key], format_bytes(size), memory.formulas.get(key, "")))
-    rows.append(("Total", format_bytes(comps.total), total_note))
-    pool = memory.kv_pool_bytes
-    if pool is not None:
-        held = "holds" if comps.kv_cache <= pool else "cannot hold"
-        fill = f" ({comps.kv_cache / pool:.0%} full)" if pool > 0 else ""
-        rows.append(
-            (
-                "KV pool (engine)",
-                format_bytes(pool),
-                f"what the engine allocates for KV blocks; {held} the users' {format_bytes(comps.kv_cache)}{fill}",
-            )
-        )
-    return rows

@@ -8,8 +8,9 @@ The planner sizes every catalogue GPU; a manager's list needs only the options s
 - an option is dominated when another option that fits is at least as fast on the request's target
   (tokens/s per user and first token for serving, time to train or tokens/s for training), uses no
   more GPUs and is cheaper by the plan's ranking (both prices known);
-- an option needing more GPUs than SCALE_FACTOR times the recommendation's (and more than one
-  SCALE_FACTOR-GPU server) is another order of scale, not an alternative (512 × T4 beside 1 GPU).
+- an option needing more GPUs than plan_tables.large_option_limit (64, eight 8-GPU servers, or 4
+  times the recommendation's count: the GUI's options table folds the same ones) is another order
+  of scale, not an alternative (512 × T4 beside 1 GPU).
 
 Each left-out option is named in a line under the list, with its reason, so the list stays a
 complete account of what the planner considered.
@@ -21,11 +22,9 @@ from dataclasses import dataclass, field
 
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.wording.plan import gpu_line
+from gpu_advisor.wording.plan_tables import large_option_limit, large_options_text
 
 RUNNERS_UP = 3
-# The GPUs of one 8-GPU server: past SCALE_FACTOR times the answer's GPU count (and past one such
-# server) an option is a different purchase, not an alternative to the answer.
-SCALE_FACTOR = 8
 
 
 @dataclass
@@ -33,6 +32,7 @@ class Shortlist:
     shown: list[Option] = field(default_factory=list)
     dominated: list[Option] = field(default_factory=list)
     too_large: list[Option] = field(default_factory=list)
+    limit: int = 0  # the most GPUs an option listed may use
     not_fitting: list[Option] = field(default_factory=list)
 
     def folded_lines(self) -> list[str]:
@@ -49,7 +49,7 @@ class Shortlist:
             )
         if self.too_large:
             lines.append(
-                f"Left out as more than {SCALE_FACTOR} times the GPUs of the first option: {names(self.too_large)}."
+                f"Left out, {large_options_text(len(self.too_large), self.limit)}: {names(self.too_large)}."
             )
         if self.not_fitting:
             lines.append(
@@ -87,15 +87,14 @@ def shortlist(plan: Plan) -> Shortlist:
     """The options worth a row, best first, and the others by reason (see the module's docstring)."""
     keep = {id(o) for o in [plan.best, *runners_up(plan)] if o is not None}
     fitting = [o for o in plan.options if o.fits]
-    reference = plan.best or (fitting[0] if fitting else None)
-    limit = None if reference is None else max(SCALE_FACTOR, SCALE_FACTOR * reference.count)
-    out = Shortlist()
+    limit = large_option_limit(plan)
+    out = Shortlist(limit=limit)
     for option in plan.options:
         if id(option) in keep:
             out.shown.append(option)
         elif not option.fits and fitting:  # where nothing fits, the near misses are all there is
             out.not_fitting.append(option)
-        elif limit is not None and option.count > limit:
+        elif option.count > limit:
             out.too_large.append(option)
         elif any(_dominates(other, option) for other in fitting if other is not option):
             out.dominated.append(option)

@@ -75,13 +75,13 @@ def test_nice_ticks_and_labels():
     assert [short_number(v) for v in (0, 250, 1500, 20000, 1.2e6)] == ["0", "250", "1.5k", "20k", "1.2M"]
 
 
-def test_the_memory_charts_grey_segment_names_the_engines_reserve():
-    """vLLM's unused 10% of the card is most of a serving option's grey segment; the legend says so
-    (the tables list it as "Engine reserve")."""
+def test_the_memory_chart_stacks_the_overheads_parts_as_the_gui_does():
+    """vLLM's unused 10% of the card is most of a serving option's overhead: the chart stacks it apart
+    from the non-PyTorch memory (the parts and labels of wording.memory_parts, as the GUI's chart)."""
     from tests.report.samples import inference_plan, training_plan
 
-    serving = charts.memory_chart_options(inference_plan())
-    assert charts.overhead_label(serving) == "CUDA context + fragmentation + engine reserve"
-    assert (
-        charts.overhead_label(charts.memory_chart_options(training_plan())) == "CUDA context + fragmentation"
-    )
+    serving = [label for label, _, _ in charts.memory_legend(charts.memory_chart_options(inference_plan()))]
+    assert {"Non-PyTorch memory", "Engine reserve"} <= set(serving)
+    assert "CUDA context + fragmentation" not in serving
+    training = [label for label, _, _ in charts.memory_legend(charts.memory_chart_options(training_plan()))]
+    assert "Fragmentation" in training and "Engine reserve" not in training

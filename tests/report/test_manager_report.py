@@ -16,6 +16,7 @@ from gpu_advisor.core.units import format_bytes, format_duration, format_usd
 from gpu_advisor.report import pdf as pdf_module
 from gpu_advisor.report.markdown import render_markdown
 from gpu_advisor.report.pdf import write_pdf
+from gpu_advisor.wording.plan_tables import large_option_limit, large_options_text
 from tests.report.conftest import pdf_text, squash
 from tests.report.samples import training_plan
 
@@ -46,7 +47,7 @@ def arrivals_pdf(arrivals, tmp_path_factory):
 def test_page_one_states_the_serving_target_and_that_the_answer_meets_it(arrivals, arrivals_pdf):
     best = arrivals.best
     first = pdf_text(arrivals_pdf)[0]
-    target = "5 requests/s of 1,024 + 256 tokens, 20 tokens/s per user, first token within 500.0 ms"
+    target = "5 requests/s of 1,024 + 256 tokens, 20 tokens/s per user, first token within 0.5 s"
     assert squash(f"Target: {target} — met by {best.count} × {best.gpu}") in first
     assert squash(f"first token after {format_duration(best.serving.ttft_s)}") in first
 
@@ -91,15 +92,15 @@ def test_no_page_but_the_last_is_mostly_blank(arrivals_pdf):
 def test_the_options_list_leaves_out_absurd_rows_and_names_them(arrivals, arrivals_pdf):
     text = "".join(pdf_text(arrivals_pdf))
     options = text.split(squash("Options"))[-1]
-    best = arrivals.best
-    huge = [o for o in arrivals.options if o.fits and o.count > 8 * best.count]
-    assert huge, "the plan sizes some GPU at more than 8 times the answer's count"
+    limit = large_option_limit(arrivals)  # the GUI's options table folds the same ones
+    huge = [o for o in arrivals.options if o.fits and o.count > limit]
+    assert huge, f"the plan sizes some GPU at more than {limit} GPUs"
     for option in huge:
         # named among those left out, and none of its figures printed
         assert squash(f"{option.count} × {option.gpu}") in options
         if option.cost.purchase_usd is not None:
             assert squash(format_usd(option.cost.purchase_usd)) not in text
-    assert squash("Left out as more than 8 times the GPUs of the first option") in options
+    assert squash(f"Left out, {large_options_text(len(huge), limit)}:") in options
 
 
 def test_an_option_beaten_on_price_and_speed_is_folded(arrivals):
@@ -253,3 +254,26 @@ def test_the_cost_table_stays_on_its_headings_page(tmp_path, which, size):
     for label, value in cost_rows(summed):
         assert squash(f"{label}{value}") in section, label
     assert squash(summed.advice) in section
+
+
+def test_page_one_says_the_target_is_not_met_where_nothing_fits(tmp_path):
+    from tests.report.samples import no_fit_plan
+
+    result = no_fit_plan()  # Llama 3 70B for one user on one RTX 4090
+    path = tmp_path / "nofit.pdf"
+    write_pdf(result, path)
+    first = pdf_text(path)[0]
+    assert squash("Target: 1 concurrent user — not met: nothing fits in memory.") in first
+
+
+def test_the_footer_title_reads_as_typed():
+    """'full fine-tune' in the footer was written with the fi ligature (U+FB01): search and copy
+    found 'ﬁne-tune', not 'fine-tune'."""
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp()) / "footer.pdf"
+    write_pdf(training_plan(), path)
+    text = PdfReader(str(path)).pages[0].extract_text()
+    assert "\ufb01" not in text
+    assert squash("GPU Advisor · Llama 3 8B full fine-tune, bf16") in squash(text)
