@@ -117,6 +117,13 @@ def _variants() -> Iterator[tuple[str, dict[str, Any]]]:
         ),
     )
     yield "lora all linear", dict(model="llama-3-8b", task="lora", assumptions=dict(lora_all_linear=True))
+    from gpu_advisor.core.precision import Framework
+
+    for framework in Framework:  # those of the tree under test: a stack added later is "only in after"
+        if framework is not Framework.DEFAULT:
+            stack = dict(framework=framework.value)
+            yield f"framework {framework}", dict(model="llama-2-13b", task="pretrain", gpus=8) | stack
+            yield f"framework {framework} qlora", dict(model="llama-3-8b", task="qlora") | stack
     yield (
         "pipeline 1f1b",
         dict(
@@ -267,16 +274,25 @@ def write(path: Path, random_count: int) -> None:
 
 
 def compare(before: Path, after: Path) -> int:
-    a = before.read_text(encoding="utf-8").split(SEPARATOR)
-    b = after.read_text(encoding="utf-8").split(SEPARATOR)
-    if len(a) != len(b):
-        print(f"different request counts: {len(a) - 1} and {len(b) - 1}")
-        return 1
-    differ = [x.split("\n", 1)[0] for x, y in zip(a, b, strict=True) if x != y]
+    """Plans of the same name, byte for byte; names in only one file (a choice added to the request,
+    such as a new --framework value, makes a new variant) are listed apart."""
+    a = _by_name(before.read_text(encoding="utf-8"))
+    b = _by_name(after.read_text(encoding="utf-8"))
+    only_before = [name for name in a if name not in b]
+    only_after = [name for name in b if name not in a]
+    differ = [name for name in a if name in b and a[name] != b[name]]
     for name in differ[:20]:
         print(f"differs: {name}")
-    print(f"{len(a) - 1} plans compared, {len(differ)} differ")
-    return 1 if differ else 0
+    for label, names in (("only in before", only_before), ("only in after", only_after)):
+        for name in names:
+            print(f"{label}: {name}")
+    print(f"{len(a)} and {len(b)} plans, {len(a) - len(only_before)} compared, {len(differ)} differ")
+    return 1 if differ or only_before else 0
+
+
+def _by_name(text: str) -> dict[str, str]:
+    parts = text.split(SEPARATOR)[1:]
+    return {part.split("\n", 1)[0]: part for part in parts}
 
 
 def main(argv: list[str]) -> int:

@@ -165,7 +165,11 @@ def load_factory(path: str) -> nn.Module:
         factory = getattr(importlib.import_module(module_name), function)
     except (ImportError, AttributeError) as exc:
         raise TraceUnavailable(f"--module: cannot load {path} ({exc})") from None
-    model = factory()
+    try:
+        model = factory()
+    except Exception as exc:  # the user's code: one that needs arguments (os:system) or raises
+        first = str(exc).splitlines()[0][:200] if str(exc) else ""
+        raise TraceUnavailable(f"--module: {path}() failed ({type(exc).__name__}: {first})") from None
     if not isinstance(model, nn.Module):
         raise TraceUnavailable(f"--module: {path} returned {type(model).__name__}, not a torch.nn.Module")
     return model

@@ -124,9 +124,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "compare",
         help="compare benchmark results files side by side",
         description="Print several gpu-advisor/bench@1 files side by side, with the catalogue's "
-        "figures for the same GPUs.",
+        "figures for the same GPUs, each other file's change against a baseline, and which way is "
+        "better (as the app's Compare view).",
     )
     c.add_argument("files", nargs="+", metavar="FILE")
+    c.add_argument(
+        "--baseline",
+        default=None,
+        metavar="FILE",
+        help="the file the others are compared with (one of FILE, by path or name; default: the first)",
+    )
     c.set_defaults(func=cmd_compare)
 
 
@@ -306,8 +313,19 @@ def cmd_monitor(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from gpu_advisor.bench.compare import compare_files
 
-    print(compare_text(compare_files(args.files)))  # ResultsFileError: one line, exit 2
+    baseline = _baseline_index(args.files, args.baseline)
+    print(compare_text(compare_files(args.files), baseline))  # ResultsFileError: one line, exit 2
     return 0
+
+
+def _baseline_index(files: list[str], baseline: str | None) -> int:
+    """Which of `files` --baseline names (by the path given or its file name); 0 without one."""
+    if baseline is None:
+        return 0
+    for i, path in enumerate(files):
+        if baseline in (path, Path(path).name):
+            return i
+    raise UserInputError(f"--baseline: {baseline} is not one of the files compared")
 
 
 def bench_text(report) -> str:
@@ -359,13 +377,29 @@ def bench_text(report) -> str:
     return "\n".join(lines)
 
 
-def compare_text(comparison) -> str:
-    """Plain text with aligned columns; catalogue lines indented under the row they belong to."""
-    from gpu_advisor.wording.compare import compare_lines
+def compare_text(comparison, baseline: int = 0) -> str:
+    """Plain text with aligned columns; catalogue lines indented under the row they belong to; then each
+    other file against the `baseline`-th ('+35% (better)') and which way is better, as in the GUI."""
+    from gpu_advisor.wording.compare import better_text, compare_lines, relative_text
     from gpu_advisor.wording.text import text_table
 
-    rows = [
-        (("  " if line.reference else "") + line.label, *line.cells) for line in compare_lines(comparison)
-    ]
-    numeric = (False, *[True] * len(comparison.names))
-    return "\n".join(text_table(("", *comparison.names), rows, numeric))
+    names = list(comparison.names)
+    others = [i for i in range(len(names)) if i != baseline]
+    rows = []
+    for line in compare_lines(comparison):
+        cells = [("  " if line.reference else "") + line.label, *line.cells]
+        if len(names) > 1:
+            row = None if line.reference else comparison.row(line.label)
+            cells += (
+                [relative_text(row, i, baseline) for i in others] + [better_text(row)]
+                if row is not None
+                else [""] * (len(others) + 1)
+            )
+        rows.append(tuple(cells))
+    headers = ["", *names]
+    if len(names) > 1:
+        headers += [f"{names[i]} vs {names[baseline]}" for i in others] + ["better"]
+    numeric = [False, *[True] * (len(headers) - 1)]
+    if len(names) > 1:
+        numeric[-1] = False  # "higher is better" reads as words
+    return "\n".join(text_table(tuple(headers), rows, numeric))

@@ -12,7 +12,7 @@ from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
 from gpu_advisor.core.precision import Engine, Framework, LossImpl, Optimizer, Precision, Task, Tier
 from gpu_advisor.core.request import Attention, PlanRequest, Purchase, Vendor, describe_validation_error
-from gpu_advisor.core.units import parse_number
+from gpu_advisor.core.units import parse_hours, parse_number
 from gpu_advisor.wording.plan_tables import plan_text
 
 
@@ -26,6 +26,14 @@ def count_arg(text: str) -> int:
     """A whole number as the GUI's fields read it: '10k', '32,768', '1e6' (argparse type)."""
     try:
         return int(parse_number(text, integer=True))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def hours_arg(text: str) -> float:
+    """A duration in hours as the GUI's Deadline field reads it: '48', '7d', '1 week' (argparse type)."""
+    try:
+        return parse_hours(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -97,7 +105,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--framework",
         choices=[f.value for f in Framework],
         default=_default("framework"),
-        help="training stack: default (the stacks the MFU tables were measured on) or megatron-deepspeed",
+        help="training stack: default (the stacks the MFU tables were measured on), megatron-deepspeed "
+        "(its MFU and DeepSpeed's fp32 gradient buffer), megatron-core (the distributed optimizer's "
+        "buffers), fsdp (the root unit kept whole) or hf-trainer (PEFT's k-bit preparation, fp32 "
+        "logits); the last three change memory only",
     )
     p.add_argument("--users", type=count_arg, default=_default("users"), help="concurrent users (inference)")
     p.add_argument("--prompt-tokens", type=count_arg, default=_default("prompt_tokens"))
@@ -112,7 +123,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--ttft-s", type=float, default=None, metavar="S", help="target time to first token (s)")
     p.add_argument("--train-tokens", type=amount_arg, default=None, help="training token budget, e.g. 1e9")
-    p.add_argument("--max-hours", type=float, default=None, help="training deadline in hours")
+    p.add_argument(
+        "--max-hours", type=hours_arg, default=None, help="training deadline in hours ('48', '7d', '1 week')"
+    )
     p.add_argument(
         "--dataset-tokens", type=amount_arg, default=None, metavar="N", help="tokens in the dataset"
     )

@@ -102,7 +102,16 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
     try:
         result = trace_memory(setup, on_progress=progress)
-    except (RuntimeError, NotImplementedError) as exc:
+    except (
+        RuntimeError,
+        NotImplementedError,
+        ValueError,
+        TypeError,
+        KeyError,
+        AttributeError,
+        OverflowError,
+    ) as exc:
+        # transformers' own errors for a config it cannot build (a field of the wrong type included)
         raise UserInputError(
             f"the trace of {setup.name} failed: {type(exc).__name__}: {str(exc).splitlines()[0]}"
         ) from None

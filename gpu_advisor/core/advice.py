@@ -137,8 +137,21 @@ def _effect(option: Option, best: Option) -> str:
     return f"{cost} ({option.count} x {option.gpu}, {format_duration(new.step_time_s)} per step)"
 
 
-def fallback_suggestions(req: PlanRequest) -> list[str]:
-    """What to change when nothing fits or meets the target (the first one is quoted in the reason)."""
+def fallback_suggestions(
+    req: PlanRequest,
+    fastest: Option | None = None,
+    activations_bytes: int = 0,
+    state_bytes: int = 0,
+) -> list[str]:
+    """What to change when nothing fits or meets the target (the first one is quoted in the reason).
+
+    `fastest`: the fitting option that comes closest to a speed target that none meets; then the
+    suggestions are about speed (the target itself first), not memory. Otherwise nothing fits, and
+    where the activations outweigh the weights and training state (`state_bytes`: weights, gradients,
+    optimizer), a smaller micro-batch or sequence comes first.
+    """
+    if fastest is not None:
+        return _speed_suggestions(req, fastest)
     out = []
     if req.precision in (Precision.FP32, Precision.BF16, Precision.FP16) and req.task is Task.INFERENCE:
         out.append("Quantise the weights (int8 or int4) to cut weight memory 2-4x.")
@@ -157,5 +170,36 @@ def fallback_suggestions(req: PlanRequest) -> list[str]:
     if req.task is Task.INFERENCE:
         out.append("Serve fewer concurrent users per replica or shorten the context.")
     else:
-        out.append("Lower the micro-batch or sequence length.")
+        smaller = "Lower the micro-batch or sequence length."
+        # A micro-batch of a million sequences: its activations, not the model, are what does not fit.
+        out.insert(0, smaller) if activations_bytes > state_bytes else out.append(smaller)
+    return out
+
+
+def _speed_suggestions(req: PlanRequest, fastest: Option) -> list[str]:
+    """Nothing meets the speed target: how close the fastest fitting option comes, and what speeds up."""
+    what = f"{fastest.count} × {fastest.gpu}"
+    out = []
+    if req.task.is_training:
+        took = getattr(fastest.speed, "time_to_train_s", None)
+        if req.max_hours is not None and took is not None:
+            out.append(f"Extend the deadline: the fastest option, {what}, takes {format_duration(took)}.")
+        else:
+            out.append(f"Relax the target: the fastest option is {what}.")
+    else:
+        serving = fastest.serving
+        reached = []
+        if req.tokens_per_s_per_user is not None:
+            reached.append(format_rate(serving.tokens_per_s_per_user, "tokens/s per user"))
+        if req.ttft_s is not None:
+            reached.append(f"a first token after {format_duration(serving.ttft_s)}")
+        out.append(f"Lower the speed target: the fastest option, {what}, reaches {' and '.join(reached)}.")
+        if req.precision in (Precision.FP32, Precision.BF16, Precision.FP16):
+            out.append("Quantise the weights (int8 or fp8): decoding reads fewer bytes per token.")
+        if req.users > 1:
+            out.append("Serve fewer concurrent users per replica: each gets more of the GPU.")
+    if req.gpus is not None:
+        out.append("Allow more GPUs (leave the GPU count unset).")
+    if req.tier is not None or req.gpu is not None:
+        out.append("Widen the search to every tier and GPU.")
     return out

@@ -12,7 +12,7 @@ import re
 from functools import cache, cached_property
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import field_message
 from .files import parse_json, read_text_file
@@ -31,6 +31,14 @@ MAX_GB_PER_S = 100_000.0
 MAX_WATTS = 20_000.0
 MAX_PURCHASE_USD = 10_000_000.0
 MAX_USD_PER_HOUR = 10_000.0
+# Lower bounds, about a hundredth of the smallest catalogued figure (fp32 8.1 TFLOPS, 273 GB/s, 12 GB,
+# a $0.59/h rental, 70 W): a figure below one is a typo, and a tiny peak divides a token budget into
+# an infinite time (1e-300 TFLOPS gave gpu_hours = inf and a traceback from plan --json).
+MIN_TFLOPS = 0.05
+MIN_GB_PER_S = 1.0
+MIN_MEMORY_GB = 0.1
+MIN_WATTS = 1.0
+MIN_USD = 0.0001
 MAX_NAME_CHARS = 200
 MAX_SOURCE_CHARS = 2000
 # When a price was observed: a day, a month or a year ("2026-06-15", "2026-06", "2026").
@@ -41,12 +49,12 @@ class DensePeaks(BaseModel):
     """Dense tensor-core peaks in TFLOPS (TOPS for int8); fp32 is the CUDA-core peak. None = unknown."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-    fp32: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
-    tf32: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
-    bf16: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
-    fp16: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
-    fp8: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
-    int8: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    fp32: float | None = Field(default=None, ge=MIN_TFLOPS, le=MAX_TFLOPS)
+    tf32: float | None = Field(default=None, ge=MIN_TFLOPS, le=MAX_TFLOPS)
+    bf16: float | None = Field(default=None, ge=MIN_TFLOPS, le=MAX_TFLOPS)
+    fp16: float | None = Field(default=None, ge=MIN_TFLOPS, le=MAX_TFLOPS)
+    fp8: float | None = Field(default=None, ge=MIN_TFLOPS, le=MAX_TFLOPS)
+    int8: float | None = Field(default=None, ge=MIN_TFLOPS, le=MAX_TFLOPS)
 
 
 class GpuSpec(BaseModel):
@@ -58,18 +66,18 @@ class GpuSpec(BaseModel):
     vendor: str = Field(max_length=MAX_NAME_CHARS)
     tier: Tier
     arch: str = ""
-    memory_gb: float = Field(gt=0, le=10_000)
+    memory_gb: float = Field(ge=MIN_MEMORY_GB, le=10_000)
     memory_type: str = ""
-    memory_bandwidth_gb_per_s: float | None = Field(default=None, gt=0, le=MAX_GB_PER_S)
+    memory_bandwidth_gb_per_s: float | None = Field(default=None, ge=MIN_GB_PER_S, le=MAX_GB_PER_S)
     dense_peak_tflops: DensePeaks
-    tdp_w: float | None = Field(default=None, gt=0, le=MAX_WATTS)
+    tdp_w: float | None = Field(default=None, ge=MIN_WATTS, le=MAX_WATTS)
     nvlink_gb_per_s: float | None = Field(default=None, ge=0, le=MAX_GB_PER_S)
     pcie_gen: int | None = Field(default=None, ge=1, le=7)
     pcie_lanes: int | None = Field(default=None, ge=1, le=32)
     form_factor: str = ""
     year: int | None = Field(default=None, ge=1990, le=2100)
-    purchase_usd: float | None = Field(default=None, gt=0, le=MAX_PURCHASE_USD)
-    cloud_usd_per_hour: float | None = Field(default=None, gt=0, le=MAX_USD_PER_HOUR)
+    purchase_usd: float | None = Field(default=None, ge=MIN_USD, le=MAX_PURCHASE_USD)
+    cloud_usd_per_hour: float | None = Field(default=None, ge=MIN_USD, le=MAX_USD_PER_HOUR)
     cloud_price_date: str | None = Field(default=None, pattern=PRICE_DATE)
     sources: str = Field(min_length=1, description="Where each figure came from")
     # Where and when each price was seen, and whether the part is still sold new.
@@ -105,6 +113,13 @@ class GpuSpec(BaseModel):
         default=None, description="GPU counts SXM/OAM baseboards are sold in; None = per card"
     )
     support_source: str = ""
+
+    @field_validator("nvlink_gb_per_s")
+    @classmethod
+    def _no_link_or_a_real_one(cls, value: float | None) -> float | None:
+        if value is not None and 0 < value < MIN_GB_PER_S:
+            raise ValueError(f"0 (no NVLink) or at least {MIN_GB_PER_S:g} GB/s")
+        return value
 
     def buyable(self) -> bool:
         """Whether a Buy answer may offer this part unasked: it is still sold new."""

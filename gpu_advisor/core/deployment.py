@@ -46,7 +46,7 @@ def count_limit(req: PlanRequest, gpu: GpuSpec, step: int, max_gpus: int) -> int
 def tier_room(gpu: GpuSpec) -> str:
     """'4 desktops of 2 GPUs'."""
     host = machines_for(gpu, 1).host
-    return f"{host.max_machines} {host.label}s of {gpu.node().node_gpus} GPUs"
+    return f"{host.max_machines} {host.labels} of {gpu.node().node_gpus} GPUs"
 
 
 def deployment_note(gpu: GpuSpec, machines: int) -> str | None:

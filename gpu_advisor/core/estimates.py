@@ -6,9 +6,9 @@ them and never call the estimators themselves. Pure data with trivial derived va
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 # Buying is compared with renting over three years of ownership: the usual depreciation life of servers.
@@ -31,6 +31,18 @@ class MemoryComponents(BaseModel):
         return sum(getattr(self, c) for c in COMPONENTS)
 
 
+class StackPart(BaseModel):
+    """A buffer the training stack keeps (core/stack_memory.py), counted inside `component`: its bytes
+    on the device, the formula and the source that shows it."""
+
+    model_config = ConfigDict(frozen=True)
+    name: str
+    component: str
+    bytes: int
+    formula: str
+    source: str
+
+
 class MemoryEstimate(BaseModel):
     """The footprint on one device, how each component was computed, and what was assumed."""
 
@@ -44,6 +56,16 @@ class MemoryEstimate(BaseModel):
     # workspaces, kernels, NCCL), the allocator's fragmentation, and the share of the card a serving
     # engine leaves unused (vLLM gpu_memory_utilization, TensorRT-LLM free fraction). None off CUDA.
     overhead_parts: dict[str, int] | None = None
+    # The training stack's named buffers, each inside one of the components (empty for the default
+    # stack, and then left out of the dump so that plans of the default stack read as before).
+    stack_parts: tuple[StackPart, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _without_empty_stack_parts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data = handler(self)
+        if not self.stack_parts:
+            data.pop("stack_parts", None)
+        return data
 
     @property
     def total_bytes(self) -> int:

@@ -40,6 +40,11 @@ class HostSpec(BaseModel):
     base_power_w: float | None = Field(default=None, ge=0)
     base_source: str | None = None
 
+    @property
+    def labels(self) -> str:
+        """The label in the plural: 'desktops', 'desktop boxes'."""
+        return self.label + ("es" if self.label.endswith(("x", "s", "ch", "sh")) else "s")
+
 
 class HostsFile(BaseModel):
     model_config = ConfigDict(extra="allow")

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from .architecture import ModelSpec
 from .efficiency import engine_spec, process_overhead_bytes
-from .estimates import MemoryComponents, MemoryEstimate
+from .estimates import MemoryComponents, MemoryEstimate, StackPart
 from .layout import SINGLE, Parallelism
 from .memo import same_args_as_recent_call
 from .precision import (
@@ -30,6 +30,7 @@ from .precision import (
     precision_profile,
 )
 from .request import Attention, PlanRequest
+from .stack_memory import StackBuffer, replaces_gradients, stack_buffers
 from .trace import PHASE_BACKWARD, PHASE_DECODE, PHASE_FORWARD, PHASE_PREFILL, PHASE_STEP
 from .units import format_bytes
 
@@ -216,6 +217,8 @@ class MemoryBasis:
     paged_kv: bool  # a paged KV cache does not fragment
     memory_fraction: float  # the engine's cap on the card (vLLM gpu_memory_utilization)
     kv_free_fraction: float  # the engine's KV pool as a share of the free memory (TensorRT-LLM)
+    # The training stack's named buffers (core/stack_memory.py), unsharded; none for the default stack.
+    stack_buffers: tuple[StackBuffer, ...] = ()
     # Each layout's total without the engine's reserve, and the parts the reserve is computed from, by
     # (tp, pp, dp, ZeRO): the recommender asks the same layouts for every GPU of the catalogue; only
     # the reserve depends on the card.
@@ -296,9 +299,41 @@ class MemoryBasis:
         optimizer = self.trainable * self.opt_bytes / shards / (dp if zero >= 1 else 1)
         backward_grads = grads if self.grads_at_backward else self.head_grad / shards
         transient = self.optimizer_transient / shards
+        if self.stack_buffers:
+            kept_weights, kept_grads, gathered, backward_only = self._stack_bytes(tp, pp, dp, zero)
+            weights += kept_weights
+            if gathered + backward_grads + activations + backward_only >= grads + transient:
+                return (
+                    weights + gathered,
+                    backward_grads + kept_grads,
+                    optimizer,
+                    activations + backward_only,
+                    0.0,
+                    "backward",
+                )
+            return weights, grads + kept_grads, optimizer + transient, 0.0, 0.0, "optimizer step"
         if backward_grads + activations >= grads + transient:
             return weights, backward_grads, optimizer, activations, 0.0, "backward"
         return weights, grads, optimizer + transient, 0.0, 0.0, "optimizer step"
+
+    def _stack_bytes(self, tp: int, pp: int, dp: int, zero: int) -> tuple[float, float, float, float]:
+        """The stack's buffers on one GPU of (tp, pp, dp, ZeRO): (weights kept all step, gradient
+        buffers kept all step, weights gathered through forward and backward only, activations live at
+        the start of backward only)."""
+        weights = grads = gathered = backward = 0.0
+        for part in self.stack_buffers:
+            w, g, u, b = _buffer_split(part, tp, pp, dp, zero)
+            weights, grads, gathered, backward = weights + w, grads + g, gathered + u, backward + b
+        return weights, grads, gathered, backward
+
+    def stack_parts(self, par: Parallelism, phase: str) -> tuple[tuple[StackBuffer, float], ...]:
+        """Each named buffer with its bytes on one GPU of `par` at the peak `phase` (a buffer live only
+        at the start of backward is 0 at the optimizer step)."""
+        parts = []
+        for part in self.stack_buffers:
+            w, g, u, b = _buffer_split(part, par.tensor, par.pipeline, par.data, par.zero_stage)
+            parts.append((part, w + g + (u + b if phase == "backward" else 0.0)))
+        return tuple(parts)
 
     def _overhead(self, rest: float, kv: float, par: Parallelism, capacity: int | None) -> float:
         """Process overhead + fragmentation of everything but a paged KV cache + the engine's reserve."""
@@ -333,6 +368,24 @@ class MemoryBasis:
         overhead += (1 - self.memory_fraction) * capacity
         free = capacity * self.memory_fraction - fragmenting - overhead
         return overhead + max(0.0, (1 - self.kv_free_fraction) * free)
+
+
+def _buffer_split(
+    part: StackBuffer, tp: int, pp: int, dp: int, zero: int
+) -> tuple[float, float, float, float]:
+    """A buffer's bytes on one GPU as (weights, gradients, gathered weights, backward-only activations):
+    weights split like the model (and over DP under ZeRO-3), gradient buffers by tp x pp only, weights
+    a fully sharded stack keeps gathered through forward and backward by tp x pp (none without
+    ZeRO-3, where every weight is whole anyway), activations by tp; nothing above its ZeRO stage."""
+    if zero > part.max_zero:
+        return 0.0, 0.0, 0.0, 0.0
+    if part.component == "weights":
+        if part.gathered:
+            return 0.0, 0.0, (part.unsharded_bytes / (tp * pp) if zero >= 3 else 0.0), 0.0
+        return part.unsharded_bytes / (tp * pp) / (dp if zero >= 3 else 1), 0.0, 0.0, 0.0
+    if part.component == "gradients":
+        return 0.0, part.unsharded_bytes / (tp * pp), 0.0, 0.0
+    return 0.0, 0.0, 0.0, part.unsharded_bytes / tp
 
 
 @same_args_as_recent_call
@@ -385,6 +438,8 @@ def memory_basis(
                 state_bytes=2 if pure_16bit else 4,
             )
             head_grad = model.vocab_size * model.hidden_size * grad_b
+            if replaces_gradients(req.framework, req.task, profile, req.mixed_precision):
+                grad_b, head_grad = 0.0, 0.0  # every gradient lives in the stack's fp32 buffer
         if optimizer_impl is OptimizerImpl.FOREACH:
             transient = trainable * 4.0
         elif optimizer_impl is OptimizerImpl.FOR_LOOP:
@@ -396,6 +451,16 @@ def memory_basis(
     if engine is not None and engine.paged:
         context = -(-context // engine.kv_block_tokens) * engine.kv_block_tokens  # whole blocks
     kv_seq = kv_cache_bytes(model, context, profile.kv_bytes) if model.is_decoder else 0
+    buffers = stack_buffers(
+        req.task,
+        req.framework,
+        req.loss,
+        req.mixed_precision,
+        model,
+        profile,
+        trainable,
+        req.batch_size * req.seq_len,
+    )
     serving = req.engine if req.task is Task.INFERENCE else None
     single, source = process_overhead_bytes(serving, distributed=False)
     distributed, _ = process_overhead_bytes(serving, distributed=True)
@@ -431,6 +496,7 @@ def memory_basis(
         paged_kv=engine is not None and engine.paged,
         memory_fraction=engine.memory_fraction if engine is not None else 1.0,
         kv_free_fraction=float(engine.kv_cache.get("free_fraction", 1.0)) if engine is not None else 1.0,
+        stack_buffers=buffers,
     )
 
 
@@ -487,8 +553,9 @@ def estimate_memory(
     comps, phase = basis.per_gpu(par, capacity)
     components = MemoryComponents(**{k: round(v) for k, v in comps.items()})
     formulas, notes = _explain(req, par, basis, phase, device, optimizer_impl, capacity)
+    parts = _stack_parts(basis, par, phase, formulas)
     pool = basis.kv_pool(par, capacity)
-    parts = _overhead_parts(basis, components, par)
+    overhead = _overhead_parts(basis, components, par)
     if pool is not None and capacity is not None:
         non_torch = basis.overhead_distributed if par.gpus > 1 else basis.overhead_single
         label = engine_spec(req.engine).label
@@ -499,8 +566,29 @@ def estimate_memory(
         formulas=formulas,
         notes=tuple(notes),
         kv_pool_bytes=None if pool is None else round(pool),
-        overhead_parts=parts,
+        overhead_parts=overhead,
+        stack_parts=parts,
     )
+
+
+def _stack_parts(
+    basis: MemoryBasis, par: Parallelism, phase: str, formulas: dict[str, str]
+) -> tuple[StackPart, ...]:
+    """The stack's named buffers on one GPU of `par`, each also added to its component's formula."""
+    parts = []
+    for buffer, size in basis.stack_parts(par, phase):
+        parts.append(
+            StackPart(
+                name=buffer.name,
+                component=buffer.component,
+                bytes=round(size),
+                formula=buffer.formula,
+                source=buffer.source,
+            )
+        )
+        if size > 0 and buffer.component in formulas:
+            formulas[buffer.component] += f" + {buffer.name} {format_bytes(size)} ({buffer.formula})"
+    return tuple(parts)
 
 
 def _overhead_parts(basis: MemoryBasis, c: MemoryComponents, par: Parallelism) -> dict[str, int] | None:
@@ -562,6 +650,8 @@ def _explain(
         f["gradients"] = f"{basis.trainable:,} trainable x {basis.grad_bytes:g} B" + (
             f" / dp {dp} (ZeRO-2)" if zero >= 2 else ""
         )
+        if basis.grad_bytes == 0 and basis.stack_buffers:
+            f["gradients"] = "no 16-bit gradients (each is written straight into the stack's buffer)"
         precision = (
             "mixed precision" if profile.master_weights else "pure 16-bit" if not req.mixed_precision else ""
         )
@@ -598,13 +688,19 @@ def _explain(
             if basis.fragmentation == 0 and basis.reserves
             else f"{req.assumptions.fragmentation:.0%} allocator fragmentation of the rest{paged}"
         )
-        f["overhead"] = (
-            f"CUDA context, workspaces and kernels {format_bytes(context)} ({basis.overhead_source}) + {slack}"
+        # The overhead's parts, each with its own working (overhead_parts), and the overhead as their sum.
+        f["non_pytorch"] = (
+            f"CUDA context, workspaces and kernels {format_bytes(context)} ({basis.overhead_source})"
         )
+        f["fragmentation"] = slack
+        reserve = []
         if capacity is not None and basis.memory_fraction < 1:
-            f["overhead"] += f" + the {1 - basis.memory_fraction:.0%} of the card the engine leaves unused"
+            reserve.append(f"the {1 - basis.memory_fraction:.0%} of the card the engine leaves unused")
         if capacity is not None and basis.kv_free_fraction < 1:
-            f["overhead"] += f" + the {1 - basis.kv_free_fraction:.0%} of free memory kept out of the KV pool"
+            reserve.append(f"the {1 - basis.kv_free_fraction:.0%} of free memory kept out of the KV pool")
+        if reserve:
+            f["engine_reserve"] = " + ".join(reserve)
+        f["overhead"] = " + ".join([f["non_pytorch"], slack, *reserve])
     else:
         f["overhead"] = "none on CPU (live tensor bytes)"
     return f, notes

@@ -57,6 +57,11 @@ class Framework(StrEnum):
 
     DEFAULT = "default"
     MEGATRON_DEEPSPEED = "megatron-deepspeed"
+    # Memory-only stacks: no published efficiency against the default's, so the default's MFU is used;
+    # their buffers are core/stack_memory.py's.
+    MEGATRON_CORE = "megatron-core"
+    FSDP = "fsdp"  # PyTorch FSDP with flat parameters (FSDP1, HF accelerate), transformer-layer wrapping
+    HF_TRAINER = "hf-trainer"
 
 
 class LossImpl(StrEnum):

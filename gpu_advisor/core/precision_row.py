@@ -16,5 +16,6 @@ class PrecisionRow:
     bytes_per_weight: float | None = None
     weights_bytes: int | None = None
     total_bytes: int | None = None
+    kv_cache_bytes: int | None = None  # of total_bytes (serving: the cache is stored at the precision)
     reason: str = ""
     chosen: bool = False  # the request's own precision

@@ -14,6 +14,7 @@ from gpu_advisor.core.memory import estimate_memory, request_profile
 from gpu_advisor.core.precision import Precision
 from gpu_advisor.core.precision_row import PrecisionRow
 from gpu_advisor.core.request import PlanRequest
+from gpu_advisor.core.serving import with_concurrency
 
 from .errors import field_problem
 
@@ -31,9 +32,12 @@ def _first_message(exc: ValidationError) -> str:
 
 
 def precision_table(request: PlanRequest) -> tuple[PrecisionRow, ...]:
-    """`request` at each SIDE_BY_SIDE precision (validated again, so impossible pairs say why)."""
+    """`request` at each SIDE_BY_SIDE precision (validated again, so impossible pairs say why).
+
+    Requests per second are sized at the users Little's law gives, as the plan sizes them.
+    """
     rows = []
-    base = request.model_dump()
+    base = with_concurrency(request)[0].model_dump()
     for precision in SIDE_BY_SIDE:
         try:
             variant = PlanRequest.model_validate({**base, "precision": precision})
@@ -50,6 +54,7 @@ def precision_table(request: PlanRequest) -> tuple[PrecisionRow, ...]:
                 bytes_per_weight=profile.weight_bytes,
                 weights_bytes=components.weights,
                 total_bytes=components.total,
+                kv_cache_bytes=components.kv_cache,
                 chosen=precision is request.precision,
             )
         )

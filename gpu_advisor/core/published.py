@@ -328,6 +328,20 @@ def _torchtune_3b_gib(**recipe) -> Callable[[Catalog], float]:
     return figure
 
 
+def _model_state_bytes_per_param(
+    model: ModelSpec, framework: str, dp: int, zero: int
+) -> Callable[[Catalog], float]:
+    """Weights + gradients + optimizer state per parameter on one GPU of a bf16 mixed-precision AdamW
+    pretraining run of `model` over `dp` data-parallel GPUs (the stack's buffers included)."""
+
+    def figure(_catalog: Catalog) -> float:
+        req = PlanRequest(model=model, task="pretrain", precision="bf16", framework=framework)
+        c = estimate_memory(req, Parallelism(data=dp, zero_stage=zero), device=Device.CPU).components
+        return (c.weights + c.gradients + c.optimizer) / model.total_params()
+
+    return figure
+
+
 def published() -> tuple[Published, ...]:
     """Every published measurement the engine is checked against."""
     l2_7b, l2_70b, l3_8b = get_preset("llama-2-7b"), get_preset("llama-2-70b"), get_preset("llama-3-8b")
@@ -635,6 +649,29 @@ def published() -> tuple[Published, ...]:
             "pytorch/torchtune README.md, 'Optimization flags' table (+ Activation Checkpointing)",
             _torchtune_3b_gib(loss="chunked", grad_checkpointing=True),
             MEMORY_TOLERANCE,
+        ),
+        # ---- a training stack's buffers (core/stack_memory.py takes its formulas from these) -------------
+        Published(
+            "megatron-optim-bf16",
+            "model-state memory",
+            "Megatron-Core, bf16 params and fp32 grads, non-distributed optimizer: bytes per parameter",
+            18,
+            "B/param",
+            "NVIDIA/Megatron-LM README.md, 'Distributed Optimizer' table",
+            _model_state_bytes_per_param(l2_7b, "megatron-core", 8, 0),
+            MEMORY_TOLERANCE,
+            sets_default=True,
+        ),
+        Published(
+            "megatron-distopt-bf16-dp8",
+            "model-state memory",
+            "Megatron-Core, bf16 params and fp32 grads, distributed optimizer over d = 8: 6 + 12/d",
+            7.5,
+            "B/param",
+            "NVIDIA/Megatron-LM README.md, 'Distributed Optimizer' table",
+            _model_state_bytes_per_param(l2_7b, "megatron-core", 8, 1),
+            MEMORY_TOLERANCE,
+            sets_default=True,
         ),
         # ---- first-token latency -----------------------------------------------------------------------
         Published(

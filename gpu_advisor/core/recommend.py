@@ -3,7 +3,9 @@ ranked by what meeting the target costs; the cheapest sets the recommended tier 
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Sequence
 
 from .advice import count_suggestions, fallback_suggestions, recipe_suggestions
 from .calibration import assumption_entries, fabric_applies, fabric_scope_warning
@@ -18,6 +20,7 @@ from .layout import Parallelism
 from .layouts import Candidate, LayoutSearch, best, meets
 from .memory import Device, estimate_memory, request_profile
 from .precision import Task, Tier
+from .ranking import LOW_MFU, RANKING_RULE, low_utilisation, rank_options
 from .recipe import (
     DEADLINE_SOURCE,
     DEFAULT_DEADLINE_DAYS,
@@ -374,9 +377,6 @@ def _option(
     return option, None
 
 
-LOW_MFU = 0.10  # below this a training option spends most of its step off the tensor cores
-
-
 def _low_mfu(speed) -> str:
     """'low utilisation: MFU 4% (under 10%) ...' for a training option, else ''."""
     mfu = speed.mfu if isinstance(speed, TrainingSpeed) else None
@@ -429,14 +429,22 @@ def _rate_option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Opti
     ), None
 
 
-def _rank_key(option: Option) -> tuple:
+def _unpriced_warning(req: PlanRequest, best: Option, options: Sequence[Option]) -> str:
+    """Why the recommendation carries no price: none of the fitting GPUs has one, or the priced ones
+    rank after it on quality (core/ranking.py)."""
+    kind = "purchase" if req.purchase is Purchase.BUY else "cloud"
+    priced = next((o for o in options if o.fits and o.meets_target and o.rank_usd is not None), None)
+    if priced is None:
+        return f"No {kind} price for the GPUs that fit; ranked by GPU count instead of cost."
+    unit = "" if req.purchase is Purchase.BUY or priced.cost.job_cloud_usd is not None else "/h"
+    if low_utilisation(priced) and not low_utilisation(best):
+        why = f"those run at low utilisation (MFU {priced.training.mfu:.0%})" if priced.training else ""
+    else:
+        why = "those need more machines for no more throughput"
     return (
-        not option.fits,
-        not option.meets_target,
-        option.rank_usd is None,
-        option.rank_usd if option.rank_usd is not None else 0.0,
-        option.count,
-        -option.gpu_memory_bytes,
+        f"No {kind} price for {best.gpu} (price unknown): {best.count} of them rank ahead of the "
+        f"first priced option, {priced.count} × {priced.gpu} at {format_usd(priced.rank_usd)}{unit}, "
+        f"because {why}; check its price."
     )
 
 
@@ -447,11 +455,21 @@ def _cannot_improve(entry: tuple[tuple, int, Found], step: int) -> bool:
     return not no_fit and not misses and laid_out[3].layout.gpus == step
 
 
+def _fastest(req: PlanRequest, fitting: list[Option]) -> Option:
+    """The fitting option closest to a speed target none meets: the fastest per user (the first
+    token, for a first-token target alone), or the shortest training."""
+    if req.task.is_training:
+        return min(fitting, key=lambda o: (o.training and o.training.time_to_train_s) or math.inf)
+    if req.tokens_per_s_per_user is None:
+        return min(fitting, key=lambda o: o.serving.ttft_s)
+    return max(fitting, key=lambda o: o.serving.tokens_per_s_per_user)
+
+
 def _serving_target(req: PlanRequest) -> str:
     """'30 tokens/s per user and a first token within 0.5 s'."""
     parts = []
     if req.tokens_per_s_per_user is not None:
-        parts.append(f"{req.tokens_per_s_per_user:g} tokens/s per user")
+        parts.append(format_rate(req.tokens_per_s_per_user, "tokens/s per user"))
     if req.ttft_s is not None:
         parts.append(f"a first token within {req.ttft_s:g} s")
     return " and ".join(parts)
@@ -676,7 +694,7 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
                 if i == 0:
                     literal[gpu.id] = option
         options.extend(kept[gpu.id] for gpu in gpus if gpu.id in kept)
-    options.sort(key=_rank_key)
+    options = rank_options(options)  # quality, then price; a missing price never demotes (core/ranking.py)
     scope = fabric_scope_warning(
         req.calibration, [g.name for g in gpus if not fabric_applies(req.calibration, g.id)]
     )
@@ -693,7 +711,14 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
                 literal[gpu.id] = option
     suggestions: list[str] = []
     if best is None:
-        suggestions = fallback_suggestions(req)
+        fitting = [o for o in options if o.fits]
+        comps = unsharded.components
+        suggestions = fallback_suggestions(
+            req,
+            fastest=_fastest(req, fitting) if fitting else None,
+            activations_bytes=comps.activations,
+            state_bytes=comps.weights + comps.gradients + comps.optimizer,
+        )
         biggest = max((g.memory_bytes for g in gpus), default=0)
         filtered = req.gpu or req.tier or req.vendor or req.require_nvlink
         where = "the chosen GPUs" if filtered else "the catalogue"
@@ -728,6 +753,8 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
         )
     else:
         best_req, search = ran[id(best)]
+        if best_req is not req:  # the memory breakdown is of the recipe planned, not the one asked for
+            unsharded = estimate_memory(best_req, Parallelism(), device=Device.CUDA)
         recommendation = Recommendation(
             tier=best.tier,
             gpu=best.gpu,
@@ -749,10 +776,7 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
             best_req, best, lambda changed: _option(changed, chosen, catalog, LayoutSearch(changed))[0]
         )
         if best.rank_usd is None:
-            warnings.append(
-                f"No {'purchase' if req.purchase is Purchase.BUY else 'cloud'} price for the "
-                "GPUs that fit; ranked by GPU count instead of cost."
-            )
+            warnings.append(_unpriced_warning(req, best, options))
     # ---- notes on the model's shape, and a trace beside the formulas (core/trace.py) ------------------
     if req.model.guessed and not req.model.notes:
         warnings.append(f"Architecture guessed from the parameter count: {req.model.describe()}.")
@@ -801,6 +825,7 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
         "max_gpus_searched": MAX_GPUS,
         "tensor_parallel_within_node": "the GPU's node size (8 for data-center boards)",
         "ownership_months_for_buy_ranking": OWNERSHIP_MONTHS,
+        "ranking": RANKING_RULE,
         "compute_dtype": profile.peak_column,
         "weight_format": profile.weight_format,
         "gpus_not_considered": not_considered,

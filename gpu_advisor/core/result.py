@@ -140,6 +140,7 @@ class Option(BaseModel):
             "memory_phase": self.per_gpu.phase,
             "kv_pool_bytes": self.per_gpu.kv_pool_bytes,
             "overhead_parts": self.per_gpu.overhead_parts,
+            **_stack_parts_json(self.per_gpu),
             "memory_fill": round(self.memory_fill, 4) if self.memory_fill != float("inf") else None,
             "tight": self.tight,
             "parallelism": self.layout.model_dump(),
@@ -272,6 +273,7 @@ class Plan(BaseModel):
                 "components": self.memory.components.model_dump(mode="json"),
                 "formulas": self.memory.formulas,
                 "notes": list(self.memory.notes),
+                **_stack_parts_json(self.memory),
             },
             "compute": self.compute,
             "recommendation": self.recommendation.model_dump(mode="json"),
@@ -284,3 +286,11 @@ class Plan(BaseModel):
             "frontier": [point.model_dump() for point in self.frontier],
             **({"trace": self.trace.to_json_dict()} if self.trace is not None else {}),
         }
+
+
+def _stack_parts_json(memory: MemoryEstimate) -> dict[str, Any]:
+    """`stack_parts` (the training stack's named buffers, each inside a component) where there are any:
+    plans of the default stack keep the plan@1 object they had."""
+    if not memory.stack_parts:
+        return {}
+    return {"stack_parts": [part.model_dump() for part in memory.stack_parts]}

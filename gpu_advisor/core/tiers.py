@@ -40,7 +40,7 @@ def _room(tier: Tier, catalog: Catalog) -> str:
     if gpu is None or max_gpus_in_tier(gpu) is None:
         return ""
     host = hosts()[TIER_HOST[tier]]
-    return f" within {host.max_machines} {host.label}s of {gpu.node().node_gpus} GPUs"
+    return f" within {host.max_machines} {host.labels} of {gpu.node().node_gpus} GPUs"
 
 
 def _shortfall(req: PlanRequest, option: Option) -> float:

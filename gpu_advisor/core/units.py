@@ -268,6 +268,45 @@ def parse_number(text: str, *, integer: bool = False) -> int | float:
     return value
 
 
+# Hours per unit of a deadline as people write it ("1 week", "7d", "48h", "90 min").
+_HOURS_PER_UNIT = {
+    "": 1.0,
+    "h": 1.0,
+    "hr": 1.0,
+    "hrs": 1.0,
+    "hour": 1.0,
+    "hours": 1.0,
+    "min": 1 / 60,
+    "mins": 1 / 60,
+    "minute": 1 / 60,
+    "minutes": 1 / 60,
+    "d": 24.0,
+    "day": 24.0,
+    "days": 24.0,
+    "w": 168.0,
+    "wk": 168.0,
+    "week": 168.0,
+    "weeks": 168.0,
+}
+_DURATION_RE = re.compile(r"^([-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?)\s*([a-z]*)$", re.IGNORECASE)
+
+
+def parse_hours(text: str) -> float:
+    """A duration in hours from what people type: '48', '48h', '7d', '1 week', '90 min'. ValueError
+    with a message (a bare number is hours)."""
+    cleaned = str(text).strip().replace(",", "").replace("_", "")
+    match = _DURATION_RE.match(cleaned)
+    unit = match.group(2).lower() if match else None
+    if match is None or unit not in _HOURS_PER_UNIT:
+        if not cleaned:
+            raise ValueError("enter a value")
+        raise ValueError(f"{str(text).strip()!r} is not a duration (examples: 48, 48h, 7d, 1 week)")
+    value = float(match.group(1)) * _HOURS_PER_UNIT[unit]
+    if not math.isfinite(value):
+        raise ValueError("the number is too large")
+    return value
+
+
 def parse_count(text: str) -> int:
     """'7B', '350M', '7e9', '1.5b' -> a count. ValueError for anything else."""
     value = parse_number(text)

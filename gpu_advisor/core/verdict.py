@@ -19,7 +19,7 @@ from .units import format_months, format_usd
 def _rented(option: Option) -> str:
     """'2 × AMD Instinct MI300X' (one cloud instance), or '16 × NVIDIA H100 SXM in 2 cloud 8-GPU servers'."""
     cards = f"{option.count} × {option.gpu}"
-    return cards if option.machines == 1 else f"{cards} in {option.machines} cloud {option.host.label}s"
+    return cards if option.machines == 1 else f"{cards} in {option.machines} cloud {option.host.labels}"
 
 
 def _bought(option: Option) -> str:

@@ -175,14 +175,17 @@ def plot_area(
 
 
 def draw_title(p: QPainter, rect: QRectF, text: str, size_pt: float = 9.0) -> float:
-    """A bold title at the top left; returns its height in points."""
+    """A bold title at the top left, wrapped where it is wider than `rect`; returns its height in points."""
     p.save()
     p.setFont(font(size_pt, bold=True))
     p.setPen(INK)
     fm = QFontMetricsF(p.font())
-    p.drawText(QPointF(rect.left(), rect.top() + fm.ascent()), text)
+    flags = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop | Qt.TextFlag.TextWordWrap)
+    box = QRectF(rect.left(), rect.top(), rect.width(), rect.height())
+    height = fm.boundingRect(box, flags, text).height()
+    p.drawText(box, flags, text)
     p.restore()
-    return fm.height() + 2
+    return max(height, fm.height()) + 2
 
 
 def draw_legend(

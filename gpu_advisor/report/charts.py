@@ -39,6 +39,7 @@ from gpu_advisor.telemetry.samples import GpuSample, HostSample, Sample, of_gpu
 from gpu_advisor.wording.answer import answer_pair
 from gpu_advisor.wording.plan import COMPONENT_LABELS, CostCurve, cost_curve, gpu_line, memory_text
 from gpu_advisor.wording.results import telemetry_title
+from gpu_advisor.wording.shortlist import shortlist
 
 COMPONENT_COLORS = {name: QColor(palette.COMPONENT_COLORS[name]) for name in COMPONENTS}
 RENT, BUY = QColor(palette.RENT), QColor(palette.BUY)
@@ -48,17 +49,25 @@ MEMORY_CHART_ROWS = 6
 
 # ---- memory -----------------------------------------------------------------------------------------
 def memory_chart_options(plan: Plan, limit: int = MEMORY_CHART_ROWS) -> list[Option]:
-    """The recommended option first, then one option per other GPU in the planner's order."""
+    """The recommended option first, then the options table's others (wording.shortlist) in the
+    planner's order: the chart draws no option the table leaves out."""
     chosen: list[Option] = []
     best = plan.best
     if best is not None:
         chosen.append(best)
-    for option in plan.options:
+    for option in shortlist(plan).shown:
         if len(chosen) >= limit:
             break
         if option is not best:
             chosen.append(option)
     return chosen
+
+
+def overhead_label(options: Sequence[Option]) -> str:
+    """The grey segment's legend: it holds a serving engine's unused reserve where one is drawn
+    (vLLM leaves 10% of the card), not only the CUDA context and fragmentation."""
+    reserve = any((o.per_gpu.overhead_parts or {}).get("engine_reserve_bytes", 0) > 0 for o in options)
+    return "CUDA context + fragmentation + engine reserve" if reserve else COMPONENT_LABELS["overhead"]
 
 
 def memory_chart_size(plan: Plan, width_pt: float) -> tuple[float, float]:
@@ -71,7 +80,8 @@ def paint_memory_chart(p: QPainter, rect: QRectF, plan: Plan) -> None:
     options = memory_chart_options(plan)
     top = rect.top() + draw_title(p, rect, "Memory per GPU, by component, against the GPU's memory")
     present = [c for c in COMPONENTS if any(getattr(o.per_gpu_components, c) for o in options)]
-    legend = [(COMPONENT_LABELS[c], COMPONENT_COLORS[c], "box") for c in present]
+    labels = {**COMPONENT_LABELS, "overhead": overhead_label(options)}
+    legend = [(labels[c], COMPONENT_COLORS[c], "box") for c in present]
     legend.append(("GPU memory", INK, "line"))
     top += draw_legend(p, rect.left(), top, legend, max_width=rect.width())
     if not options:

@@ -115,7 +115,7 @@ def add_cluster_section(
             7.5,
         )
         doc.add(
-            "<p class='small muted'>Bus bandwidth at the largest message measured (and the peak over sizes where it differs), latency at the smallest; "
+            "<p class='small muted'>Bus bandwidth at the largest message measured and its peak over the sizes, latency at the smallest; "
             "NVIDIA nccl-tests' conventions (all-reduce x 2(n-1)/n, all-gather and reduce-scatter x (n-1)/n "
             "of bytes / median time).</p>"
         )

@@ -1,4 +1,5 @@
-"""The PDF report's body as Qt rich text (the HTML subset QTextDocument understands) plus its charts.
+"""The PDF report's body as Qt rich text (the HTML subset QTextDocument understands) plus its charts:
+report.outline's sections, rendered for the page.
 
 Page one holds the answer; each later section starts with a heading that pdf.py keeps with what
 follows it. Tables use relative column widths and wrap text, so they never run off the page.
@@ -13,25 +14,11 @@ from dataclasses import dataclass, field
 
 from PySide6.QtGui import QImage
 
-from gpu_advisor import __version__
 from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.result import Plan
 from gpu_advisor.report import charts
-from gpu_advisor.report.frontier import add_frontier
-from gpu_advisor.wording import plan_tables as tables
-from gpu_advisor.wording import results as res
-from gpu_advisor.wording.plan import (
-    Summary,
-    build_summary,
-    buy_text,
-    cost_rows,
-    gpu_line,
-    rent_text,
-    speed_text,
-    verdict_text,
-)
+from gpu_advisor.report import outline as ol
 from gpu_advisor.wording.text import clip_text
-from gpu_advisor.wording.tiers import tier_columns
 
 CSS_PX_PER_PT = 96 / 72  # QTextDocument sizes images in 96-dpi pixels, whatever the paint device
 
@@ -199,269 +186,78 @@ def build_document(
     now: dt.datetime | None = None,
     step: Callable[[str], None] = lambda _: None,
 ) -> ReportDocument:
-    """The whole report for a body `width_pt` points wide; charts rendered at `dpi`."""
+    """The whole report (report.outline's sections) for a body `width_pt` points wide; charts
+    rendered at `dpi`."""
     doc = ReportDocument()
-    summary = build_summary(plan)
-    now = now or dt.datetime.now().astimezone()
-    _page_one(doc, plan, summary, results, now, width_pt, dpi, step)
-    doc.heading(2, "Inputs", new_page=True)
-    doc.kv(tables.input_rows(plan), 32)
-    step("memory chart")
-    _memory(doc, plan, width_pt, dpi)
-    doc.heading(2, "Options")
-    doc.add(
-        "<p>Every GPU the planner considered, best first: the smallest layout that fits and meets the "
-        "target; “fits, too slow” fits in memory but misses the target. Rent is per hour for all "
-        "the GPUs; Purchase = the GPUs plus each machine without its GPUs (desktop, workstation tower "
-        "or 8-GPU server, with its source in the cost formula).</p>"
-    )
-    _options_table(doc, plan)
-    _speed(doc, plan)
-    _cost(doc, plan, summary)
-    _working(doc, plan)
-    for i, named in enumerate(results):
-        step(f"benchmark {named.name}")
-        _results(doc, named, i, width_pt, dpi)
+
+    def chart(block: ol.Chart) -> None:
+        step(f"{block.kind} chart")
+        image: QImage | None
+        if block.kind == "cost":
+            image = charts.cost_chart_image(plan, None, width_pt, dpi)
+        elif block.kind == "memory":
+            image = charts.memory_chart_image(plan, width_pt, dpi)
+        else:
+            image = charts.telemetry_chart_image(results[block.index], width_pt, dpi)
+        if image is None:
+            if block.missing:
+                doc.add(f"<p class='muted'>{escape(block.missing)}</p>")
+            return
+        if block.heading:
+            doc.heading(3, block.heading)
+        doc.add(_image(doc, block.name, image, dpi))
+
+    for section in ol.outline(plan, results, now):
+        if section.heading is not None:
+            doc.heading(section.heading.level, section.heading.text, section.heading.new_page)
+        for block in section.blocks:
+            if isinstance(block, ol.Chart):
+                chart(block)
+            elif isinstance(block, ol.ClusterRun):
+                from gpu_advisor.report.cluster import add_cluster_section
+
+                distributed = results[block.index].report.distributed
+                if distributed is not None:
+                    add_cluster_section(doc, distributed, block.index, width_pt, dpi, _image)
+            else:
+                _block(doc, block)
     return doc
 
 
-def _page_one(doc, plan, summary, results, now, width_pt, dpi, step) -> None:
-    doc.add("<p class='kicker'>GPU RECOMMENDATION</p>")
-    doc.heading(1, summary.title)
-    doc.add(
-        f"<p class='muted'>{escape(summary.subtitle)}<br>"
-        f"Prepared {now:%d %B %Y, %H:%M} by GPU Advisor {escape(__version__)}</p>"
-    )
-    doc.heading(2, "Executive summary")
-    doc.add(f"<p class='headline'>{escape(summary.headline)}</p>")
-    doc.add(f"<p class='lead'>{escape(summary.reason)}</p>")
-    verdict = verdict_text(plan)
-    if verdict:
-        doc.add(f"<p class='advice'>Rent or buy: {escape(verdict)}</p>")
-    doc.kv(summary.facts, 24)
-    for named in results:
-        best = plan.best
-        line = res.attached_line(
-            named.name, named.report, best.gpu if best else None, best.gpu_id if best else None
-        )
-        if line:
-            doc.add(f"<p>{escape(line)}</p>")
-    _tiers(doc, plan)
-    if plan.best is not None:
-        step("cost chart")
-        # Page one holds the answer, the verdict and the tiers; the chart starts the next page whole.
-        doc.heading(2, "Rent or buy over time", new_page=True)
-        doc.add(_image(doc, "cost", charts.cost_chart_image(plan, None, width_pt, dpi), dpi))
-        _runners_up(doc, plan)
-        if plan.suggestions:
-            doc.heading(3, "What else you could change")
-            doc.add(f"<ul>{''.join(f'<li>{escape(s)}</li>' for s in plan.suggestions)}</ul>")
-    else:
-        if plan.suggestions:
-            doc.heading(3, "What would make it fit")
-            doc.add(f"<ul>{''.join(f'<li>{escape(s)}</li>' for s in plan.suggestions)}</ul>")
-        step("memory chart")
-        doc.add(_image(doc, "memory-summary", charts.memory_chart_image(plan, width_pt, dpi), dpi))
-    if plan.warnings:
-        n = len(plan.warnings)
-        doc.add(
-            f"<p class='muted small'>{n} note{'s' if n != 1 else ''} from the planner "
-            f"{'are' if n != 1 else 'is'} listed under \u201cHow the numbers were computed\u201d.</p>"
-        )
+STYLE_CLASSES = {"headline": "headline", "lead": "lead", "advice": "advice", "muted": "muted"}
 
 
-def _tiers(doc: ReportDocument, plan: Plan) -> None:
-    """The three tiers side by side: one column per tier, one row per figure."""
-    columns = tier_columns(plan)
-    if not columns:
-        return
-    doc.heading(3, "The three tiers side by side")
-    heads = [("", 16, False)] + [
-        (escape(c.title + (" (recommended)" if c.recommended else "")), 28, False) for c in columns
-    ]
-    labels = list(dict.fromkeys(["Why not", *(label for c in columns for label, _ in c.rows)]))
-    labels = [label for label in labels if any(label in dict(c.rows) for c in columns)]
-    rows = [["<b>Best option</b>", *(f"<b>{escape(c.answer)}</b>" for c in columns)]]
-    for label in labels:
-        rows.append([escape(label), *(escape(dict(c.rows).get(label, "")) for c in columns)])
-    doc.table(heads, rows, 7.5)
+def _cell(cell: ol.Cell) -> str:
+    text = f"<b>{escape(cell.text)}</b>" if cell.bold or cell.note else escape(cell.text)
+    if cell.note:
+        text += f"<br><span style='color:#616e7c;'>{escape(cell.note)}</span>"
+    return text
 
 
-def _runners_up(doc: ReportDocument, plan: Plan, limit: int = 3) -> None:
-    """The next best options that fit, for a reader who cannot buy the first choice."""
-    others = [o for o in plan.options if o.fits and o.meets_target and o is not plan.best][:limit]
-    if not others:
-        return
-    doc.heading(3, "Next best options")
-    rows = [
-        [escape(gpu_line(o)), escape(speed_text(o)), escape(rent_text(o.cost)), escape(buy_text(o.cost))]
-        for o in others
-    ]
-    doc.table([("GPUs", 26, False), ("Speed", 40, False), ("Rent", 17, True), ("Buy", 17, True)], rows, 8)
-
-
-def _memory(doc: ReportDocument, plan: Plan, width_pt: float, dpi: int) -> None:
-    doc.heading(2, "Memory")
-    doc.add(
-        "<p>Each option's memory per GPU after the planner's sharding, by component; the black mark is "
-        "the GPU's memory (red where the footprint does not fit).</p>"
-    )
-    doc.add(_image(doc, "memory", charts.memory_chart_image(plan, width_pt, dpi), dpi))
-    doc.heading(3, "One device, no sharding")
-    doc.table(
-        [("Component", 20, False), ("Size", 13, True), ("How it was computed", 67, False)],
-        [
-            [f"<b>{escape(c)}</b>" if c == "Total" else escape(c), escape(v), escape(f)]
-            for c, v, f in tables.memory_rows(plan.memory, "sum of the above, one device, no sharding")
-        ],
-        7.5,
-    )
-    for note in tables.memory_notes(plan):
-        doc.add(f"<p class='small muted'>{escape(note)}</p>")
-
-
-# The PDF's options table: the columns that fit a page (key, width in %); the GPU cell also names the
-# tier and layout, so those columns are not repeated.
-PDF_OPTION_COLUMNS = {
-    True: (
-        ("count", 5),
-        ("fits", 7),
-        ("memory", 10),
-        ("step_time", 8),
-        ("tokens_per_s", 8),
-        ("time_to_train", 9),
-    ),
-    False: (("count", 5), ("fits", 7), ("memory", 10), ("prefill", 8), ("per_user", 8), ("aggregate", 9)),
-}
-PDF_TAIL_COLUMNS = (("bound", 9), ("rent", 8), ("purchase", 9), ("breakeven", 9))
-
-
-def _options_table(doc: ReportDocument, plan: Plan) -> None:
-    if not plan.options:
-        doc.add("<p>No GPU in the catalogue could be sized for this job.</p>")
-        return
-    training = plan.request.task.is_training
-    by_key = {c.key: c for c in tables.option_columns(training)}
-    keys = PDF_OPTION_COLUMNS[training]
-    if plan.request.epoch_tokens is not None:  # a dataset: time per epoch says more than time per step
-        keys = tuple(("time_per_epoch", w) if k == "step_time" else (k, w) for k, w in keys)
-    chosen = [(by_key[k], w) for k, w in (*keys, *PDF_TAIL_COLUMNS)]
-    columns = [("GPU", 100 - sum(w for _, w in chosen), False)]
-    columns += [(c.header, w, c.numeric) for c, w in chosen]
-    rows = []
-    for option in plan.options:
-        gpu = (
-            f"<b>{escape(option.gpu)}</b><br><span style='color:#616e7c;'>"
-            f"{escape(by_key['tier'].text(option))} · {escape(option.layout.describe())}</span>"
-        )
-        rows.append([gpu, *(escape(c.text(option)) for c, _ in chosen)])
-    doc.table(columns, rows, 7, [o is plan.best for o in plan.options])
-
-
-def _speed(doc: ReportDocument, plan: Plan) -> None:
-    doc.heading(2, "Speed")
-    doc.kv(tables.compute_rows(plan), 32)
-    speed_rows = tables.speed_rows(plan)
-    if speed_rows:
-        doc.heading(3, "The cheapest options that fit")
+def _block(doc: ReportDocument, block: ol.Block) -> None:
+    """One block of the outline as rich text (charts and cluster runs: see build_document)."""
+    if isinstance(block, ol.Title):
+        doc.add(f"<p class='kicker'>{escape(block.kicker.upper())}</p>")
+        doc.heading(1, block.text)
+        doc.add(f"<p class='muted'>{'<br>'.join(escape(line) for line in block.lines)}</p>")
+    elif isinstance(block, ol.Heading):
+        doc.heading(block.level, block.text, block.new_page)
+    elif isinstance(block, ol.Text):
+        label = f"{escape(block.label)} " if block.label else ""
+        if block.style == "small":
+            doc.add(f"<p class='small muted'>{label}{escape(block.text)}</p>")
+        else:
+            cls = STYLE_CLASSES.get(block.style)
+            attribute = f" class='{cls}'" if cls else ""
+            doc.add(f"<p{attribute}>{label}{escape(block.text)}</p>")
+    elif isinstance(block, ol.Bullets):
+        items = "".join(f"<li>{escape(item)}</li>" for item in block.items)
+        doc.add(f"<ul class='small'>{items}</ul>" if block.small else f"<ul>{items}</ul>")
+    elif isinstance(block, ol.Grid):
         doc.table(
-            [("GPUs", 27, False), ("Expected speed", 58, False), ("Bound by", 15, False)],
-            [[escape(a), escape(b), escape(c)] for a, b, c in speed_rows],
-            8,
-            [i == 0 and plan.best is not None for i in range(len(speed_rows))],
+            list(block.columns),
+            [[_cell(c) for c in row] for row in block.rows],
+            block.font_pt,
+            block.highlight,
+            header=not block.key_values,
         )
-    add_frontier(doc, plan)  # report/frontier.py: time and rent by scale, without a deadline
-
-
-def _cost(doc: ReportDocument, plan: Plan, summary: Summary) -> None:
-    doc.heading(2, "Cost: rent or buy")
-    summed = summary.cost
-    if summed is None or summary.best is None:
-        doc.add("<p>No option fits, so there is nothing to price.</p>")
-        return
-    doc.add(f"<p>For {escape(gpu_line(summary.best))}; the chart is on page 2.</p>")
-    rows = cost_rows(summed)
-    doc.kv(rows, 32)
-    doc.add(f"<p class='advice'>{escape(summed.advice)}</p>")
-
-
-def _working(doc: ReportDocument, plan: Plan) -> None:
-    doc.heading(2, "How the numbers were computed")
-    formulas = tables.formula_rows(plan.best)
-    if formulas:
-        doc.heading(3, "Formulas for the recommended option")
-        doc.kv(formulas, 16, 8)
-    doc.heading(3, "Assumptions")
-    doc.table(
-        [("Constant", 31, False), ("Value", 15, False), ("Meaning and source", 54, False)],
-        [[escape(k), escape(v), escape(m)] for k, v, m in tables.assumption_rows(plan)],
-        7.5,
-    )
-    sources = tables.source_rows(plan.best)
-    if sources:
-        doc.heading(3, "Catalogue sources for the recommended GPU")
-        doc.kv(sources, 16, 7.5)
-    if plan.warnings or plan.suggestions:
-        doc.heading(3, "Notes from the planner")
-        items = [f"<li>{escape(w)}</li>" for w in plan.warnings]
-        items += [f"<li>Suggestion: {escape(s)}</li>" for s in plan.suggestions]
-        doc.add(f"<ul class='small'>{''.join(items)}</ul>")
-
-
-def _results(doc: ReportDocument, named: NamedReport, index: int, width_pt: float, dpi: int) -> None:
-    report = named.report
-    doc.heading(2, f"Benchmark: {named.name}", new_page=True)
-    doc.heading(3, "Machine")
-    doc.kv(res.machine_rows(report), 24)
-    if report.distributed is not None:  # a cluster run (bench --nproc / --distributed)
-        from gpu_advisor.report.cluster import add_cluster_section
-
-        add_cluster_section(doc, report.distributed, index, width_pt, dpi, _image)
-    if report.results:
-        doc.heading(3, "Results")
-        doc.table(
-            [
-                (res.RESULT_HEADERS[0], 26, False),
-                (res.RESULT_HEADERS[1], 12, False),
-                (res.RESULT_HEADERS[2], 24, True),
-                (res.RESULT_HEADERS[3], 38, False),
-            ],
-            [
-                [escape(r.workload), escape(r.status), escape(r.time), escape(r.numbers)]
-                for r in res.result_rows(report)
-            ],
-            7.5,
-        )
-        doc.add(f"<p class='small muted'>{escape(res.memory_note(report))}.</p>")
-    checks = res.prediction_rows(report)
-    if checks:
-        doc.heading(3, "Measured against predicted")
-        widths = (30, 12, 11, 11, 6, 12, 12, 6)
-        doc.table(
-            [(h, w, i >= 2) for i, (h, w) in enumerate(zip(res.PREDICTION_HEADERS, widths, strict=True))],
-            [[escape(cell) for cell in c.cells()] for c in checks],
-            7.5,
-        )
-        caveat = res.prediction_caveat(report)
-        doc.add(f"<p class='small muted'>{escape(' '.join((res.ERROR_MEANING, caveat)).strip())}</p>")
-    diagnosis = res.diagnosis_rows(report)
-    if diagnosis:
-        doc.heading(3, "Diagnosis")
-        doc.table(
-            [
-                (res.DIAGNOSIS_HEADERS[0], 26, False),
-                (res.DIAGNOSIS_HEADERS[1], 42, False),
-                (res.DIAGNOSIS_HEADERS[2], 32, False),
-            ],
-            [[escape(d.workload), escape(d.finding), escape(d.fix)] for d in diagnosis],
-            7.5,
-        )
-    image = charts.telemetry_chart_image(named, width_pt, dpi)
-    if image is not None:
-        doc.heading(3, "Telemetry")
-        doc.add(_image(doc, f"telemetry-{index}", image, dpi))
-    else:
-        doc.add("<p class='muted'>No telemetry samples in this file.</p>")
-    ram = res.host_ram_peak_text(report)
-    if ram:
-        doc.add(f"<p class='small muted'>{escape(ram)}</p>")

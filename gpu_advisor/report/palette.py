@@ -33,6 +33,15 @@ COMPONENT_COLORS = {
     "overhead": GREY,
 }
 
+# The overhead's parts where the plan splits it: non-PyTorch memory keeps the overhead's grey,
+# fragmentation is bluish green (apart from the grey beside it and from the KV cache's vermillion),
+# and the serving engine's reserve, memory it leaves unused, is a pale fill drawn with a dashed edge.
+OVERHEAD_PART_COLORS = {
+    "non_pytorch": GREY,
+    "fragmentation": BLUISH_GREEN,
+    "engine_reserve": "#DDDDDD",
+}
+
 # Rent against buy.
 RENT = BLUE
 BUY = ORANGE

@@ -19,6 +19,7 @@ from PySide6.QtGui import (
     QPageSize,
     QPainter,
     QPdfWriter,
+    QTextCursor,
     QTextDocument,
     QTextTable,
 )
@@ -38,6 +39,8 @@ BODY_FONT_PT = 9.0
 # A heading with less than this much of its page left moves to the next page with its content.
 KEEP_WITH_NEXT_PT = 60.0
 EDGE_DOTS = 1.0  # see _render
+# A table of at most this many rows is kept on one page (with the heading above it).
+SHORT_TABLE_ROWS = 6
 MAX_PAGE_BREAKS = 400  # a bound, not a target: a few per page at most
 
 Progress = Callable[[int, str], None]
@@ -169,6 +172,7 @@ def _paginate(doc: QTextDocument, content: ReportDocument, page: QSizeF, keep: f
             for p in (
                 _first_lonely_heading(doc, page.height(), keep),
                 _first_straddling_row(doc, page.height()),
+                _first_split_short_table(doc, page.height()),
             )
             if p is not None and content.break_for(p[1]) not in breaks
         ]
@@ -195,10 +199,26 @@ def _first_lonely_heading(doc: QTextDocument, page_h: float, keep: float) -> tup
             if nxt.isValid() and nxt.layout().lineCount():
                 next_top = layout.blockBoundingRect(nxt).top() + nxt.layout().lineAt(0).y()
             parted = int(next_top // page_h) > page or (page + 1) * page_h - rect.bottom() < keep
+            # A heading and its line of introduction belong with the chart or table they introduce.
+            after = nxt.next() if nxt.isValid() and _is_intro(nxt) else None
+            if after is not None and after.isValid() and after.layout().lineCount():
+                after_top = layout.blockBoundingRect(after).top() + after.layout().lineAt(0).y()
+                parted = parted or int(after_top // page_h) > page
             if anchor and rect.top() % page_h >= 1 and parted:
                 return rect.top(), anchor
         block = block.next()
     return None
+
+
+def _is_intro(block) -> bool:
+    """A paragraph of text outside a table (not a heading, a list item or an image): the line that
+    introduces the block after it."""
+    if block.blockFormat().headingLevel() or block.textList() is not None:
+        return False
+    if QTextCursor(block).currentTable() is not None:
+        return False
+    text = block.text()
+    return bool(text.strip()) and "\ufffc" not in text  # U+FFFC: an image's object character
 
 
 def _first_straddling_row(doc: QTextDocument, page_h: float) -> tuple[float, str] | None:
@@ -221,6 +241,30 @@ def _first_straddling_row(doc: QTextDocument, page_h: float) -> tuple[float, str
                 continue
             if int(top // page_h) != int((bottom - 1) // page_h):
                 return top, anchor
+    return None
+
+
+def _first_split_short_table(doc: QTextDocument, page_h: float) -> tuple[float, str] | None:
+    """(top, anchor of its first row) of the first table of at most SHORT_TABLE_ROWS rows that runs
+    onto a second page: a few rows read together, so the table moves whole (its heading with it)."""
+    layout = doc.documentLayout()
+    for frame in doc.rootFrame().childFrames():
+        if not isinstance(frame, QTextTable):
+            continue
+        first = frame.format().headerRowCount()
+        if not 0 < frame.rows() - first <= SHORT_TABLE_ROWS:
+            continue
+        start = doc.findBlock(frame.cellAt(first, 0).firstPosition())
+        top = layout.blockBoundingRect(start).top()
+        bottom = max(
+            layout.blockBoundingRect(doc.findBlock(frame.cellAt(frame.rows() - 1, c).lastPosition())).bottom()
+            for c in range(frame.columns())
+        )
+        anchor = _anchor(start)
+        if anchor is None or bottom - top > page_h / 2:
+            continue
+        if int(top // page_h) != int((bottom - 1) // page_h):
+            return top, anchor
     return None
 
 

@@ -120,8 +120,10 @@ def series_color(index: int) -> QColor:
 
 
 def component_color(name: str) -> QColor:
-    """The colour of a memory component ("weights", "kv_cache", ...), as in the PDF's memory chart."""
-    return QColor(chart_palette.COMPONENT_COLORS[name])
+    """The colour of a memory component ("weights", "kv_cache", ...) or overhead part ("non_pytorch",
+    "fragmentation", "engine_reserve"), as in the PDF's memory chart."""
+    colors = chart_palette.COMPONENT_COLORS | chart_palette.OVERHEAD_PART_COLORS
+    return QColor(colors[name])
 
 
 def rent_color() -> QColor:

@@ -102,18 +102,25 @@ def collective_tables(section: DistributedSection) -> list[CollectiveTable]:
 
 def peak_row(section: DistributedSection, link: LinkSummary) -> CollectiveRecord | None:
     """The size of the link's sweep with the highest bus bandwidth (on a noisy run the largest
-    message can be a dip: 94 MB/s at 4 MiB beside 528 MB/s at 2 MiB, ux-review-3 D24)."""
+    message can be a dip: 94 MB/s at 4 MiB beside 528 MB/s at 2 MiB, ux-review-3 D24): the one the
+    file names, or for a file written before links named it, the highest of the rows."""
     rows = section.rows(link.op, link.scope, link.node_rank)
+    named = [r for r in rows if r.bytes == link.peak_bytes]
+    if named:
+        return named[0]
     return max(rows, key=lambda r: r.busbw_bytes_per_s) if rows else None
 
 
 def busbw_text(section: DistributedSection, link: LinkSummary) -> str:
-    """'93.8 MB/s at 4 MiB (peak 528 MB/s at 2 MiB)': the largest message's, and the peak when it differs."""
+    """'93.8 MB/s at 4 MiB (peak 528 MB/s at 2 MiB)': the largest message's, and beside it the peak
+    over sizes, '(the peak)' where the largest message reached it."""
     text = f"{format_bandwidth(link.busbw_bytes_per_s)} at {format_bytes(link.largest_bytes)}"
     peak = peak_row(section, link)
-    if peak is not None and peak.bytes != link.largest_bytes:
-        text += f" (peak {format_bandwidth(peak.busbw_bytes_per_s)} at {format_bytes(peak.bytes)})"
-    return text
+    if peak is None:
+        return text
+    if peak.bytes == link.largest_bytes:
+        return f"{text} (the peak)"
+    return f"{text} (peak {format_bandwidth(peak.busbw_bytes_per_s)} at {format_bytes(peak.bytes)})"
 
 
 def link_rows(section: DistributedSection) -> list[tuple[str, str, str, str]]:

@@ -47,6 +47,9 @@ ENGINE_LABELS = {
 FRAMEWORK_LABELS = {
     Framework.DEFAULT: "as measured (torchtitan FSDP2 on A100, Megatron-Core on H100)",
     Framework.MEGATRON_DEEPSPEED: "Megatron-DeepSpeed",
+    Framework.MEGATRON_CORE: "Megatron-Core, distributed optimizer (memory; speed as measured)",
+    Framework.FSDP: "PyTorch FSDP, flat parameters (memory; speed as measured)",
+    Framework.HF_TRAINER: "Hugging Face Trainer + PEFT (memory; speed as measured)",
 }
 LOSS_LABELS = {
     LossImpl.FULL: "full (fp32 over the vocabulary)",
@@ -134,8 +137,7 @@ def speed_text(option: Option) -> str:
         return text
     return (
         f"{format_rate(speed.tokens_per_s_per_user, 'tokens/s per user')} "
-        f"({format_rate(speed.tokens_per_s, 'tokens/s')} total), "
-        f"first token after {format_duration(speed.ttft_s)}"
+        f"({format_rate(speed.tokens_per_s, '')} total), first token {format_duration(speed.ttft_s)}"
     )
 
 
@@ -198,22 +200,24 @@ def machine_text(option: Option, renting: bool = False) -> str:
     gpus = "GPU" if option.gpus_per_machine == 1 else "GPUs"
     if renting and option.machines == 1:
         return f"a cloud instance with {option.gpus_per_machine} {gpus}"
-    host = option.host.label
+    host, hosts = option.host.label, option.host.labels
     bought = option.gpus_bought or option.count
     if renting:
-        host = f"cloud {host}"
+        host, hosts = f"cloud {host}", f"cloud {hosts}"
     elif option.board_gpus:
         host = f"{option.board_gpus}-GPU server"
+        hosts = host + "s"
     elif bought > option.count:
         host = f"{bought // option.machines}-GPU server"
+        hosts = host + "s"
     if option.machines == 1:
         return f"one {host} with {option.gpus_per_machine} {gpus}"
     if option.last_machine_gpus:
         return (
-            f"{option.machines} {host}s with {option.gpus_per_machine} GPUs each, "
+            f"{option.machines} {hosts} with {option.gpus_per_machine} GPUs each, "
             f"the last with {option.last_machine_gpus}"
         )
-    return f"{option.machines} {host}s with {option.gpus_per_machine} GPUs each"
+    return f"{option.machines} {hosts} with {option.gpus_per_machine} GPUs each"
 
 
 def rank_basis(plan: Plan) -> str:
@@ -258,6 +262,9 @@ def cost_curve(plan: Plan, option: Option | None = None) -> CostCurve:
     rent_o, buy_o = pair.rent, pair.buy
     rent_what = "" if rent_o is None else cards(rent_o)
     buy_what = "" if buy_o is None else cards(buy_o)
+    bought = 0 if buy_o is None else (buy_o.gpus_bought or buy_o.count)
+    if buy_o is not None and bought != buy_o.count:  # whole baseboards: the line prices what is bought
+        buy_what += f", {bought} bought"
     sides = [o for o in (rent_o, buy_o) if o is not None]
     job_hours = {
         id(o): o.training.time_to_train_s / 3600
@@ -420,10 +427,15 @@ def headline(plan: Plan) -> str:
             buying = pair.buy is not None and best.gpu_id == pair.buy.gpu_id != pair.rent.gpu_id  # type: ignore[union-attr]
             return pair_headline(pair, buying)
         return f"{best.tier.label} tier: {gpu_line(best)}"
+    return f"No recommendation: {no_answer(plan)}"
+
+
+def no_answer(plan: Plan) -> str:
+    """Why a plan has no recommendation: 'nothing meets the speed target' (options fit but are too
+    slow), 'nothing fits in memory', or 'no GPU to consider'."""
     if not plan.options:
-        return "No recommendation: no GPU to consider"
-    fits = any(o.fits for o in plan.options)
-    return "No recommendation: " + ("nothing meets the speed target" if fits else "nothing fits in memory")
+        return "no GPU to consider"
+    return "nothing meets the speed target" if any(o.fits for o in plan.options) else "nothing fits in memory"
 
 
 def build_summary(plan: Plan) -> Summary:

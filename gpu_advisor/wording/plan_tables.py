@@ -3,6 +3,7 @@ formulas, assumptions and sources. Every face renders these (GUI table, PDF, Mar
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -78,6 +79,41 @@ def _dataset_rows(req: Any) -> list[tuple[str, str]]:
     return [("Dataset", size), ("Epochs", f"{req.epochs or 1:g}")]
 
 
+# Options of more GPUs than this (and than LARGE_OPTION_FACTOR x the recommendation's) are folded
+# away by default: 512 x L4 or 2,048 x T4 for a 70B model fit and may even meet the target, but nobody
+# buys eight racks of inference cards to serve what one or two 8-GPU servers serve (review 3, D13).
+LARGE_OPTION_GPUS = 64  # eight 8-GPU servers
+LARGE_OPTION_FACTOR = 4
+
+
+def large_option_limit(plan: Plan) -> int:
+    """The most GPUs an option may use and still be listed by default."""
+    best = plan.best
+    return max(LARGE_OPTION_GPUS, LARGE_OPTION_FACTOR * best.count if best is not None else 0)
+
+
+def large_options_text(folded: int, limit: int) -> str:
+    """'3 options of more than 64 GPUs' (one option: 'one option of …')."""
+    what = "one option" if folded == 1 else f"{folded:,} options"
+    return f"{what} of more than {limit:,} GPUs"
+
+
+def target_column_keys(request: Any) -> frozenset[str]:
+    """The options columns that answer the request's own target, kept when a narrow table leaves out
+    details: the first token for a first-token target; the step time and the layout for training."""
+    if request.task.is_training:
+        return frozenset({"step_time", "layout"})
+    return frozenset({"prefill"}) if request.ttft_s is not None else frozenset()
+
+
+def per_user_text(tokens_per_s: float | None) -> str:
+    """One user's speed with one decimal under 100 tokens/s ('42.0', '35.6'), so that a column reads
+    with one number of decimals; whole numbers above, three significant figures below 1 (as format_rate)."""
+    if tokens_per_s is None or tokens_per_s >= 100 or tokens_per_s < 1:
+        return format_rate(tokens_per_s)
+    return f"{tokens_per_s:.1f}"
+
+
 def option_columns(training: bool) -> tuple[Column, ...]:
     """The options table's columns for a training or an inference plan, in reading order.
 
@@ -133,7 +169,7 @@ def option_columns(training: bool) -> tuple[Column, ...]:
                 "per_user",
                 "Tokens/s per user",
                 lambda o: o.serving.tokens_per_s_per_user,
-                lambda o: format_rate(o.serving.tokens_per_s_per_user),
+                lambda o: per_user_text(o.serving.tokens_per_s_per_user),
                 "Generation speed one user sees",
                 "tokens_per_s_per_user",
             ),
@@ -332,14 +368,32 @@ def input_rows(plan: Plan) -> list[tuple[str, str]]:
 def memory_rows(
     memory: MemoryEstimate, total_note: str = "sum of the components"
 ) -> list[tuple[str, str, str]]:
-    """(component, size, formula) for the non-zero components, then the total."""
-    comps = memory.components
-    rows = [
-        (COMPONENT_LABELS[key], format_bytes(getattr(comps, key)), memory.formulas.get(key, ""))
-        for key in COMPONENTS
-        if getattr(comps, key)
+    """(component, size, formula) for the non-zero components, each followed by the training stack's
+    named buffers counted in it, then the total."""
+    return [
+        (label, format_bytes(size), formula) for label, size, formula in _memory_items(memory, total_note)
     ]
-    rows.append(("Total", format_bytes(comps.total), total_note))
+
+
+def memory_row_bytes(memory: MemoryEstimate) -> list[int]:
+    """The exact bytes of each row of `memory_rows`, in the same order."""
+    return [size for _, size, _ in _memory_items(memory, "")]
+
+
+def _memory_items(memory: MemoryEstimate, total_note: str) -> list[tuple[str, int, str]]:
+    comps = memory.components
+    rows = []
+    for key in COMPONENTS:
+        if not getattr(comps, key):
+            continue
+        rows.append((COMPONENT_LABELS[key], getattr(comps, key), memory.formulas.get(key, "")))
+        # The training stack's named buffers counted in this component (core/stack_memory.py).
+        rows += [
+            (f"  of which: {part.name}", part.bytes, f"{part.formula}. Source: {part.source}")
+            for part in memory.stack_parts
+            if part.component == key and part.bytes
+        ]
+    rows.append(("Total", comps.total, total_note))
     return rows
 
 
@@ -399,14 +453,73 @@ def term_text(term: SpeedTerm) -> str:
     return f"{format_duration(term.seconds)} per step: {term.formula}"
 
 
+# People's names for the plan's assumptions (the JSON keeps the identifiers); a key not listed reads
+# as its words, with its unit.
+ASSUMPTION_LABELS = {
+    "mfu": "Training MFU (model FLOPs utilisation)",
+    "prefill_efficiency": "Prefill efficiency",
+    "bandwidth_efficiency": "Memory bandwidth efficiency",
+    "step_overhead_s": "Decode step overhead",
+    "host_overhead_per_layer_s": "Host time per layer",
+    "cuda_context_bytes": "CUDA context per GPU",
+    "fragmentation": "Allocator fragmentation",
+    "dp_comm_overlap": "Gradient reduction hidden behind backward",
+    "pipeline_layers_per_virtual_stage": "Layers per virtual pipeline stage",
+    "pipeline_interleaved": "Interleaved pipeline schedule",
+    "loss_chunks": "Chunks of the cross-entropy loss",
+    "host_usd_per_machine": "Machine price without GPUs",
+    "pue": "Power usage effectiveness (PUE)",
+    "host_power_w_per_machine": "Machine power without GPUs",
+    "utilisation_of_tdp": "Average GPU draw (share of TDP)",
+    "lora_rank": "LoRA rank",
+    "lora_all_linear": "LoRA on every linear layer",
+    "max_prefill_tokens": "Prefill budget (tokens per step)",
+    "memory_budget_per_gpu": "Memory budget per GPU",
+    "efficiencies": "Efficiency tables",
+    "links": "Links between GPUs",
+    "max_gpus_searched": "Most GPUs searched",
+    "tensor_parallel_within_node": "Tensor parallelism within one machine",
+    "ownership_months_for_buy_ranking": "Ownership months for ranking purchases",
+    "compute_dtype": "Compute precision",
+    "weight_format": "Weight format",
+    "gpus_not_considered": "GPUs not considered",
+    "engine": "Serving engine",
+    "time_to_first_token": "Time to first token",
+    "concurrent_users_from_requests_per_s": "Concurrent users from requests per second",
+    "global_batch": "Global batch",
+    "recipe_search": "Training recipe search",
+}
+UNIT_SUFFIXES = (
+    ("_bytes_per_s", "bandwidth"),
+    ("_bytes", "bytes"),
+    ("_usd", "USD"),
+    ("_s", "s"),
+    ("_w", "W"),
+)
+
+
+def assumption_label(key: str) -> str:
+    """'Decode step overhead' for `step_overhead_s`; an unlisted key as words with its unit."""
+    if key in ASSUMPTION_LABELS:
+        return ASSUMPTION_LABELS[key]
+    for suffix, unit in UNIT_SUFFIXES:
+        if key.endswith(suffix):
+            words = key[: -len(suffix)].replace("_", " ")
+            return f"{words[:1].upper()}{words[1:]} ({unit})"
+    words = key.replace("_", " ")
+    return words[:1].upper() + words[1:]
+
+
 def assumption_rows(plan: Plan) -> list[tuple[str, str, str]]:
-    """(name, value, meaning) for every constant the plan used."""
+    """(label, value, meaning) for every constant the plan used."""
     fields = Assumptions.model_fields
     rows = []
     for key, value in plan.assumptions.items():
         meaning = fields[key].description if key in fields else ""
         if value is None:
             text = "per GPU (published tables)"
+        elif isinstance(value, bool):
+            text = "yes" if value else "no"
         elif key.endswith("_bytes") and isinstance(value, int):
             text = f"{value:,} bytes ({format_bytes(value)})"
         elif key.endswith("_bytes_per_s") and isinstance(value, int | float):  # a measured link
@@ -422,19 +535,57 @@ def assumption_rows(plan: Plan) -> list[tuple[str, str, str]]:
             meaning = "; ".join(str(v) for v in value) or meaning or ""
         else:
             text = str(value)
-        rows.append((key, text, meaning or ""))
+        rows.append((assumption_label(key), text, meaning or ""))
     return rows
 
 
+# A purchase is decided on the maker's documents first, then dated prices, then secondary tables.
+# Each source is placed by the words it is described with (resources/gpus.json `source_keys`).
+SOURCE_KINDS = (
+    (
+        "datasheet or maker",
+        (
+            "datasheet",
+            "whitepaper",
+            "product brief",
+            "product page",
+            "spec table",
+            "announcement",
+            "nvidia.com",
+            "amd.com",
+            "mlcommons",
+        ),
+    ),
+    ("price", ("pricing", "price", "rate card", "msrp", "quote")),
+)
+AGGREGATOR = "aggregator"
+
+
+REPOSITORY = re.compile(r"^[A-Za-z0-9][\w-]*/[\w.-]+\s")  # 'owner/repo path': a GitHub repository
+
+
+def source_kind(text: str) -> str:
+    """'datasheet or maker', 'price' or 'aggregator' (GitHub tables, spec databases, wikis, blogs)."""
+    if REPOSITORY.match(text):  # a repository's table, even one copied from datasheets
+        return AGGREGATOR
+    lowered = text.lower()
+    return next((kind for kind, words in SOURCE_KINDS if any(w in lowered for w in words)), AGGREGATOR)
+
+
 def source_rows(option: Option | None) -> list[tuple[str, str]]:
-    """An option's catalogue sources: its row's note, then each source key it cites."""
+    """An option's catalogue sources: its row's note, then each source key it cites, the maker's
+    documents first, then dated prices, then aggregators (each key says which it is)."""
     if option is None:
         return []
     sources = option.sources
     rows = [(option.gpu, sources.text)]
     if sources.cloud_price_date:
         rows.append(("Cloud price date", sources.cloud_price_date))
-    rows += list(sources.cited.items())
+    order = [kind for kind, _ in SOURCE_KINDS] + [AGGREGATOR]
+    cited = sorted(sources.cited.items(), key=lambda kv: order.index(source_kind(kv[1])))
+    if cited and source_kind(cited[0][1]) != order[0]:
+        rows.append(("Note", "the catalogue cites no datasheet or maker's page for this GPU"))
+    rows += [(f"{key} ({source_kind(text)})", text) for key, text in cited]
     if sources.user_defined:
         rows.append(("Note", "this GPU comes from the user's own gpus.json"))
     return rows

@@ -5,9 +5,37 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gpu_advisor.core.precision_row import PrecisionRow
+from gpu_advisor.core.request import PlanRequest
+from gpu_advisor.core.serving import with_concurrency
 from gpu_advisor.core.units import format_bytes
 
 PRECISION_HEADERS = ("Precision", "Weights stored as", "Bytes per weight", "Weights", "Whole job, one device")
+KV_CACHE_HEADER = "KV cache"  # a serving plan's: the cache follows the precision (8-bit at fp8)
+
+
+def precision_headers(serving: bool) -> tuple[str, ...]:
+    """The table's headers; a serving plan's add the KV cache, part of the whole job."""
+    return (*PRECISION_HEADERS, KV_CACHE_HEADER) if serving else PRECISION_HEADERS
+
+
+def precision_shape(request: PlanRequest) -> str:
+    """What stays fixed while the precision changes: 'inference, 200 users, 512 + 256 tokens each'
+    ('67 users (5 requests/s, Little's law)' for requests per second), or a training step's
+    'finetune, batch 4, sequence 4,096 tokens'."""
+    if request.task.is_training:
+        return f"{request.task.value}, batch {request.batch_size}, sequence {request.seq_len:,} tokens"
+    sized = with_concurrency(request)[0]
+    users = f"{sized.users:,} users"
+    if request.requests_per_s is not None:
+        # Without a per-user target each option's speed sets the users: the table keeps the form's.
+        users = (
+            f"{users} ({request.requests_per_s:g} requests/s, Little's law)"
+            if request.tokens_per_s_per_user is not None
+            else f"{request.requests_per_s:g} requests/s"
+        )
+    return f"{request.task.value}, {users}, {request.prompt_tokens:,} + {request.output_tokens:,} tokens each"
+
+
 WHOLE_JOB_NOTE = (
     "Whole job: the plan's memory on one device without sharding (weights, gradients, optimizer, "
     "activations, KV cache and overhead) with only the precision changed. MiB = 2^20 bytes, "
@@ -15,11 +43,14 @@ WHOLE_JOB_NOTE = (
 )
 
 
-def precision_cells(row: PrecisionRow) -> tuple[str, ...]:
-    """A row's texts in PRECISION_HEADERS order; a precision the task cannot use says why."""
+def precision_cells(row: PrecisionRow, serving: bool = False) -> tuple[str, ...]:
+    """A row's texts in `precision_headers(serving)` order; a precision the task cannot use says why."""
     name = f"{row.precision.value} (chosen)" if row.chosen else row.precision.value
+    kv: tuple[str, ...] = ()
     if row.total_bytes is None:
-        return (name, row.reason, "", "", "")
+        return (name, row.reason, "", "", "", *(("",) if serving else ()))
+    if serving:
+        kv = (format_bytes(row.kv_cache_bytes),)
     per_weight = "" if row.bytes_per_weight is None else f"{row.bytes_per_weight:.3g} B"
     return (
         name,
@@ -27,8 +58,9 @@ def precision_cells(row: PrecisionRow) -> tuple[str, ...]:
         per_weight,
         format_bytes(row.weights_bytes),
         format_bytes(row.total_bytes),
+        *kv,
     )
 
 
-def precision_lines(rows: Sequence[PrecisionRow]) -> list[tuple[str, ...]]:
-    return [precision_cells(row) for row in rows]
+def precision_lines(rows: Sequence[PrecisionRow], serving: bool = False) -> list[tuple[str, ...]]:
+    return [precision_cells(row, serving) for row in rows]

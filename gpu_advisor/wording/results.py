@@ -407,7 +407,17 @@ def telemetry_title(report: BenchReport) -> str:
     ]
     if report.device.nvml_index is not None:
         parts.append(f"NVML GPU {report.device.nvml_index}, the one benchmarked")
-    return f"Telemetry during the benchmark ({', '.join(parts)})"
+    return f"Telemetry during {run_noun(report)} ({', '.join(parts)})"
+
+
+def is_watched(report: BenchReport) -> bool:
+    """Whether the file is a watched command (gpu-advisor/monitor@1, read as one `command` run)."""
+    return bool(report.results) and all(r.workload == "command" for r in report.results)
+
+
+def run_noun(report: BenchReport) -> str:
+    """'the watched command' or 'the benchmark'."""
+    return "the watched command" if is_watched(report) else "the benchmark"
 
 
 def host_ram_peak_text(report: BenchReport) -> str | None:

@@ -59,3 +59,14 @@ def test_plan_of_a_llava_config_with_20000_nested_layers_falls_back_at_once(tmp_
     assert "Traceback" not in err
     notes = " ".join(json.loads(out)["inputs"]["model"]["notes"])
     assert "No trace" in notes and "text_config.num_hidden_layers" in notes
+
+
+@pytest.mark.parametrize("factory", ["os:system", "json:loads", "math:sqrt"])
+def test_trace_of_a_module_factory_that_needs_arguments_is_one_line(capsys, factory):
+    """Probe 3: `trace --module os:system` (a factory that raises or needs arguments) printed a
+    traceback; it is one line naming the factory, exit 2."""
+    code = run_cli(["trace", "--module", factory])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert f"--module: {factory}() failed (TypeError" in err

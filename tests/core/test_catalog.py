@@ -129,6 +129,11 @@ def _user_gpu(**changes):
         ({"memory_bandwidth_gb_per_s": 1e300}, "gpus.0.memory_bandwidth_gb_per_s"),
         ({"tdp_w": 1e12}, "gpus.0.tdp_w"),
         ({"name": "N" * 10_000}, "gpus.0.name"),
+        # ... and each tiny one would divide a token budget into an infinite time (gpu_hours = inf).
+        ({"dense_peak_tflops": {"bf16": 1e-300}}, "gpus.0.dense_peak_tflops.bf16"),
+        ({"memory_bandwidth_gb_per_s": 1e-300}, "gpus.0.memory_bandwidth_gb_per_s"),
+        ({"nvlink_gb_per_s": 1e-300}, "gpus.0.nvlink_gb_per_s"),
+        ({"memory_gb": 1e-300}, "gpus.0.memory_gb"),
     ],
 )
 def test_absurd_user_figures_are_refused_naming_the_field(tmp_path, changes, field):
@@ -138,6 +143,30 @@ def test_absurd_user_figures_are_refused_naming_the_field(tmp_path, changes, fie
     (warning,) = cat.warnings
     assert warning.startswith(f"Ignored your GPU file: {path}: {field}: ") and "\n" not in warning
     assert cat.find("my-card") is None and len(cat.gpus) >= 25
+
+
+def test_a_user_gpu_with_a_tiny_peak_is_ignored_and_the_plan_json_stays_finite(tmp_path, monkeypatch, capsys):
+    """Probe 3: a user GPU of 1e-300 bf16 TFLOPS and a token budget gave gpu_hours = inf, and plan
+    --json a traceback. Now the file is ignored with one warning and the plan is finite JSON."""
+    from gpu_advisor.cli import run_cli
+    from gpu_advisor.core.catalog import default_catalog
+    from gpu_advisor.core.files import parse_json
+
+    monkeypatch.setenv("GPU_ADVISOR_CONFIG_DIR", str(tmp_path))
+    tiny = _user_gpu(dense_peak_tflops={"bf16": 1e-300})
+    (tmp_path / "gpus.json").write_text(json.dumps({"gpus": [tiny]}))
+    default_catalog.cache_clear()
+    try:
+        code = run_cli(
+            ["plan", "--model", "llama-3-8b", "--task", "pretrain", "--train-tokens", "1e12", "--json"]
+        )
+    finally:
+        default_catalog.cache_clear()
+    out, err = capsys.readouterr()
+    assert code == 0
+    plan = parse_json(out, "plan --json")  # the strict reader: no Infinity
+    assert "my-card" not in {o["gpu"] for o in plan["options"]}
+    assert "Ignored your GPU file" in err + json.dumps(plan["warnings"])
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from gpu_advisor.core.paths import resource
 from gpu_advisor.core.presets import get_preset
 from gpu_advisor.core.recommend import plan
 from gpu_advisor.core.request import PlanRequest
+from gpu_advisor.wording.plan import machine_text
 
 
 @pytest.fixture(scope="module")
@@ -91,6 +92,14 @@ def test_nine_gpus_in_8_gpu_servers_say_the_last_machine_holds_four(catalog):
     m = machines_for(catalog.get("nvidia-l40s"), 9)
     assert (m.machines, m.gpus_per_machine, m.last_machine_gpus) == (2, 5, 4)
     assert machines_for(catalog.get("nvidia-l40s"), 10).last_machine_gpus is None
+
+
+def test_two_paired_dgx_sparks_are_named_desktop_boxes_in_the_plural(catalog):
+    """The machine's kind in the plural is English ('2 desktop boxes', not 'boxs')."""
+    result = _plan(
+        catalog, model="llama-3-8b", task="finetune", gpu="nvidia-dgx-spark", gpus=2, purchase="buy"
+    )
+    assert machine_text(result.options[0]).startswith("2 desktop boxes with 1 GPU")
 
 
 def test_llama_3_8b_for_32_users_fits_one_rtx_4090_as_vllm_allocates_it(catalog):

@@ -73,3 +73,15 @@ def test_nice_ticks_and_labels():
     ticks = nice_ticks(0, 1234567)
     assert ticks[0] == 0 and ticks[-1] >= 1234567 and len(ticks) <= 8
     assert [short_number(v) for v in (0, 250, 1500, 20000, 1.2e6)] == ["0", "250", "1.5k", "20k", "1.2M"]
+
+
+def test_the_memory_charts_grey_segment_names_the_engines_reserve():
+    """vLLM's unused 10% of the card is most of a serving option's grey segment; the legend says so
+    (the tables list it as "Engine reserve")."""
+    from tests.report.samples import inference_plan, training_plan
+
+    serving = charts.memory_chart_options(inference_plan())
+    assert charts.overhead_label(serving) == "CUDA context + fragmentation + engine reserve"
+    assert (
+        charts.overhead_label(charts.memory_chart_options(training_plan())) == "CUDA context + fragmentation"
+    )

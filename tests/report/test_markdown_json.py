@@ -11,6 +11,7 @@ from gpu_advisor.bench.results import NamedReport
 from gpu_advisor.core.units import format_usd
 from gpu_advisor.report.json_report import REPORT_SCHEMA, render_json, write_json_report
 from gpu_advisor.report.markdown import render_markdown, write_markdown
+from gpu_advisor.wording.shortlist import shortlist
 from tests.report.samples import bench_results, inference_plan, no_fit_plan, training_plan
 
 
@@ -32,9 +33,13 @@ def test_markdown_summary_options_and_assumptions(inference):
     )
     options = text.split("## Options")[1].split("## Speed")[0]
     rows = [line for line in options.splitlines() if line.startswith("| ") and "---" not in line]
-    assert len(rows) == len(inference.options) + 1  # + header
+    # The shortlist's rows (+ the header); every option left out is named under the table.
+    listed = shortlist(inference)
+    assert len(rows) == len(listed.shown) + 1
+    for option in [*listed.dominated, *listed.too_large, *listed.not_fitting]:
+        assert f"{option.count} × {option.gpu}" in options
     # The efficiencies come per GPU architecture and precision unless the user sets one for every GPU.
-    assert "| mfu | per GPU (published tables) |" in text
+    assert "| Training MFU (model FLOPs utilisation) | per GPU (published tables) |" in text
     assert "| kv_cache" not in text  # components are labelled for people
     assert "| KV cache | 7.5 GiB |" in text
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QGroupBox, QLabel
 from pytestqt.exceptions import TimeoutError as QtBotTimeout
 
 from gpu_advisor.core.trace import PhasePeak, TraceResult
-from gpu_advisor.core.units import GIB
+from gpu_advisor.core.units import GIB, format_bytes
 from gpu_advisor.ui.main_window import VIEW_COMPARE, VIEW_MONITOR, VIEW_PLAN
 from gpu_advisor.ui.plan.tier_card import FIGURES
 from gpu_advisor.ui.plan.wizard import STEP_RESULT, STEP_WORKLOAD
@@ -251,8 +251,8 @@ def test_the_result_page_follows_a_window_made_narrower(window, qtbot):
 
 
 def test_the_memory_chart_draws_a_long_column_label_at_the_smallest_window(window, qtbot):
-    """'per GPU (2 × AMD Instinct MI300X, a whole copy on each): 148.4 GiB' is wider than the chart at
-    1024 px; pyqtgraph leaves out a tick label wider than its axis, so it is wrapped to fit."""
+    """'per GPU, a whole copy on each: 148.4 GiB' is drawn whole at 1024 px (pyqtgraph leaves out a
+    tick label wider than its axis, so a long one is wrapped to fit)."""
     _fine_tune(window.form)
     window.form.set_field("train_tokens", 2e9)
     window.form.set_field("max_hours", 48.0)
@@ -262,7 +262,7 @@ def test_the_memory_chart_draws_a_long_column_label_at_the_smallest_window(windo
     view.tabs.setCurrentIndex(1)
     chart = view.memory_chart
     qtbot.waitUntil(chart.isVisible)
-    ((label, _total),) = chart.shown_rows
+    ((label, total),) = chart.shown_rows
     assert "whole copy on each" in label
     axis = chart.getPlotItem().getAxis("bottom")
 
@@ -275,10 +275,13 @@ def test_the_memory_chart_draws_a_long_column_label_at_the_smallest_window(windo
             painter.end()
         return [text for _rect, _flags, text in texts]
 
-    with contextlib.suppress(QtBotTimeout):
-        qtbot.waitUntil(lambda: len(drawn()) == 1, timeout=2000)
+    def whole(texts: list[str]) -> bool:  # the label and its size, only wrapped (the axis grows to fit)
+        return len(texts) == 1 and " ".join(texts[0].split("\n")).startswith(f"{label}: ")
+
+    with contextlib.suppress(QtBotTimeout):  # the chart settles at its width after the page's layout
+        qtbot.waitUntil(lambda: whole(drawn()), timeout=2000)
     (text,) = drawn()
-    assert " ".join(text.split("\n")) == f"{label}: {text.rsplit(': ', 1)[1]}"  # whole, only wrapped
+    assert " ".join(text.split("\n")) == f"{label}: {format_bytes(total)}"  # whole, only wrapped
 
 
 def test_the_monitor_list_shows_a_stopped_workload_status_whole(qtbot):
@@ -306,3 +309,22 @@ def test_the_compare_chart_keeps_clear_of_the_splitter_handle(window, qtbot, res
     qtbot.waitUntil(compare.chart.isVisible)
     gap = window_rect(compare.chart, window).left() - window_rect(handle, window).right()
     assert gap >= 4  # the handle's grip drew over the chart's axis title
+
+
+@pytest.mark.parametrize("tab", [0, 1, 3], ids=["three tiers", "overview", "how it was computed"])
+def test_the_recommendation_never_scrolls_sideways_for_a_long_gpu_name(window, qtbot, tab):
+    """A fine-tune whose tiers and rent-or-buy pair name 'NVIDIA RTX PRO 6000 Blackwell Workstation
+    Edition (96 GB)': the tier answer, the cost chart's legend and the notes wrap at 1024 px, so the
+    page is never wider than its window (nobody scrolls sideways to read a recommendation)."""
+    _fine_tune(window.form)
+    window.form.set_field("train_tokens", 2e9)
+    window.form.set_field("max_hours", 48.0)
+    _resize(window, qtbot, 1024, 700)
+    window.wizard.go_to(STEP_RESULT)
+    view = window.wizard.result_view
+    qtbot.waitUntil(lambda: view.card.figure("machines") != "—")
+    view.tabs.setCurrentIndex(tab)
+    scroll = view.parentWidget().parentWidget()  # the page's scroll area (viewport, then the area)
+    qtbot.waitUntil(lambda: view.isVisible())
+    assert view.minimumSizeHint().width() <= scroll.viewport().width()
+    assert not scroll.horizontalScrollBar().isVisible()

@@ -44,11 +44,10 @@ def test_a_single_gpu_plan_draws_one_memory_bar(memory_chart):
     assert one.best is not None and one.best.count == 1
     memory_chart.show_plan(one)
     assert len(_bar_columns(memory_chart)) == 1
-    assert memory_chart.shown_rows == [("per GPU (1 × NVIDIA GeForce RTX 4090)", one.best.per_gpu_bytes)]
+    assert memory_chart.shown_rows == [("per GPU", one.best.per_gpu_bytes)]
     assert "0" in _left_axis_labels(memory_chart)
-    assert _tick_texts(memory_chart) == [
-        f"per GPU (1 × NVIDIA GeForce RTX 4090): {format_bytes(one.best.per_gpu_bytes)}"
-    ]
+    assert _tick_texts(memory_chart) == [f"per GPU: {format_bytes(one.best.per_gpu_bytes)}"]
+    assert "(1 × NVIDIA GeForce RTX 4090)" in memory_chart.legend_entries[-1][2]
 
 
 def test_data_parallel_replicas_draw_one_bar_that_says_each_gpu_holds_a_copy(memory_chart):
@@ -60,7 +59,8 @@ def test_data_parallel_replicas_draw_one_bar_that_says_each_gpu_holds_a_copy(mem
     memory_chart.show_plan(replicas)
     assert len(_bar_columns(memory_chart)) == 1
     ((label, total),) = memory_chart.shown_rows
-    assert label == "per GPU (2 × AMD Instinct MI300X, a whole copy on each)"
+    assert label == "per GPU, a whole copy on each"
+    assert "(2 × AMD Instinct MI300X)" in memory_chart.legend_entries[-1][2]
     assert total == replicas.best.per_gpu_bytes
 
 
@@ -78,7 +78,7 @@ def test_a_sharded_plan_draws_per_gpu_beside_the_unsharded_job(memory_chart):
     memory_chart.show_plan(sharded)
     assert len(_bar_columns(memory_chart)) == 2
     assert dict(memory_chart.shown_rows) == {
-        "per GPU (4 × NVIDIA H100 SXM)": sharded.best.per_gpu_bytes,
+        "per GPU": sharded.best.per_gpu_bytes,
         "unsharded, one device": sharded.memory.total_bytes,
     }
     assert sharded.best.per_gpu_bytes < sharded.memory.total_bytes / 2
@@ -125,3 +125,32 @@ def test_memory_colours_are_the_pdfs_and_tell_weights_from_the_kv_cache(memory_c
         if label in shown:
             assert shown[label].lower() == pdf_charts.COMPONENT_COLORS[name].name().lower(), name
     assert shown["Weights"].lower() != shown["KV cache"].lower()
+
+
+def test_a_job_of_petabytes_is_charted_in_a_unit_that_reads_without_exponents(memory_chart):
+    """D19 (ux-review-3): a micro-batch of a million sequences needs ~14,000 TiB; the axis read '1.5e+07' GiB."""
+    huge = plan(PlanRequest(model=LLAMA_8B, task="pretrain", batch_size=1_000_000, seq_len=2048))
+    memory_chart.show_plan(huge)
+    labels = _left_axis_labels(memory_chart)
+    assert labels and not any("e+" in text or "e-" in text for text in labels), labels
+    assert memory_chart.getPlotItem().getAxis("left").labelText == "memory (TiB)"
+
+
+def test_a_served_card_draws_non_pytorch_memory_and_the_engine_reserve_as_parts_and_names_the_kv_pool(
+    memory_chart,
+):
+    """Llama 3 8B for 32 users on one RTX 4090 under vLLM: the overhead is drawn as its parts (1.8 GiB
+    outside PyTorch, the 10 % of the card vLLM leaves), not one grey block, and the legend says the
+    KV pool holds the users' KV cache."""
+    served = plan(
+        PlanRequest(model=LLAMA_8B, users=32, tokens_per_s_per_user=20, gpu="nvidia-rtx-4090", gpus=1)
+    )
+    memory_chart.show_plan(served)
+    shown = [text for _, _, text in memory_chart.legend_entries]
+    assert "Non-PyTorch memory" in shown and "Engine reserve" in shown
+    assert COMPONENT_LABELS["overhead"] not in shown
+    assert any(text.startswith("KV pool 3.6 GiB holds") for text in shown)
+    bars = [i for i in memory_chart.getPlotItem().items if isinstance(i, pg.BarGraphItem)]
+    drawn = sum(float(h) for bar in bars for h in bar.opts["height"])
+    assert drawn * 2**30 == pytest.approx(served.best.per_gpu_bytes, rel=1e-9)
+    assert "KV pool" in memory_chart.legend_html() and "Non&#8209;PyTorch" in memory_chart.legend_html()

@@ -67,3 +67,19 @@ def test_the_headline_bus_bandwidth_is_the_peak_over_sizes_beside_the_largest_me
         f"{format_bandwidth(slow.busbw_bytes_per_s)} at {format_bytes(slow.bytes)} "
         f"(peak {format_bandwidth(peak.busbw_bytes_per_s)} at {format_bytes(peak.bytes)})"
     )
+
+
+@pytest.mark.slow
+def test_the_cli_prints_each_links_peak_beside_its_largest_messages_bandwidth(cluster_run):
+    from gpu_advisor.wording.distributed import link_rows
+
+    section = load_report(cluster_run.path).distributed
+    for op, _scope, busbw, _latency in link_rows(section):
+        link = section.link(op.replace("-", "_"), "intra-node")
+        largest = f"{format_bandwidth(link.busbw_bytes_per_s)} at {format_bytes(link.largest_bytes)}"
+        if link.peak_bytes == link.largest_bytes:
+            assert busbw == f"{largest} (the peak)"
+        else:
+            peak = f"{format_bandwidth(link.peak_busbw_bytes_per_s)} at {format_bytes(link.peak_bytes)}"
+            assert busbw == f"{largest} (peak {peak})"
+        assert busbw in cluster_run.stdout

@@ -4,9 +4,11 @@
 Method (as NVIDIA's nccl-tests, with per-iteration times so that a median and a spread exist):
 each size is warmed up, then timed op by op on every rank (CUDA events on GPUs, perf_counter on the
 CPU, whose gloo ops return when done); the per-iteration times are reduced with MAX over the group, so
-an iteration lasts as long as its slowest rank, and the row holds their median and spread. Every
-decision that changes how many ops run (iterations, the next size, stopping) is taken on values
-reduced over the group, so all ranks take it identically and no rank is left waiting in a collective.
+an iteration lasts as long as its slowest rank, and the row holds their median and spread. The
+largest size is timed first, so that the budget is planned over the whole ladder (sweep_plan) and the
+largest messages, which the planner reads, are reached. Every decision that changes how many ops run
+(the sizes, the iterations) is taken on values reduced over the group, so all ranks take it
+identically and no rank is left waiting in a collective.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
+from gpu_advisor.bench.distributed import sweep_plan as plan
 from gpu_advisor.bench.distributed.conventions import (
     ELEMENT_BYTES,
     algorithm_bandwidth,
@@ -29,10 +32,9 @@ from gpu_advisor.bench.distributed.conventions import (
 from gpu_advisor.bench.distributed.section import CollectiveRecord
 from gpu_advisor.bench.stats import spread
 
-MIN_ITERATIONS = 5
-MAX_ITERATIONS = 100
 WARMUP_ITERATIONS = 2
 FIRST_WARMUP_ITERATIONS = 5  # the first op on a group sets up connections and buffers
+PROBE_ITERATIONS = 2  # the largest size, timed before the sweep to plan it (the faster one counts)
 # Buffers per rank for an operation of S bytes: at most S in + S out (all_gather's output, reduce_scatter's
 # input); the rest of memory stays for the other ranks on the node and the framework.
 BUFFERS_PER_MESSAGE = 2
@@ -152,6 +154,18 @@ def record(op: str, size_bytes: int, times_s: list[float], group: Group) -> Coll
     )
 
 
+def op_sizes(op: str, max_bytes: int, ranks: int) -> list[int]:
+    """The operation sizes a sweep visits: 8 B, 16 B, ... up to `max_bytes`, each rounded to whole
+    elements per rank (message_bytes), without the repeats that rounding makes; at least one."""
+    sizes: list[int] = []
+    for requested in message_sizes(max_bytes):
+        size = message_bytes(op, requested, ranks)
+        if sizes and (size <= sizes[-1] or size > max_bytes):
+            continue
+        sizes.append(size)
+    return sizes
+
+
 def sweep(
     op: str,
     group: Group,
@@ -162,36 +176,38 @@ def sweep(
     on_size: Callable[[int], None] | None = None,
     on_row: Callable[[CollectiveRecord], None] | None = None,
 ) -> list[CollectiveRecord]:
-    """Time `op` at 8 B, 16 B, ... up to `max_bytes` (already agreed by every rank of the group),
-    stopping at the first size that would run past `budget_s`. Every group rank returns the same rows.
-    `on_size(bytes)` as a size starts; `on_row(record)` as it is measured (the Monitor plots it)."""
+    """Time `op` at 8 B, 16 B, ... up to `max_bytes` (already agreed by every rank of the group), as
+    far as `budget_s` reaches at the minimum iteration count (sweep_plan). Every group rank returns the
+    same rows. `on_size(bytes)` as a size starts; `on_row(record)` as it is measured (the Monitor plots
+    it)."""
     timer = Timer(device)
-    sizes = message_sizes(max_bytes)
-    # Half the budget buys iterations, spread evenly over the sizes (small messages need many to
-    # give a stable median); the other half is kept for the largest messages, which need few but
-    # long ones and matter most (their bus bandwidth is what the planner uses).
-    per_size_s = 0.5 * budget_s / len(sizes)
     began = time.monotonic()
+    sizes = op_sizes(op, max_bytes, group.size)
+    # The first ops on a group set up its connections; then the largest size, so that the plan knows
+    # both ends of the ladder before it spends anything on the sizes between.
+    first = make_op(op, sizes[0], group, device)
+    small_s = min(timer.times(first, FIRST_WARMUP_ITERATIONS))
+    largest = make_op(op, sizes[-1], group, device)
+    large_s = min(timer.times(largest, PROBE_ITERATIONS))
+    del largest
+    small_s, large_s, elapsed_s = reduce_max([small_s, large_s, time.monotonic() - began], group, device)
+    ends = ((sizes[0], small_s), (sizes[-1], large_s))
+    predicted = plan.predicted_times(sizes, *ends)
+    sizes = sizes[: plan.reachable(predicted, budget_s - elapsed_s, WARMUP_ITERATIONS)]
     rows: list[CollectiveRecord] = []
-    for i, requested in enumerate(sizes):
-        size = message_bytes(op, requested, group.size)
-        if rows and size <= rows[-1].bytes:
-            continue  # rounding to whole elements per rank made two sizes equal
-        if i and size > max_bytes:
-            break
+    for i, size in enumerate(sizes):
         if on_size is not None:
             on_size(size)
-        run = make_op(op, size, group, device)
-        warm = timer.times(run, FIRST_WARMUP_ITERATIONS if not rows else WARMUP_ITERATIONS)
-        op_s, elapsed_s = reduce_max([min(warm), time.monotonic() - began], group, device)
-        iterations = int(min(MAX_ITERATIONS, max(MIN_ITERATIONS, per_size_s / max(op_s, 1e-9))))
-        times = reduce_max(timer.times(run, iterations), group, device)
+        run = first if i == 0 else make_op(op, size, group, device)
+        warm = timer.times(run, WARMUP_ITERATIONS)
+        op_s, elapsed_s = reduce_max([sum(warm) / len(warm), time.monotonic() - began], group, device)
+        # Plan again from here: this size as measured, the larger ones on the line to the largest.
+        rest = plan.predicted_times(sizes[i + 1 :], (size, op_s), ends[1])
+        left_s = budget_s - elapsed_s - WARMUP_ITERATIONS * sum(rest)
+        n = plan.iterations([op_s, *rest], left_s)[0]
+        times = reduce_max(timer.times(run, n), group, device)
         rows.append(record(op, size, times, group))
         if on_row is not None:
             on_row(rows[-1])
         del run
-        # Stop when the next size (about twice as long per op) would run past the budget.
-        spent_s = elapsed_s + sum(times)
-        if spent_s + (WARMUP_ITERATIONS + MIN_ITERATIONS) * 2 * rows[-1].time_s > budget_s:
-            break
     return rows

@@ -11,7 +11,8 @@ Written once, atomically, by global rank 0 after it gathered every rank's measur
     collectives   one row per (op, scope, node, size): op, bytes, time_s (median over iterations of the
                   slowest rank's time), algbw_bytes_per_s, busbw_bytes_per_s (nccl-tests conventions,
                   see conventions.py), scope "intra-node" | "inter-node", spread and iteration count
-    links         per (op, scope, node): bus bandwidth at the largest message, latency at the smallest
+    links         per (op, scope, node): bus bandwidth at the largest message and its peak over the
+                  sizes (with the size it was reached at), latency at the smallest
     p2p           point-to-point transfers: rank to rank (with the NVML link on GPUs), host <-> device
     scaling       data parallel: world_sizes, tokens_per_s, efficiency, step times, exposed communication
     fsdp          fully_shard at the full world size, when it ran
@@ -84,6 +85,20 @@ class LinkSummary(BaseModel):
     largest_bytes: int = Field(ge=1)
     latency_s: float = Field(gt=0, description="median time of the smallest message")
     smallest_bytes: int = Field(ge=1)
+    # Files written before the peak was recorded hold neither; readers then take it from the rows.
+    peak_busbw_bytes_per_s: float | None = Field(default=None, gt=0, description="highest over the sizes")
+    peak_bytes: int | None = Field(default=None, ge=1, description="the size the peak was measured at")
+
+    @model_validator(mode="after")
+    def _peak(self) -> Self:
+        if (self.peak_busbw_bytes_per_s is None) != (self.peak_bytes is None):
+            raise ValueError("peak_bytes: give it with peak_busbw_bytes_per_s, or neither")
+        if self.peak_busbw_bytes_per_s is not None and self.peak_bytes is not None:
+            if self.peak_busbw_bytes_per_s < self.busbw_bytes_per_s * (1 - _REL_TOLERANCE):
+                raise ValueError("peak_busbw_bytes_per_s: is below the largest message's bus bandwidth")
+            if not self.smallest_bytes <= self.peak_bytes <= self.largest_bytes:
+                raise ValueError("peak_bytes: is not one of the sizes measured")
+        return self
 
 
 class P2PRecord(BaseModel):
@@ -231,7 +246,8 @@ class DistributedSection(BaseModel):
 
 
 def summarize_links(rows: list[CollectiveRecord]) -> list[LinkSummary]:
-    """Per (op, scope, node): bus bandwidth at the largest message, latency at the smallest."""
+    """Per (op, scope, node): bus bandwidth at the largest message and the peak over sizes, latency at
+    the smallest."""
     groups: dict[tuple[str, str, int | None], list[CollectiveRecord]] = {}
     for row in rows:
         groups.setdefault((row.op, row.scope, row.node_rank), []).append(row)
@@ -239,6 +255,7 @@ def summarize_links(rows: list[CollectiveRecord]) -> list[LinkSummary]:
     for found in groups.values():
         ordered = sorted(found, key=lambda r: r.bytes)
         small, large = ordered[0], ordered[-1]
+        peak = max(ordered, key=lambda r: r.busbw_bytes_per_s)
         out.append(
             LinkSummary(
                 op=large.op,
@@ -249,6 +266,8 @@ def summarize_links(rows: list[CollectiveRecord]) -> list[LinkSummary]:
                 largest_bytes=large.bytes,
                 latency_s=small.time_s,
                 smallest_bytes=small.bytes,
+                peak_busbw_bytes_per_s=peak.busbw_bytes_per_s,
+                peak_bytes=peak.bytes,
             )
         )
     return out

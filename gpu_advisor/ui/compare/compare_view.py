@@ -48,6 +48,7 @@ CHART_SIDE_MARGIN_PX = 10  # pyqtgraph's margins around the plot area
 BAR_LABEL_GAP_PX = 8  # between two bars' labels
 CHART_MAX_WIDTH_PX = 640
 CHART_GAP_PX = 8
+MIN_FILE_COLUMN_PX = 110  # "1,234 tokens/s" whole; below it the table scrolls sideways
 
 
 def elide_labels(names: list[str], metrics: QFontMetrics, slot_px: int) -> list[str]:
@@ -104,9 +105,14 @@ class CompareView(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
+        # A long cell (a watched run's command line) is cut in its middle, whole in its tooltip.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        # The last column ("better") as wide as its words: stretched, it took 580 px at 1920.
+        self.table.horizontalHeader().setStretchLastSection(False)
+        self.table.viewport().installEventFilter(self)  # the files' columns share the table's width
+        self._natural_widths: list[int] = []
 
         self.baseline_combo = QComboBox()
         self.baseline_combo.setAccessibleName("Baseline file")
@@ -236,6 +242,11 @@ class CompareView(QWidget):
         self.metric_combo.addItems([s.label for s in self.series])
         self.metric_combo.addItems([f"{c.title} against message size" for c in self.curves])
         index = self.metric_combo.findText(current)
+        if index < 0 and self.series:  # the first figure that the most files have, not an empty chart
+            most = max(sum(v is not None for v in s.measured) for s in self.series)
+            index = next(
+                i for i, s in enumerate(self.series) if sum(v is not None for v in s.measured) == most
+            )
         self.metric_combo.setCurrentIndex(max(0, index))
         self.metric_combo.blockSignals(False)
         self.redraw_chart()
@@ -265,12 +276,31 @@ class CompareView(QWidget):
             for c, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
                 cell.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if c < len(names):
+                    cell.setToolTip(text)  # whole, where the column cuts it
                 if line.reference or c >= len(names) + len(others):
                     cell.setForeground(theme.muted_color())
-                elif c >= len(names) and text:
-                    cell.setForeground(theme.ok_color() if "better" in text else theme.warn_color())
-                self.table.setItem(r, c, cell)
+                elif text.endswith("(better)"):
+                    cell.setForeground(theme.ok_color())
+                elif text.endswith("(worse)"):
+                    cell.setForeground(theme.warn_color())
+                self.table.setItem(r, c, cell)  # "same" in the text colour: neither better nor worse
         self.table.resizeColumnsToContents()
+        self._natural_widths = [self.table.columnWidth(c) for c in range(self.table.columnCount())]
+        self._fit_file_columns()
+
+    def _fit_file_columns(self) -> None:
+        """The files' columns share what the comparison columns leave of the table's width, equally,
+        each no wider than the widest needs: one long command line no longer pushes the other files
+        out of view."""
+        files = len(self.comparison.names) if self.comparison else 0
+        natural = self._natural_widths
+        if not files or len(natural) != self.table.columnCount():
+            return
+        room = self.table.viewport().width() - sum(natural[files:])
+        width = max(MIN_FILE_COLUMN_PX, min(max(natural[:files]), room // files))
+        for c in range(files):
+            self.table.setColumnWidth(c, width)
 
     def relative(self, row_label: str, column: int) -> str:
         """The change of the column-th file against the baseline on a row ('' for the baseline)."""
@@ -363,6 +393,8 @@ class CompareView(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
         if watched is self.chart and event.type() == QEvent.Type.Resize:
             self._label_bars()
+        elif watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_file_columns()
         return super().eventFilter(watched, event)
 
     def _draw_curves(self, chart: CurveChart) -> None:

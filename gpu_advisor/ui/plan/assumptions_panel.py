@@ -90,6 +90,12 @@ class AssumptionsPanel(FormPage):
         self.editors: dict[str, QWidget] = {}
         self.groups = QGridLayout()  # the boxes side by side, or fewer a row where they would not fit
         self.group_boxes: list[QGroupBox] = []
+        # Above the constants: figures the plan derived, not assumed (the users Little's law gives).
+        self.derived_note = QLabel()
+        self.derived_note.setObjectName("derived_note")
+        self.derived_note.setWordWrap(True)
+        self.derived_note.hide()
+        self.outer_layout.addWidget(self.derived_note)
         self.outer_layout.addLayout(self.groups)
         for title, names in _groups():
             box = QGroupBox(title)
@@ -175,6 +181,11 @@ class AssumptionsPanel(FormPage):
             self.binder.number(editor, f"assumptions.{name}")
         self.editors[name] = editor
         self.add_field(layout, label, editor, f"assumptions.{name}", tooltip)
+
+    def set_derived_note(self, text: str) -> None:
+        """Show how the plan derived a figure from the inputs ('' hides the note)."""
+        self.derived_note.setText(text)
+        self.derived_note.setVisible(bool(text))
 
     def set_calibration_note(self, text: str) -> None:
         """Say where a calibrated MFU came from ('' hides the note)."""

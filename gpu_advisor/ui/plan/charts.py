@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+from html import escape
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import QWidget
 
-from gpu_advisor.core.estimates import COMPONENTS, MemoryComponents
+from gpu_advisor.core.estimates import COMPONENTS, MemoryEstimate
 from gpu_advisor.core.result import Plan
-from gpu_advisor.core.units import GIB, format_bytes, format_months
+from gpu_advisor.core.units import GIB, byte_unit, format_bytes, format_months
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import tip
-from gpu_advisor.wording.plan import COMPONENT_LABELS, cost_chart_message, cost_curve, gpu_line
+from gpu_advisor.wording.memory_parts import PART_ORDER, kv_pool_text, memory_parts
+from gpu_advisor.wording.plan import cost_chart_message, cost_curve, gpu_line
 
 BAR_WIDTH = 0.55
 CHART_MIN_HEIGHT_PX = 180
 CHART_HEIGHT_PX = 240
 TICK_MARGIN_PX = 10  # around the plot area, and between two columns' labels
+AXIS_TICK_PX = 12  # a bottom axis's line, tick and gap above its labels (pyqtgraph's defaults, 5 + 5, and 2)
 
 
 def fit_label(text: str, metrics: QFontMetrics, width_px: int, max_lines: int = 3) -> str:
@@ -76,25 +80,27 @@ class _ThemedPlot(pg.PlotWidget):
         pass
 
 
-def memory_columns(plan: Plan) -> list[tuple[str, MemoryComponents]]:
+def memory_columns(plan: Plan) -> list[tuple[str, MemoryEstimate]]:
     """The memory chart's columns: per GPU of the recommendation, and the job unsharded on one device.
 
     One column when the two differ only by the process overhead (one GPU per replica, nothing
     sharded: a single GPU, or data-parallel replicas that each hold the whole job), since two bars
-    of the same height say nothing more than one.
+    of the same height say nothing more than one. The labels are short, to read under a column at
+    1024 px; the GPU is named once, in the legend's memory line.
     """
     best = plan.best
-    unsharded = plan.memory.components
+    unsharded = plan.memory
     if best is None:
         return [("unsharded, one device", unsharded)]
-    per_gpu = best.per_gpu_components
-    label = f"per GPU ({gpu_line(best)})"
-    same = all(getattr(per_gpu, c) == getattr(unsharded, c) for c in COMPONENTS if c != "overhead")
+    per_gpu = best.per_gpu
+    same = all(
+        getattr(per_gpu.components, c) == getattr(unsharded.components, c)
+        for c in COMPONENTS
+        if c != "overhead"
+    )
     if not same:
-        return [(label, per_gpu), ("unsharded, one device", unsharded)]
-    if best.count > 1:
-        label = f"per GPU ({gpu_line(best)}, a whole copy on each)"
-    return [(label, per_gpu)]
+        return [("per GPU", per_gpu), ("unsharded, one device", unsharded)]
+    return [("per GPU, a whole copy on each" if best.count > 1 else "per GPU", per_gpu)]
 
 
 class MemoryChart(_ThemedPlot):
@@ -108,7 +114,8 @@ class MemoryChart(_ThemedPlot):
         super().__init__(parent)
         self.setToolTip(
             "Memory on one device, by component (GiB = 2^30 bytes). The dashed line is the recommended GPU's "
-            "memory.\n\n" + tip("kv_cache")
+            "memory; a dashed box is memory the serving engine reserves and leaves unused.\n\n"
+            + tip("kv_cache")
         )
         item = self.getPlotItem()
         item.setTitle("Memory per device")
@@ -133,17 +140,26 @@ class MemoryChart(_ThemedPlot):
         plot_px = self.width() - item.getAxis("left").width() - 2 * TICK_MARGIN_PX
         slot_px = plot_px // len(self._ticks) - TICK_MARGIN_PX
         metrics = QFontMetrics(axis.font())
-        axis.setTicks([[(i, fit_label(text, metrics, slot_px)) for i, text in enumerate(self._ticks)]])
+        fitted = [fit_label(text, metrics, slot_px) for text in self._ticks]
+        axis.setTicks([list(enumerate(fitted))])
+        # Room for every line: pyqtgraph sizes the axis to the labels as its own painter measures
+        # them, a few pixels short a line, and the chart's edge cut a wrapped label's last line.
+        lines = max(text.count("\n") + 1 for text in fitted)
+        axis.setHeight(lines * metrics.lineSpacing() + AXIS_TICK_PX)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)
         self._fit_ticks()
 
     def legend_html(self) -> str:
-        return "&nbsp;&nbsp; ".join(
-            f'<span style="color:{color}">{symbol}</span>&nbsp;{text.replace(" ", "&nbsp;")}'
+        """The coloured entries on one wrapping line; a note without a symbol (the KV pool) under them."""
+        keys = "&nbsp;&nbsp; ".join(  # an entry never wraps inside itself ("Non-PyTorch" neither)
+            f'<span style="color:{color}">{symbol}</span>&nbsp;{text.replace(" ", "&nbsp;").replace("-", "&#8209;")}'
             for color, symbol, text in self.legend_entries
+            if symbol
         )
+        notes = [escape(text) for _, symbol, text in self.legend_entries if not symbol]
+        return "<br>".join([keys, *notes])
 
     def redraw(self) -> None:
         item = self.getPlotItem()
@@ -154,38 +170,60 @@ class MemoryChart(_ThemedPlot):
             return
         columns = memory_columns(plan)
         best = plan.best
+        # GiB, as GPU memory is sold; TiB or PiB for a job far beyond any GPU (a million-sequence
+        # micro-batch is 14 PiB), whose axis read '1.5e+07' in GiB.
+        largest = max([memory.total_bytes for _, memory in columns] + [best.gpu_memory_bytes if best else 0])
+        unit, scale = byte_unit(largest)
+        if scale < GIB or largest < 10_000 * GIB:
+            unit, scale = "GiB", GIB
+        item.setLabel("left", f"memory ({unit})")
         starts = np.zeros(len(columns))
         x = np.arange(len(columns), dtype=float)
-        for name in COMPONENT_LABELS:
-            heights = np.array([getattr(comps, name) / GIB for _, comps in columns])
-            if not heights.any():
-                continue
-            color = theme.component_color(name)
+        # Each part in stacking order, its bytes per column (a part one column lacks is 0 there): the
+        # overhead split into non-PyTorch memory, fragmentation and the engine's reserve where it was.
+        sizes: dict[str, dict[int, int]] = {}
+        labels: dict[str, str] = {}
+        for i, (_, memory) in enumerate(columns):
+            for part in memory_parts(memory):
+                sizes.setdefault(part.key, {})[i] = part.size_bytes
+                labels[part.key] = part.label
+        fg = theme.plot_foreground()
+        for key, per_column in sorted(sizes.items(), key=lambda kv: PART_ORDER.index(kv[0])):
+            heights = np.array([per_column.get(i, 0) / scale for i in range(len(columns))])
+            color = theme.component_color(key)
+            unused = key == "engine_reserve"  # memory the engine leaves free: an outline, not a block
+            pen = (
+                pg.mkPen(fg, width=1, style=pg.QtCore.Qt.PenStyle.DashLine)
+                if unused
+                else pg.mkPen(theme.plot_background(), width=1)
+            )
+            drawn = heights > 0  # a column without this part gets no bar (a dashed edge would still show)
             item.addItem(
                 pg.BarGraphItem(
-                    x=x,
-                    y0=starts.copy(),
-                    height=heights,
-                    width=BAR_WIDTH,
-                    brush=color,
-                    pen=pg.mkPen(theme.plot_background(), width=1),
+                    x=x[drawn], y0=starts[drawn], height=heights[drawn], width=BAR_WIDTH, brush=color, pen=pen
                 )
             )
-            self.legend_entries.append((color.name(), "■", COMPONENT_LABELS[name]))
+            # The reserve's key is its dashed outline, in the foreground colour: its pale fill would vanish.
+            self.legend_entries.append(
+                (fg.name(), "▭", labels[key]) if unused else (color.name(), "■", labels[key])
+            )
             starts += heights
-        self.shown_rows = [(label, comps.total) for label, comps in columns]
-        self._ticks = [f"{label}: {format_bytes(comps.total)}" for label, comps in columns]
+        pools = [kv_pool_text(memory) for _, memory in columns]
+        if any(pools):
+            self.legend_entries.append((fg.name(), "", next(p for p in pools if p)))
+        self.shown_rows = [(label, memory.total_bytes) for label, memory in columns]
+        self._ticks = [f"{label}: {format_bytes(memory.total_bytes)}" for label, memory in columns]
         self._fit_ticks()
         top = float(starts.max())
         if best is not None:
-            limit_gb = best.gpu_memory_bytes / GIB
-            fg = theme.plot_foreground()
+            limit_gb = best.gpu_memory_bytes / scale
             item.addItem(
                 pg.InfiniteLine(
                     pos=limit_gb, angle=0, pen=pg.mkPen(fg, width=2, style=pg.QtCore.Qt.PenStyle.DashLine)
                 )
             )
-            self.legend_entries.append((fg.name(), "╌╌", f"GPU memory {format_bytes(best.gpu_memory_bytes)}"))
+            memory = f"GPU memory {format_bytes(best.gpu_memory_bytes)} ({gpu_line(best)})"
+            self.legend_entries.append((fg.name(), "╌╌", memory))
             top = max(top, limit_gb)
         side = max(0.0, 2 - len(columns)) / 2  # a lone column as wide as one of two, centred
         item.setXRange(-0.6 - side, len(columns) - 0.4 + side, padding=0)
@@ -213,7 +251,8 @@ class CostChart(_ThemedPlot):
 
     def legend_html(self) -> str:
         return "&nbsp;&nbsp; ".join(
-            f'<span style="color:{color}">━</span>&nbsp;{text.replace(" ", "&nbsp;")}'
+            # A line's name may be long ('rent 4 × NVIDIA RTX PRO 6000 …'): it wraps, not the page.
+            f'<span style="color:{color}">━</span>&nbsp;{text}'
             for color, text in self.legend_entries
         )
 

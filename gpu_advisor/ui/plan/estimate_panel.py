@@ -10,7 +10,7 @@ from gpu_advisor.core.units import format_bytes, format_count
 from gpu_advisor.ui.glossary import bound_tip, tip
 from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.plan.trace_panel import TracePanel
-from gpu_advisor.wording.plan import bound_text, buy_text, gpu_line, rent_text, speed_text
+from gpu_advisor.wording.plan import bound_text, buy_text, gpu_line, no_answer, rent_text, speed_text
 
 ROWS = (
     ("model", "Model"),
@@ -92,7 +92,7 @@ class EstimatePanel(QFrame):
         )
         best = plan.best
         if best is None:
-            self._values["recommended"].setText("nothing in the catalogue fits")
+            self._values["recommended"].setText(no_answer(plan))
             for key in ("speed", "bound", "cost"):
                 self._values[key].setText("—")
             return

@@ -63,9 +63,11 @@ class NumberEdit(QLineEdit):
         optional: bool = False,
         placeholder: str = "",
         scale: int = 1,
+        hours: bool = False,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        self._hours = hours  # a duration in hours: '48', '7d', '1 week'
         self._integer = integer
         self._optional = optional
         self._scale = scale  # shown value = stored value / scale (e.g. MiB shown, bytes stored)
@@ -74,7 +76,12 @@ class NumberEdit(QLineEdit):
         self.textEdited.connect(self._on_edited)
 
     def value(self) -> int | float | Invalid | None:
-        value = parse_number(self.text(), integer=self._integer and self._scale == 1, optional=self._optional)
+        value = parse_number(
+            self.text(),
+            integer=self._integer and self._scale == 1,
+            optional=self._optional,
+            hours=self._hours,
+        )
         if self._scale == 1 or value is None or isinstance(value, Invalid):
             return value
         return round(value * self._scale) if self._integer else value * self._scale

@@ -27,11 +27,14 @@ class Invalid:
         return f"Invalid({self.text!r}, {self.message!r})"
 
 
-def parse_number(text: str, *, integer: bool, optional: bool = False) -> int | float | Invalid | None:
-    """The value of `text`, None for an empty optional field, or Invalid with a message."""
+def parse_number(
+    text: str, *, integer: bool, optional: bool = False, hours: bool = False
+) -> int | float | Invalid | None:
+    """The value of `text`, None for an empty optional field, or Invalid with a message. `hours`: a
+    duration in hours ('48', '7d', '1 week')."""
     if optional and not text.strip():
         return None
     try:
-        return units.parse_number(text, integer=integer)
+        return units.parse_hours(text) if hours else units.parse_number(text, integer=integer)
     except ValueError as exc:
         return Invalid(text, str(exc))

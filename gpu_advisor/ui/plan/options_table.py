@@ -25,9 +25,10 @@ from PySide6.QtWidgets import (
 
 from gpu_advisor.core.request import Purchase
 from gpu_advisor.core.result import Option, Plan
+from gpu_advisor.core.units import NA
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.glossary import bound_tip, tip
-from gpu_advisor.wording.plan_tables import Column, option_columns
+from gpu_advisor.wording.plan_tables import Column, large_option_limit, option_columns, target_column_keys
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_COLUMN_PX = 170
@@ -46,6 +47,7 @@ HIDE_FIRST = (
     "gpu_hours",
     "time_per_epoch",
 )
+ALWAYS = ("gpu", "count", "fits")  # kept even where every row is n/a ("fits" never is)
 UNCUT = ("fits", "memory")  # "does not fit", "24.7 of 31.7 GiB": never elided
 LEAST_SHARE = 0.65  # of a column's natural width, before columns are left out
 # and at the narrowest, the price the plan is not ranked by (buy when renting, rent when buying).
@@ -82,6 +84,10 @@ class OptionsModel(QAbstractTableModel):
         self._best_id: str | None = None
         self.hidden_keys: frozenset[str] = frozenset()  # columns the view hides to fit its width
         self.buying = False  # the plan ranks by the purchase, not the rent
+        self.target_keys: frozenset[str] = frozenset()  # columns of the request's target: hidden last
+        self.show_large = False  # list the options of hundreds of GPUs too
+        self.folded: tuple[Option, ...] = ()  # options left out while show_large is off
+        self._plan: Plan | None = None
 
     @property
     def columns(self) -> tuple[Column, ...]:
@@ -89,14 +95,30 @@ class OptionsModel(QAbstractTableModel):
 
     def set_plan(self, plan: Plan | None) -> None:
         self.beginResetModel()
+        self._plan = plan
         if plan is None:
-            self._options, self._best_id = (), None
+            self._options, self._best_id, self.folded = (), None, ()
         else:
-            self._options = plan.options
-            self._columns = option_columns(plan.request.task.is_training)
+            limit = large_option_limit(plan)
+            listed = tuple(o for o in plan.options if o.count <= limit)
+            self.folded = tuple(o for o in plan.options if o.count > limit)
+            self._options = plan.options if self.show_large else listed
+            # A column that reads n/a on every row (a job cost without a token budget) says nothing,
+            # and takes the room of one that answers the request.
+            self._columns = tuple(
+                c
+                for c in option_columns(plan.request.task.is_training)
+                if c.key in ALWAYS or any(c.text(o) != NA for o in self._options)
+            )
             self._best_id = plan.recommendation.gpu_id
             self.buying = plan.request.purchase is Purchase.BUY
+            self.target_keys = target_column_keys(plan.request)
         self.endResetModel()
+
+    def set_show_large(self, show: bool) -> None:
+        """List the folded options of hundreds of GPUs too, or fold them again."""
+        self.show_large = show
+        self.set_plan(self._plan)
 
     def option(self, row: int) -> Option:
         return self._options[row]
@@ -210,6 +232,14 @@ class OptionsTable(QTableView):
 
     def set_plan(self, plan: Plan | None) -> None:
         self.options_model.set_plan(plan)
+        self._fit_new_rows()
+
+    def set_show_large(self, show: bool) -> None:
+        """Show or fold the options of hundreds of GPUs (`OptionsModel.folded`)."""
+        self.options_model.set_show_large(show)
+        self._fit_new_rows()
+
+    def _fit_new_rows(self) -> None:
         for column in range(self.proxy.columnCount()):
             self.setColumnHidden(column, False)
         self.resizeColumnsToContents()
@@ -250,7 +280,10 @@ class OptionsTable(QTableView):
             return sum(w for c, w in enumerate(widths) if c not in hidden)
 
         # Details go before any text is cut; what decides a purchase goes only when cutting is not enough.
-        for key in HIDE_FIRST:
+        # The columns of the request's own target (the first token for a first-token target, a training
+        # step's time and layout) are not details: like the price, they are cut before they go.
+        targets = self.options_model.target_keys
+        for key in (k for k in HIDE_FIRST if k not in targets):
             if width(natural) <= room:
                 break
             if key in by_key:

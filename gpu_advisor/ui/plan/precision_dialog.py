@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from html import escape
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
@@ -21,7 +22,13 @@ from PySide6.QtWidgets import (
 from gpu_advisor.ui import theme
 from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.ui.table_export import add_table_actions
-from gpu_advisor.wording.precision import PRECISION_HEADERS, WHOLE_JOB_NOTE, precision_cells
+from gpu_advisor.wording.precision import (
+    PRECISION_HEADERS,
+    WHOLE_JOB_NOTE,
+    precision_cells,
+    precision_headers,
+    precision_shape,
+)
 
 
 class PrecisionDialog(QDialog):
@@ -66,16 +73,20 @@ class PrecisionDialog(QDialog):
     def refresh(self) -> None:
         request = self._form.request
         rows = self._form.precision_table()
+        serving = request is not None and not request.task.is_training
         if request is None:
             self.title.setText("Fix the marked fields of the plan to see its memory by precision.")
         else:
             self.title.setText(
-                f"<b>{request.model.name}</b>, {request.task.value}, batch {request.batch_size}, "
-                f"sequence {request.seq_len:,} tokens: only the precision changes."
+                f"<b>{escape(request.model.name)}</b>, {escape(precision_shape(request))}: "
+                "only the precision changes."
             )
+        headers = precision_headers(serving)
+        self.table.setColumnCount(len(headers))
+        self.table.setHorizontalHeaderLabels(list(headers))
         self.table.setRowCount(len(rows))
         for r, row in enumerate(rows):
-            for c, text in enumerate(precision_cells(row)):
+            for c, text in enumerate(precision_cells(row, serving)):
                 item = QTableWidgetItem(text)
                 if c >= 2:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -7,6 +7,7 @@ from html import escape
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
+    QCheckBox,
     QGridLayout,
     QHeaderView,
     QLabel,
@@ -19,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gpu_advisor.core.estimates import COMPONENTS
 from gpu_advisor.core.result import Plan
+from gpu_advisor.core.units import format_bytes
 from gpu_advisor.ui.plan.assumptions_panel import AssumptionsPanel
 from gpu_advisor.ui.plan.charts import CostChart, MemoryChart
 from gpu_advisor.ui.plan.form import PlanForm
@@ -28,8 +29,15 @@ from gpu_advisor.ui.plan.options_table import OptionsTable
 from gpu_advisor.ui.plan.tier_card import TierCard
 from gpu_advisor.ui.plan.tiers_view import TiersView
 from gpu_advisor.wording.answer import answer_pair
+from gpu_advisor.wording.memory_parts import kv_pool_text, memory_parts
 from gpu_advisor.wording.plan import gpu_line, rank_basis
-from gpu_advisor.wording.plan_tables import compute_rows, formula_rows, memory_notes, memory_rows
+from gpu_advisor.wording.plan_tables import (
+    compute_rows,
+    formula_rows,
+    large_option_limit,
+    large_options_text,
+    memory_notes,
+)
 
 
 def _label(text: str = "") -> QLabel:
@@ -94,6 +102,11 @@ class RecommendationView(QWidget):
         self.options.hidden_changed.connect(self._show_options_caption)
         options_layout.addWidget(self.options_caption)
         options_layout.addWidget(self.options, 1)
+        # Options of hundreds of GPUs (512 x L4 for a 70B model), folded unless asked for.
+        self.show_large_options = QCheckBox()
+        self.show_large_options.toggled.connect(self.options.set_show_large)
+        self.show_large_options.hide()
+        options_layout.addWidget(self.show_large_options)
         self.tabs.addTab(options_page, "O&ptions")
 
         details = QWidget()
@@ -107,14 +120,22 @@ class RecommendationView(QWidget):
         self.memory_table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.memory_table.horizontalHeader().setStretchLastSection(True)
         self.memory_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        # As tall as the page leaves, at least a header and five rows: its preferred height would
-        # count in the result page's, and push the overview's charts under the fold at 1280 x 800.
-        self.memory_table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+        # At least a header and five rows, and more as the page leaves; with the notes under it the
+        # page scrolls (below), so neither the table nor the notes is cut.
+        self.memory_table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
         self.memory_table.setMinimumHeight(7 * self.fontMetrics().height() + 24)
         self.details_notes = _label()
         details_layout.addWidget(self.memory_table, 1)
         details_layout.addWidget(self.details_notes)
-        self.tabs.addTab(details, "Ho&w it was computed")  # Alt+H is the Help menu
+        # The notes under the table can run long (a trace, a calibration): the page scrolls, never cuts.
+        details_scroll = QScrollArea()
+        details_scroll.setWidget(details)
+        details_scroll.setWidgetResizable(True)
+        details_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        details_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        # Its content's size is not the tab's to ask for: the page takes the width and height it is given.
+        details_scroll.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
+        self.tabs.addTab(details_scroll, "Ho&w it was computed")  # Alt+H is the Help menu
 
         self.assumptions = AssumptionsPanel(form)
         scroll = _FittingScroll()
@@ -156,8 +177,15 @@ class RecommendationView(QWidget):
         self.warnings.setText("<br>".join(notes))
         self.warnings.setVisible(bool(notes))
         self.options.set_plan(plan)
+        folded = self.options.options_model.folded
+        self.show_large_options.setText(f"Show {large_options_text(len(folded), large_option_limit(plan))}")
+        self.show_large_options.setVisible(bool(folded))
         self._show_options_caption()
         self._show_details(plan)
+        users = plan.assumptions.get("concurrent_users_from_requests_per_s")
+        self.assumptions.set_derived_note(
+            f"Concurrent users from the requests per second: {users}" if users else ""
+        )
 
     def _show_options_caption(self) -> None:
         if self.plan is None:
@@ -169,13 +197,22 @@ class RecommendationView(QWidget):
         self.options_caption.setText(text)
 
     def _show_details(self, plan: Plan) -> None:
-        rows = memory_rows(plan.memory)
-        exact = [getattr(plan.memory.components, k) for k in COMPONENTS if getattr(plan.memory.components, k)]
-        exact.append(plan.memory.total_bytes)
+        # The answer's GPU as the engine fills it (overhead in its parts, the KV pool); unsharded
+        # on one device when there is no answer.
+        best = plan.best
+        memory = best.per_gpu if best is not None else plan.memory
+        where = f"per GPU, {gpu_line(best)}" if best is not None else "one device, unsharded"
+        self.memory_table.setHorizontalHeaderLabels(["Component", f"Bytes ({where})", "How it was computed"])
+        rows = [(p.label, p.size_bytes, p.formula) for p in memory_parts(memory)]
+        rows.append(("Total", memory.total_bytes, "sum of the above"))
+        if memory.kv_pool_bytes is not None:
+            rows.append(("KV pool (engine)", memory.kv_pool_bytes, kv_pool_text(memory)))
+        if best is not None and plan.memory.total_bytes != memory.total_bytes:
+            rows.append(("Unsharded, one device", plan.memory.total_bytes, "the whole job on one device"))
         self.memory_table.setRowCount(len(rows))
-        for i, ((name, size, formula), n_bytes) in enumerate(zip(rows, exact, strict=True)):
+        for i, (name, n_bytes, formula) in enumerate(rows):
             self.memory_table.setItem(i, 0, QTableWidgetItem(name))
-            self.memory_table.setItem(i, 1, QTableWidgetItem(f"{size}  ({n_bytes:,} bytes)"))
+            self.memory_table.setItem(i, 1, QTableWidgetItem(f"{format_bytes(n_bytes)}  ({n_bytes:,} bytes)"))
             self.memory_table.setItem(i, 2, QTableWidgetItem(formula))
         self.memory_table.resizeColumnsToContents()
         compute = ", ".join(f"{label} = {value}" for label, value in compute_rows(plan))

@@ -21,6 +21,7 @@ from gpu_advisor.wording.plan import (
     job_rent_text,
     machine_text,
     memory_text,
+    no_answer,
     plan_title,
     rent_text,
     rented,
@@ -204,13 +205,15 @@ class TierCard(QFrame):
         )
         self.suggestions_label.setVisible(bool(changes))
         if rec.tier is None or best is None:
-            self.tier_label.setText("<h2>No GPU in the catalogue fits</h2>")
+            self.tier_label.setText(f"<h2>{escape(no_answer(plan).capitalize())}</h2>")
             self.gpu_label.setText("")
+            self.gpu_label.hide()  # no empty line between the heading and why
             self.reason_label.setText(rec.reason)
             for label in self._figures.values():
                 label.setText("—")
             return
         self.tier_label.setText(f"<h2>{rec.tier.label} tier</h2>")
+        self.gpu_label.show()
         answer = headline(plan)
         if answer.startswith(f"{rec.tier.label} tier: "):  # one GPU answers both rent and buy
             self.gpu_label.setText(f"<h3>{escape(gpu_line(best))} — {escape(best.layout.describe())}</h3>")

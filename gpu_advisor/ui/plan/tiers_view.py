@@ -19,6 +19,7 @@ class TierColumnBox(QGroupBox):
         layout = QVBoxLayout(self)
         self.answer = QLabel()
         self.answer.setObjectName("tier_answer")
+        self.answer.setWordWrap(True)  # a long GPU name wraps rather than widening the page
         self.body = QLabel()
         self.body.setWordWrap(True)
         self.body.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

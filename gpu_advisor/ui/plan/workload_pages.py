@@ -11,6 +11,7 @@ from gpu_advisor.ui.plan.binding import FieldBinder
 from gpu_advisor.ui.plan.fields import FormPage, NumberEdit, make_combo
 from gpu_advisor.ui.plan.form import PlanForm
 from gpu_advisor.wording.plan import ENGINE_LABELS, FRAMEWORK_LABELS, LOSS_LABELS
+from gpu_advisor.wording.serving import derived_users, derived_users_text
 
 TASK_LABELS = {
     Task.INFERENCE: "Inference (serving users)",
@@ -214,6 +215,11 @@ class TrafficPage(FormPage):
         )
         self.users = NumberEdit(integer=True, placeholder="1")
         self.add_field(inference, "Concurrent &users:", self.users, "users", tip("users"))
+        # With requests per second: the users Little's law gives, and how (the field shows the number).
+        self.derived_users = QLabel()
+        self.derived_users.setObjectName("derived_users")
+        self.derived_users.setWordWrap(True)
+        inference.addRow("", self.derived_users)
         self.requests_per_s = NumberEdit(
             integer=False, optional=True, placeholder="none — use the users above"
         )
@@ -267,7 +273,9 @@ class TrafficPage(FormPage):
         self.training_box.setLayout(training)
         self.train_tokens = NumberEdit(integer=False, optional=True, placeholder="e.g. 1e9 or 10B (optional)")
         self.add_field(training, "Training &tokens:", self.train_tokens, "train_tokens", tip("train_tokens"))
-        self.max_hours = NumberEdit(integer=False, optional=True, placeholder="no deadline")
+        self.max_hours = NumberEdit(
+            integer=False, optional=True, placeholder="no deadline (48, 7d, 1 week)", hours=True
+        )
         self.add_field(training, "&Deadline (hours):", self.max_hours, "max_hours", tip("max_hours"))
         # or a dataset read for some epochs (instead of a token budget)
         self.dataset_samples = NumberEdit(integer=True, optional=True, placeholder="or a dataset: samples")
@@ -315,18 +323,34 @@ class TrafficPage(FormPage):
         form.field_changed.connect(lambda field: field == "requests_per_s" and self._show_traffic_kind())
         form.request_loaded.connect(lambda _r: self._show_task())
         form.request_loaded.connect(lambda _r: self._show_traffic_kind())
+        form.request_changed.connect(lambda _r: self._show_traffic_kind())
         self._show_task()
         self._show_traffic_kind()
 
     def _show_traffic_kind(self) -> None:
         """Requests per second replace the concurrent users (Little's law derives them)."""
         by_rate = self._form.value("requests_per_s") is not None
+        request = self._form.request
+        was_rate = not self.users.isEnabled()
         self.users.setEnabled(not by_rate)
         self.users.setToolTip(
             "Derived from the requests per second by Little's law (see the plan's assumptions)."
             if by_rate
             else tip("users")
         )
+        note = derived_users_text(request) if by_rate and request is not None else ""
+        self.derived_users.setText(note)
+        self.derived_users.setVisible(bool(note))
+        if by_rate:
+            # The field shows the users the plan is sized for, not the 1 it held (it is disabled, so
+            # this text is never read back into the request).
+            users = None if request is None else derived_users(request)
+            self.users.setText("" if users is None else f"{users:,}")
+            self.users.setPlaceholderText("each GPU's own" if users is None else "1")
+        elif was_rate:
+            self.users.setPlaceholderText("1")
+            self.users.setText("")
+            self.users.set_value(self._form.value("users"))
 
     def _show_task(self) -> None:
         training = Task(self._form.value("task")).is_training

@@ -52,3 +52,36 @@ def test_hosts_must_account_for_every_rank(cluster_run, tmp_path):
 
 def test_a_single_device_results_file_has_no_distributed_section(toy_report):
     assert toy_report.distributed is None
+
+
+@pytest.mark.slow
+def test_each_link_carries_its_largest_messages_bus_bandwidth_and_its_peak_over_sizes(cluster_run):
+    section = load_report(cluster_run.path).distributed
+    for link in section.links:
+        rows = section.rows(link.op, link.scope, link.node_rank)
+        peak = max(rows, key=lambda r: r.busbw_bytes_per_s)
+        assert (link.largest_bytes, link.busbw_bytes_per_s) == (rows[-1].bytes, rows[-1].busbw_bytes_per_s)
+        assert (link.peak_bytes, link.peak_busbw_bytes_per_s) == (peak.bytes, peak.busbw_bytes_per_s)
+
+
+@pytest.mark.slow
+def test_a_peak_below_the_largest_messages_bandwidth_is_rejected(cluster_run, tmp_path):
+    def change(section):
+        link = section["links"][0]
+        link["peak_busbw_bytes_per_s"] = link["busbw_bytes_per_s"] / 2
+
+    with pytest.raises(ResultsFileError, match="peak_busbw_bytes_per_s: is below the largest message's"):
+        load_report(_rewrite(cluster_run, tmp_path, change))
+
+
+@pytest.mark.slow
+def test_a_file_written_before_links_named_their_peak_still_reads_and_shows_it(cluster_run, tmp_path):
+    from gpu_advisor.wording.distributed import link_rows
+
+    def change(section):
+        for link in section["links"]:
+            del link["peak_busbw_bytes_per_s"], link["peak_bytes"]
+
+    old = load_report(_rewrite(cluster_run, tmp_path, change)).distributed
+    assert all(link.peak_bytes is None for link in old.links)
+    assert link_rows(old) == link_rows(load_report(cluster_run.path).distributed)

@@ -1,0 +1,110 @@
+"""Rank by quality, then price (issue 21 item 4): a missing price breaks ties, it never picks a far worse
+option (core/ranking.py). Quality is fitting, meeting the target and a sound utilisation; within that,
+an unpriced option goes ahead of a priced one of its tier that needs more machines for no more work."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpu_advisor.core.architecture import approximate_hf_config
+from gpu_advisor.core.catalog import Catalog, default_catalog
+from gpu_advisor.core.ranking import beats_outright, low_utilisation, rank_options
+from gpu_advisor.core.recommend import plan
+from gpu_advisor.core.request import PlanRequest
+from gpu_advisor.core.tiers import tier_choices
+from gpu_advisor.wording.plan import buy_text
+from tests.hub_configs import FALCON_7B
+
+# The Falcon-7B LoRA of ux-review-3 D5: sequence 2048, micro-batch 4, checkpointing.
+FALCON_LORA = dict(task="lora", seq_len=2048, batch_size=4, grad_checkpointing=True)
+
+
+def _priced(catalog: Catalog, field: str, usd: dict[str, float | None]) -> Catalog:
+    """The catalogue with other prices in `field` ("purchase_usd" or "cloud_usd_per_hour"): None as when
+    no source gives one, a figure for a ranking that must hold whatever the price is."""
+    date_field = "purchase_price_date" if field == "purchase_usd" else "cloud_price_date"
+
+    def changed(gpu):
+        price = usd[gpu.id]
+        return gpu.model_copy(update={field: price, date_field: None if price is None else "2026-01"})
+
+    return catalog.model_copy(update={"gpus": tuple(changed(g) if g.id in usd else g for g in catalog.gpus)})
+
+
+def _falcon(catalog: Catalog, **fields):
+    model = approximate_hf_config(FALCON_7B, "tiiuae/falcon-7b")
+    return plan(PlanRequest.model_validate({"model": model, **FALCON_LORA, **fields}), catalog)
+
+
+@pytest.fixture(scope="module")
+def unrented_5090():
+    """As the review saw it: no cloud price for the RTX 5090."""
+    return _priced(default_catalog(), "cloud_usd_per_hour", {"nvidia-rtx-5090": None})
+
+
+@pytest.mark.parametrize("usd_per_hour", [0.05, 2.96, 50.0])
+def test_two_5090s_in_one_desktop_beat_four_4090s_across_two_desktops_at_4_percent_mfu_at_any_price(
+    unrented_5090, usd_per_hour
+):
+    """The review's pair: 4 x RTX 4090 in two desktops joined by Ethernet (MFU about 4 %, $2.96/h then)
+    against 2 x RTX 5090 in one desktop with no cloud price. The 5090s do six times the work on fewer
+    GPUs in one box, so whatever the 4090s rent for, they are not ranked first."""
+    fours = _falcon(unrented_5090, purchase="rent", gpu="nvidia-rtx-4090", gpus=4).options[0]
+    twos = _falcon(unrented_5090, purchase="rent", gpu="nvidia-rtx-5090", gpus=2).options[0]
+    assert fours.machines == 2 and twos.machines == 1 and twos.rank_usd is None
+    assert fours.training.mfu < 0.10 < twos.training.mfu
+    rented_fours = fours.model_copy(update={"rank_usd": usd_per_hour})
+    assert low_utilisation(rented_fours) and beats_outright(twos, rented_fours)
+    assert [o.gpu_id for o in rank_options([rented_fours, twos])] == ["nvidia-rtx-5090", "nvidia-rtx-4090"]
+
+
+@pytest.mark.parametrize("usd_per_card", [1.0, 749.0])
+def test_buying_for_a_falcon_lora_an_unpriced_5090_is_picked_over_priced_5070_tis_in_four_desktops(
+    usd_per_card,
+):
+    """Buy, consumer tier, with no purchase price for the RTX 5090 or 3090: the priced answer would be
+    8 x RTX 5070 Ti in four desktops at MFU 7 %. One RTX 5090 in one desktop does more, so it is the
+    pick, shown as price unknown, whether a 5070 Ti costs $1 or its $749 launch price, and the warning
+    names the priced option it was ranked ahead of and why."""
+    catalog = _priced(
+        default_catalog(),
+        "purchase_usd",
+        {"nvidia-rtx-5090": None, "nvidia-rtx-3090": None, "nvidia-rtx-5070-ti": usd_per_card},
+    )
+    result = _falcon(catalog, purchase="buy", tier="consumer")
+    best = result.options[0]
+    priced = next(o for o in result.options if o.fits and o.meets_target and o.rank_usd is not None)
+    assert best.gpu_id == "nvidia-rtx-5090" and best.rank_usd is None and best.machines == 1
+    assert priced.gpu_id == "nvidia-rtx-5070-ti" and priced.machines == 4 and low_utilisation(priced)
+    assert best.speed.tokens_per_s > priced.speed.tokens_per_s
+    assert "price unknown" in buy_text(best.cost)
+    consumer = next(c for c in tier_choices(result.request, result.options, catalog) if c.tier is best.tier)
+    assert consumer.gpu_id == "nvidia-rtx-5090"
+    warning = next(w for w in result.warnings if "No purchase price for" in w)
+    assert "NVIDIA GeForce RTX 5090 (price unknown)" in warning and "RTX 5070 Ti" in warning
+    assert "low utilisation" in warning
+
+
+def test_an_unpriced_option_that_is_slower_on_as_many_gpus_stays_behind_the_priced_one(unrented_5090):
+    """Renting, 2 x RTX 3090 has no cloud price and is slower than 2 x RTX 4090 in the same one desktop:
+    price unknown is then no reason to promote it, and it follows the priced option."""
+    result = _falcon(unrented_5090, purchase="rent", tier="consumer")
+    order = [o.gpu_id for o in result.options]
+    assert order.index("nvidia-rtx-4090") < order.index("nvidia-rtx-3090")
+    ampere = result.options[order.index("nvidia-rtx-3090")]
+    assert ampere.rank_usd is None
+    assert not beats_outright(ampere, result.options[order.index("nvidia-rtx-4090")])
+
+
+def test_a_faster_unpriced_card_in_as_many_machines_does_not_jump_a_priced_one_because_speed_is_not_price(
+    unrented_5090,
+):
+    """One RTX 5090 against 2 x RTX 4090, both one desktop: the 5090 needs fewer GPUs but does less work,
+    and a faster or scarcer card says nothing about its price, so the priced 4090s stay first. The same
+    rule keeps a priced MI325X rental ahead of an unpriced B300 (tests/core/test_one_answer.py)."""
+    result = _falcon(unrented_5090, purchase="rent")
+    first_priced = next(o for o in result.options if o.fits and o.meets_target and o.rank_usd is not None)
+    ahead = result.options[: result.options.index(first_priced)]
+    assert all(o.rank_usd is None and beats_outright(o, first_priced) for o in ahead)
+    consumer = [o for o in result.options if o.tier.value == "consumer"]
+    assert [o.gpu_id for o in consumer[:2]] == ["nvidia-rtx-4090", "nvidia-rtx-5090"]
