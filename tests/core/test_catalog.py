@@ -30,7 +30,8 @@ def test_tensor_peaks_are_dense_not_sparse(catalog):
 
 def test_unknown_figures_are_null_not_zero(catalog):
     w7900 = catalog.get("amd-radeon-pro-w7900")
-    assert w7900.dense_peak_tflops.bf16 is None and w7900.purchase_usd is None
+    assert w7900.dense_peak_tflops.bf16 is None
+    assert catalog.get("nvidia-rtx-5000-ada").purchase_usd is None  # no sourced price: null, not $0
     assert catalog.get("nvidia-a100-sxm-80gb").dense_peak_tflops.fp8 is None  # Ampere has no FP8
 
 

@@ -87,11 +87,18 @@ def test_the_previously_unpriced_parts_now_carry_a_price_where_one_was_found(cat
         assert catalog.get(gpu_id).purchase_usd is not None, gpu_id
 
 
-def test_the_rtx_4000_ada_carries_its_launch_price_with_the_press_source_and_month():
-    """$1,250 at its August 2023 launch (PC Gamer); a workstation Buy answer can now price it."""
-    gpu = default_catalog().get("nvidia-rtx-4000-ada")
-    assert (gpu.purchase_usd, gpu.purchase_price_date) == (1250.0, "2023-08")
-    assert "[P7]" in gpu.purchase_source and not gpu.price_note.startswith("purchase: ")
+@pytest.mark.parametrize(
+    ("gpu_id", "usd", "date", "key"),
+    [
+        ("nvidia-rtx-4000-ada", 1250.0, "2023-08", "[P7]"),  # launch price, PC Gamer
+        ("amd-radeon-pro-w7900", 4000.0, "2026-12-02", "[S21]"),  # its HF hardware page's MSRP
+    ],
+)
+def test_workstation_cards_priced_since_issue_21_carry_the_source_and_date(gpu_id, usd, date, key):
+    """A workstation Buy answer can now price these cards; each price says where and when it was seen."""
+    gpu = default_catalog().get(gpu_id)
+    assert (gpu.purchase_usd, gpu.purchase_price_date) == (usd, date)
+    assert key in gpu.purchase_source and not gpu.price_note.startswith("purchase: ")
 
 
 def test_parts_no_longer_sold_say_who_reported_it(catalog):

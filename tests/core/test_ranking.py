@@ -8,11 +8,12 @@ import pytest
 
 from gpu_advisor.core.architecture import approximate_hf_config
 from gpu_advisor.core.catalog import Catalog, default_catalog
+from gpu_advisor.core.presets import get_preset
 from gpu_advisor.core.ranking import beats_outright, low_utilisation, rank_options
 from gpu_advisor.core.recommend import plan
 from gpu_advisor.core.request import PlanRequest
 from gpu_advisor.core.tiers import tier_choices
-from gpu_advisor.wording.plan import buy_text
+from gpu_advisor.wording.plan import rent_text
 from tests.hub_configs import FALCON_7B
 
 # The Falcon-7B LoRA of ux-review-3 D5: sequence 2048, micro-batch 4, checkpointing.
@@ -58,31 +59,52 @@ def test_two_5090s_in_one_desktop_beat_four_4090s_across_two_desktops_at_4_perce
     assert [o.gpu_id for o in rank_options([rented_fours, twos])] == ["nvidia-rtx-5090", "nvidia-rtx-4090"]
 
 
-@pytest.mark.parametrize("usd_per_card", [1.0, 749.0])
-def test_buying_for_a_falcon_lora_an_unpriced_5090_is_picked_over_priced_5070_tis_in_four_desktops(
-    usd_per_card,
+def _finetune_70b(catalog: Catalog):
+    """Llama 3 70B full fine-tune, rented, in the data-center tier."""
+    request = PlanRequest.model_validate(
+        {"model": get_preset("llama-3-70b"), "task": "finetune", "tier": "datacenter", "purchase": "rent"}
+    )
+    return plan(request, catalog)
+
+
+def test_an_unpriced_b300_server_ranks_ahead_of_priced_a100s_in_two_servers_but_not_of_priced_mi325xs():
+    """No cloud price for the B300: 4 x B300 in one server do more tokens/s than 16 x A100 in two, so
+    they rank ahead of the A100s; the MI325X and MI300X rentals, one server each, keep their lead, since
+    a faster card alone says nothing about its price."""
+    result = _finetune_70b(default_catalog())
+    order = [o.gpu_id for o in result.options]
+    b300 = result.options[order.index("nvidia-b300")]
+    a100 = result.options[order.index("nvidia-a100-sxm-80gb")]
+    assert b300.rank_usd is None and a100.rank_usd is not None
+    assert (b300.machines, a100.machines) == (1, 2) and b300.speed.tokens_per_s > a100.speed.tokens_per_s
+    assert (
+        order.index("amd-instinct-mi325x") < order.index("nvidia-b300") < order.index("nvidia-a100-sxm-80gb")
+    )
+
+
+@pytest.mark.parametrize("usd_per_hour", [0.01, 25.44 / 16, 100.0])
+def test_without_the_mi300_prices_the_b300_server_is_the_answer_with_price_unknown_at_any_a100_price(
+    usd_per_hour,
 ):
-    """Buy, consumer tier, with no purchase price for the RTX 5090 or 3090: the priced answer would be
-    8 x RTX 5070 Ti in four desktops at MFU 7 %. One RTX 5090 in one desktop does more, so it is the
-    pick, shown as price unknown, whether a 5070 Ti costs $1 or its $749 launch price, and the warning
-    names the priced option it was ranked ahead of and why."""
+    """With no cloud price for the MI325X and MI300X either, the B300 server is the answer whatever the
+    A100 rents for (1 cent or $100 an hour): it is shown as price unknown, and the warning names the
+    priced option it was ranked ahead of (16 A100s in two servers) and why."""
     catalog = _priced(
         default_catalog(),
-        "purchase_usd",
-        {"nvidia-rtx-5090": None, "nvidia-rtx-3090": None, "nvidia-rtx-5070-ti": usd_per_card},
+        "cloud_usd_per_hour",
+        {"amd-instinct-mi325x": None, "amd-instinct-mi300x": None, "nvidia-a100-sxm-80gb": usd_per_hour},
     )
-    result = _falcon(catalog, purchase="buy", tier="consumer")
+    result = _finetune_70b(catalog)
     best = result.options[0]
-    priced = next(o for o in result.options if o.fits and o.meets_target and o.rank_usd is not None)
-    assert best.gpu_id == "nvidia-rtx-5090" and best.rank_usd is None and best.machines == 1
-    assert priced.gpu_id == "nvidia-rtx-5070-ti" and priced.machines == 4 and low_utilisation(priced)
-    assert best.speed.tokens_per_s > priced.speed.tokens_per_s
-    assert "price unknown" in buy_text(best.cost)
-    consumer = next(c for c in tier_choices(result.request, result.options, catalog) if c.tier is best.tier)
-    assert consumer.gpu_id == "nvidia-rtx-5090"
-    warning = next(w for w in result.warnings if "No purchase price for" in w)
-    assert "NVIDIA GeForce RTX 5090 (price unknown)" in warning and "RTX 5070 Ti" in warning
-    assert "low utilisation" in warning
+    assert best.gpu_id == "nvidia-b300" and best.rank_usd is None and best.machines == 1
+    assert "price unknown" in rent_text(best.cost)
+    datacenter = next(c for c in tier_choices(result.request, result.options, catalog) if c.tier is best.tier)
+    assert datacenter.gpu_id == "nvidia-b300"
+    warning = next(w for w in result.warnings if "No cloud price for" in w)
+    first_priced = next(o for o in result.options if o.fits and o.meets_target and o.rank_usd is not None)
+    assert first_priced.machines == 2 and "A100" in first_priced.gpu  # the SXM or, dearer, the PCIe card
+    assert "NVIDIA B300 (HGX B300, SXM) (price unknown)" in warning and f"16 × {first_priced.gpu}" in warning
+    assert "need more machines for no more throughput" in warning
 
 
 def test_an_unpriced_option_that_is_slower_on_as_many_gpus_stays_behind_the_priced_one(unrented_5090):

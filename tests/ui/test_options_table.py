@@ -91,3 +91,20 @@ def test_a_wider_window_shows_more_columns_and_a_narrower_one_fewer(window, qtbo
     narrow = _shown(table)
     assert len(wide) > len(middle) > len(narrow)
     _no_sideways_scrolling(table, qtbot)
+
+
+def test_at_1024_the_fits_column_reads_runs_as_fp16_whole(window, qtbot):
+    """A bf16 LoRA on one V100 runs as fp16: the fit column says so in full at the smallest window
+    (the job's time and cost columns, n/a without a token budget, are not there to squeeze it)."""
+    window.form.set_field("gpu", "nvidia-v100-sxm2-32gb")
+    window.form.set_field("gpus", 1)
+    _, table = _options_at(window, qtbot, (1024, 700), {"task": "lora"})
+    model = table.model()
+    headers = {model.headerData(c, Qt.Orientation.Horizontal): c for c in range(model.columnCount())}
+    fits = headers["Fits"]
+    text = model.index(0, fits).data()
+    assert text.endswith("runs as fp16 (loss scaling)")
+    font = model.index(0, fits).data(Qt.ItemDataRole.FontRole) or table.font()
+    assert table.columnWidth(fits) >= QFontMetrics(font).horizontalAdvance(text)
+    shown = {h.replace("\n", " ") for h in headers if not table.isColumnHidden(headers[h])}
+    assert not {"Time to train", "Job cost"} & shown  # n/a on every row without a token budget

@@ -233,6 +233,11 @@ class MemoryChart(_ThemedPlot):
 class CostChart(_ThemedPlot):
     """Cumulative cost of renting against buying (purchase + electricity), break-even marked."""
 
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override: the break-even label's side
+        super().resizeEvent(event)
+        if getattr(self, "_plan", None) is not None:
+            self.redraw()
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setToolTip(tip("breakeven"))
@@ -284,14 +289,17 @@ class CostChart(_ThemedPlot):
             self.legend_entries.append((color.name(), text))
         self.message = cost_chart_message(self._plan, curve)
         if not curve.job and be is not None and be <= months and curve.breakeven_usd is not None:
-            side = 1 if be > months * 2 / 3 else 0
+            label = f"break-even {format_months(be)}"
+            # Right of the line, or left of it when the label would not fit between it and the edge.
+            plot_px = item.vb.width() or self.width() * 0.8
+            right_px = (months - be) / months * plot_px
+            side = 1 if right_px < QFontMetrics(self.font()).horizontalAdvance(label) + TICK_MARGIN_PX else 0
             item.addItem(
                 pg.InfiniteLine(
                     pos=be,
                     angle=90,
                     pen=pg.mkPen(fg, width=1, style=pg.QtCore.Qt.PenStyle.DashLine),
-                    label=f"break-even {format_months(be)}",
-                    # right of the line, or left of it when the crossing is in the chart's last third
+                    label=label,
                     labelOpts={"position": 0.9, "color": fg, "anchors": [(side, 0), (side, 0)]},
                 )
             )

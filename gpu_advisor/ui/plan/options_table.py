@@ -48,7 +48,7 @@ HIDE_FIRST = (
     "time_per_epoch",
 )
 ALWAYS = ("gpu", "count", "fits")  # kept even where every row is n/a ("fits" never is)
-UNCUT = ("fits", "memory")  # "does not fit", "24.7 of 31.7 GiB": never elided
+UNCUT = ("count", "fits", "memory")  # "2 (buy 4)", "does not fit", "24.7 of 31.7 GiB": never elided
 LEAST_SHARE = 0.65  # of a column's natural width, before columns are left out
 # and at the narrowest, the price the plan is not ranked by (buy when renting, rent when buying).
 HIDE_LAST = {False: ("breakeven", "purchase", "aggregate"), True: ("breakeven", "rent", "aggregate")}
@@ -243,8 +243,12 @@ class OptionsTable(QTableView):
         for column in range(self.proxy.columnCount()):
             self.setColumnHidden(column, False)
         self.resizeColumnsToContents()
-        self._natural = [  # what each column would like, long texts capped
-            min(self.columnWidth(c), MAX_GPU_COLUMN_PX if c == 0 else MAX_COLUMN_PX)
+        columns = self.options_model.columns
+        self._natural = [  # what each column would like, long texts capped (but the never-cut ones:
+            # "fits, tight, runs as fp16 (loss scaling)" says what the card can run, and reads whole)
+            self.columnWidth(c)
+            if columns[c].key in UNCUT
+            else min(self.columnWidth(c), MAX_GPU_COLUMN_PX if c == 0 else MAX_COLUMN_PX)
             for c in range(self.proxy.columnCount())
         ]
         header = self.horizontalHeader()
@@ -298,11 +302,14 @@ class OptionsTable(QTableView):
         # Between the least and the natural widths, every column gives up the same share; below
         # the least (nothing left to leave out), the same fraction of it.
         share = 1.0 if want <= room else max(0.0, (room - need) / max(want - need, 1))
-        below = min(1.0, room / max(need, 1))
+        # Below the least, the never-cut columns keep theirs and the others share what is left.
+        uncut = sum(least[c] for c in shown if columns[c].key in UNCUT)
+        below = min(1.0, max(0.0, room - uncut) / max(need - uncut, 1))
         for c in range(len(columns)):
             self.setColumnHidden(c, c in hidden)
             if c not in hidden:
-                self.setColumnWidth(c, int((least[c] + (natural[c] - least[c]) * share) * below))
+                scale = 1.0 if columns[c].key in UNCUT else below
+                self.setColumnWidth(c, int((least[c] + (natural[c] - least[c]) * share) * scale))
         keys = frozenset(columns[c].key for c in hidden)
         if keys != self.options_model.hidden_keys:
             self.options_model.hidden_keys = keys
