@@ -50,19 +50,17 @@ def published_global_batch(req: PlanRequest) -> tuple[int, str]:
 def default_global_batch(req: PlanRequest) -> tuple[int, str] | None:
     """The published global batch (sequences per step, source) a training request without one is
     planned with, or None where none applies: a global batch given, a trace (it measured one recipe),
-    the accumulation set by the user (micro-batch x accumulation per replica is then theirs and the
-    batch follows the replicas), or a GPU count that no power-of-two batch divides into replicas. A
-    micro-batch the user set rounds it to a multiple of theirs."""
+    the micro-batch or the accumulation set by the user (the sequences per replica are then theirs and
+    the batch follows the replicas: a held batch would leave no layout for a GPU that needs more
+    replicas than it has micro-batches), or a GPU count that no power-of-two batch divides into
+    replicas. With the micro-batch open the search's micro-batch 1 keeps up to that many replicas."""
     if not req.task.is_training or req.global_batch is not None or req.trace is not None:
         return None
-    if "grad_accumulation_steps" in req.model_fields_set:
+    if {"grad_accumulation_steps", "batch_size"} & req.model_fields_set:
         return None
     if req.gpus is not None and req.gpus & (req.gpus - 1):
         return None
-    sequences, source = published_global_batch(req)
-    if "batch_size" in req.model_fields_set and sequences % req.batch_size:
-        sequences = req.batch_size * max(1, round(sequences / req.batch_size))
-    return sequences, source
+    return published_global_batch(req)
 
 
 # Without a deadline, a token budget is planned to finish within this many days: published

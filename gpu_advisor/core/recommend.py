@@ -851,8 +851,9 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
             )
         else:
             held = (
-                "none given, and none applied (the accumulation, a trace or the GPU count fixes the "
-                "sequences per replica): micro-batch x accumulation per replica as the recipe says; "
+                "none given, and none applied (the micro-batch or accumulation you set, a trace or the "
+                "GPU count fixes the sequences per replica): micro-batch x accumulation per replica as "
+                "the recipe says; "
                 f"published practice is about {sequences} sequences of {req.seq_len} tokens per step "
                 f"({source}); set --global-batch to hold it"
             )

@@ -150,8 +150,9 @@ def test_a_locked_micro_batch_1_gets_what_else_to_change_with_its_cost_and_time_
     graphs = next(s for s in result.suggestions if "CUDA graphs" in s)
     cost = f"instead of {format_usd(best.rank_usd)} and {format_duration(best.speed.time_to_train_s)}"
     assert cost in micro and cost in graphs
-    # The micro-batch the suggestion names is the planner's own pick with the knob open, at its cost.
-    open_ = _plan(catalog, **kw).best
+    # The micro-batch the suggestion names is the planner's own pick with the knob open, at its cost
+    # (the accumulation as the locked plan has it: a locked micro-batch applies no published batch).
+    open_ = _plan(catalog, grad_accumulation_steps=result.best.recipe["grad_accum"], **kw).best
     assert micro.startswith(f"Raise the micro-batch to {open_.recipe['micro_batch']} (you set 1): ")
     assert micro.split(":")[1].strip().startswith(format_usd(open_.rank_usd))
 

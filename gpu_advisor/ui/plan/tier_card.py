@@ -90,6 +90,15 @@ class TierCard(QFrame):
         self.frontier_label.setToolTip(
             "The recommended GPU and recipe at each power-of-two scale: where more GPUs stop paying."
         )
+        # What else the user could change, with its effect on cost and time (core/advice.py): on the
+        # card, which every result tab shows, not only on the Overview tab.
+        self.suggestions_label = QLabel()
+        self.suggestions_label.setWordWrap(True)
+        self.suggestions_label.setObjectName("suggestions")
+        self.suggestions_label.setTextFormat(Qt.TextFormat.RichText)
+        self.suggestions_label.setToolTip(
+            "Each change re-planned on the recommended GPU: its job cost and time to train against the plan's."
+        )
         labels = (
             self.tier_label,
             self.gpu_label,
@@ -97,6 +106,7 @@ class TierCard(QFrame):
             self.model_label,
             self.verdict_label,
             self.frontier_label,
+            self.suggestions_label,
         )
         for label in labels:
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -109,6 +119,7 @@ class TierCard(QFrame):
         layout.addWidget(self.reason_label)
         layout.addWidget(self.verdict_label)
         layout.addWidget(self.frontier_label)
+        layout.addWidget(self.suggestions_label)
         self.grid = QGridLayout()
         self.grid.setHorizontalSpacing(FIGURE_SPACING_PX)
         self._titles: dict[str, QLabel] = {}
@@ -187,6 +198,12 @@ class TierCard(QFrame):
         frontier = frontier_sentence(plan)
         self.frontier_label.setText(frontier)
         self.frontier_label.setVisible(bool(frontier))
+        # With no answer the reason already quotes what would make it fit.
+        changes = list(plan.suggestions) if best is not None else []
+        self.suggestions_label.setText(
+            "<b>What else you could change:</b> " + "<br>".join(escape(s) for s in changes) if changes else ""
+        )
+        self.suggestions_label.setVisible(bool(changes))
         if rec.tier is None or best is None:
             self.tier_label.setText(f"<h2>{escape(no_answer(plan).capitalize())}</h2>")
             self.gpu_label.setText("")
