@@ -89,7 +89,9 @@ def test_a_wider_window_shows_more_columns_and_a_narrower_one_fewer(window, qtbo
     middle = _shown(table)
     _options_at(window, qtbot, (1024, 700), TRAINING)
     narrow = _shown(table)
-    assert len(wide) > len(middle) > len(narrow)
+    # n/a columns are not there at all (D13): at 1024 the columns 1280 shows may all stay, cut by at
+    # most a third each, rather than one more going.
+    assert len(wide) > len(middle) >= len(narrow)
     _no_sideways_scrolling(table, qtbot)
 
 
