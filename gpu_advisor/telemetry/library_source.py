@@ -5,12 +5,13 @@ The subclass opens the library, lists its devices and reads one; see nvml.NvmlSo
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from typing import Any, Self
 
 from gpu_advisor.telemetry.samples import GpuSample
 
 
-class LibrarySource:
+class LibrarySource(ABC):
     """The shared half of NvmlSource and AmdSmiSource; `label` names the library in sentences.
     (Its devices are nvml.GpuInfo, typed Any here: nvml.py imports this module.)"""
 
@@ -34,12 +35,13 @@ class LibrarySource:
         """Why the library cannot be used, in words for the user; None when it is available."""
         return None if self._available else self._reason
 
+    @abstractmethod
     def open(self) -> bool:
-        raise NotImplementedError
+        """Open the library and list its devices; False (with the reason kept) where it cannot."""
 
+    @abstractmethod
     def _shut_down(self) -> None:
         """Release the library (the lock held, the source available). Never raises."""
-        raise NotImplementedError
 
     def close(self) -> None:
         """Shut the library down. Safe to call twice; never raises."""
@@ -71,8 +73,9 @@ class LibrarySource:
             return None, GpuSample(index=index, name=f"GPU {index}", error=reason)
         return device, None
 
+    @abstractmethod
     def read(self, index: int) -> GpuSample:
-        raise NotImplementedError
+        """One sample of GPU `index`, or a sample that says why it cannot be read."""
 
     def read_all(self) -> tuple[GpuSample, ...]:
         """Read every GPU, in index order."""

@@ -311,7 +311,9 @@ def test_the_compare_chart_keeps_clear_of_the_splitter_handle(window, qtbot, res
     assert gap >= 4  # the handle's grip drew over the chart's axis title
 
 
-@pytest.mark.parametrize("tab", [0, 1, 3, 4], ids=["three tiers", "overview", "how it was computed", "assumptions"])
+@pytest.mark.parametrize(
+    "tab", [0, 1, 3, 4], ids=["three tiers", "overview", "how it was computed", "assumptions"]
+)
 def test_the_recommendation_never_scrolls_sideways_for_a_long_gpu_name(window, qtbot, tab):
     """A fine-tune whose tiers and rent-or-buy pair name 'NVIDIA RTX PRO 6000 Blackwell Workstation
     Edition (96 GB)': the tier answer, the cost chart's legend and the notes wrap at 1024 px, so the
