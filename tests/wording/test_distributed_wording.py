@@ -48,11 +48,14 @@ def test_the_headline_bus_bandwidth_is_the_peak_over_sizes_beside_the_largest_me
     rows = section.rows("all_reduce", "intra-node")
     assert len(rows) >= 2
     last = rows[-1]
+    # The largest message made a dip below every other size, whatever the measured figures (under
+    # load one size can read 4x another, so a fixed factor may leave it the peak).
+    dip = min(r.busbw_bytes_per_s for r in rows[:-1]) / (2 * last.busbw_bytes_per_s)
     slow = last.model_copy(
         update={
-            "time_s": 4 * last.time_s,
-            "algbw_bytes_per_s": last.algbw_bytes_per_s / 4,
-            "busbw_bytes_per_s": last.busbw_bytes_per_s / 4,
+            "time_s": last.time_s / dip,
+            "algbw_bytes_per_s": last.algbw_bytes_per_s * dip,
+            "busbw_bytes_per_s": last.busbw_bytes_per_s * dip,
         }
     )
     collectives = [slow if c is last else c for c in section.collectives]
