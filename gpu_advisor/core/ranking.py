@@ -6,7 +6,10 @@ The rule, in order:
    and training options at a sound utilisation (MFU of 10 % or more) before those flagged for low
    utilisation, priced or not: a cheap hour of GPUs that mostly wait is not the better answer.
 2. Within each of those classes, priced options are ordered by the user's ranking (the rent, the job's
-   rent, or the purchase plus power over the ownership months), then by GPU count.
+   rent, or the purchase plus power over the ownership months), then by GPU count. A training price
+   that does not grow with the work (rent per hour without a token budget, or a purchase) is divided
+   by the option's throughput first: the price of a token trained. Two 5070 Tis for $3,498 and one
+   5090 for $3,599 are then compared on what each trains for its money, not on the $101 alone.
 3. An option without a price is given no estimated one. It goes just ahead of the first priced option of
    its own tier that it beats on hardware outright: fewer machines, no more GPUs and at least the
    throughput. The priced option then joins more boxes over a network to do less work, which costs a
@@ -23,13 +26,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .request import PlanRequest, Purchase
 from .result import Option
 
 LOW_MFU = 0.10  # below this a training option spends most of its step off the tensor cores
 
 RANKING_RULE = (
     "fitting, meeting the target and (training) an MFU of at least 10% first; then by the user's price "
-    "(rent, or purchase + power over the ownership months); an option with no price is estimated none "
+    "(rent, or purchase + power over the ownership months), for training per token/s of throughput "
+    "unless the rent is the whole job's; an option with no price is estimated none "
     "and goes just ahead of the first priced option of its own tier that needs more machines and at "
     "least as many GPUs for no more throughput, otherwise after the priced ones, by GPU count"
 )
@@ -39,6 +44,20 @@ def low_utilisation(option: Option) -> bool:
     """A training option whose MFU is under LOW_MFU (it carries a warning in its note)."""
     training = option.training
     return training is not None and training.mfu is not None and training.mfu < LOW_MFU
+
+
+def ranks_per_token(req: PlanRequest) -> bool:
+    """Whether the user's price buys time rather than the job: a training request bought, or rented
+    without a token budget (the job's rent already grows with the time it takes)."""
+    return req.task.is_training and (req.purchase is Purchase.BUY or req.train_tokens is None)
+
+
+def _price_key(option: Option, per_token: bool) -> float:
+    assert option.rank_usd is not None
+    tokens_per_s = option.speed.tokens_per_s
+    if per_token and option.training is not None and tokens_per_s > 0:
+        return option.rank_usd / tokens_per_s
+    return option.rank_usd
 
 
 def _quality(option: Option) -> tuple[bool, bool, bool]:
@@ -60,9 +79,10 @@ def beats_outright(a: Option, b: Option) -> bool:
     )
 
 
-def rank_options(options: Sequence[Option]) -> list[Option]:
+def rank_options(options: Sequence[Option], *, per_token: bool = False) -> list[Option]:
     """The options in the order the plan presents them; the first that fits and meets the target is the
-    recommendation, and the first of each tier is that tier's pick."""
+    recommendation, and the first of each tier is that tier's pick. `per_token` (ranks_per_token)
+    orders training options by their price per token/s."""
     ranked: list[Option] = []
     classes: dict[tuple[bool, bool, bool], list[Option]] = {}
     for option in options:
@@ -71,7 +91,7 @@ def rank_options(options: Sequence[Option]) -> list[Option]:
         members = classes[quality]
         priced = sorted(
             (o for o in members if o.rank_usd is not None),
-            key=lambda o: (o.rank_usd, o.count, -o.gpu_memory_bytes),
+            key=lambda o: (_price_key(o, per_token), o.count, -o.gpu_memory_bytes),
         )
         unpriced = sorted((o for o in members if o.rank_usd is None), key=_unpriced_key)
         ahead_of: dict[

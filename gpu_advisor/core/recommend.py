@@ -20,7 +20,7 @@ from .layout import Parallelism
 from .layouts import Candidate, LayoutSearch, best, meets
 from .memory import Device, estimate_memory, request_profile
 from .precision import Task, Tier
-from .ranking import LOW_MFU, RANKING_RULE, low_utilisation, rank_options
+from .ranking import LOW_MFU, RANKING_RULE, low_utilisation, rank_options, ranks_per_token
 from .recipe import (
     DEADLINE_SOURCE,
     DEFAULT_DEADLINE_DAYS,
@@ -331,10 +331,10 @@ def _option(
         gpus_bought=bought,
     )
     if req.purchase is Purchase.BUY:
-        rank = (
+        rank = (  # an unknown power draw leaves the ownership unpriced, never free to run
             None
-            if cost.purchase_usd is None
-            else (cost.purchase_usd + OWNERSHIP_MONTHS * (cost.electricity_usd_per_month or 0.0))
+            if cost.purchase_usd is None or cost.electricity_usd_per_month is None
+            else cost.purchase_usd + OWNERSHIP_MONTHS * cost.electricity_usd_per_month
         )
     elif cost.job_cloud_usd is not None:
         rank = cost.job_cloud_usd
@@ -344,6 +344,8 @@ def _option(
         describe(user, req, par.data, par.zero_stage) if req.task.is_training else (None, None)
     )
     notes = [note, deployment_note(gpu, machines.machines), _low_mfu(speed)]
+    if req.purchase is Purchase.BUY and cost.purchase_usd is not None and rank is None:
+        notes.append("no sourced power draw, so the running cost is unknown: ranked as unpriced")
     if not batch_kept:
         notes.append(
             f"{par.data} replicas x micro-batch {req.batch_size} do not divide the global batch of "
@@ -694,7 +696,8 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
                 if i == 0:
                     literal[gpu.id] = option
         options.extend(kept[gpu.id] for gpu in gpus if gpu.id in kept)
-    options = rank_options(options)  # quality, then price; a missing price never demotes (core/ranking.py)
+    # quality, then price; a missing price never demotes (core/ranking.py)
+    options = rank_options(options, per_token=ranks_per_token(req))
     scope = fabric_scope_warning(
         req.calibration, [g.name for g in gpus if not fabric_applies(req.calibration, g.id)]
     )

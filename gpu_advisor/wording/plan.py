@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from gpu_advisor.core.estimates import OWNERSHIP_MONTHS, CostEstimate
 from gpu_advisor.core.precision import Engine, Framework, LossImpl, Task, Tier
+from gpu_advisor.core.ranking import ranks_per_token
 from gpu_advisor.core.request import Purchase
 from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import (
@@ -223,11 +224,12 @@ def machine_text(option: Option, renting: bool = False) -> str:
 def rank_basis(plan: Plan) -> str:
     """What the options are sorted by, in words."""
     req = plan.request
+    per_token = ", per token/s trained" if ranks_per_token(req) else ""
     if req.purchase.value == "buy":
-        return f"by purchase + {OWNERSHIP_MONTHS} months of electricity"
+        return f"by purchase + {OWNERSHIP_MONTHS} months of electricity{per_token}"
     if req.task.is_training and req.train_tokens is not None:
         return "by the rent of the whole job"
-    return "by rent per hour"
+    return f"by rent per hour{per_token}"
 
 
 def verdict_text(plan: Plan) -> str:

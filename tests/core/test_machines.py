@@ -47,10 +47,10 @@ def test_70b_for_200_users_is_not_sixteen_geforce_cards_with_tp8_because_desktop
 
 
 def test_qlora_8b_on_a_desktop_suggests_the_one_card_that_checkpointing_allows(catalog):
-    """QLoRA on Llama 3 8B, buying a consumer desktop, checkpointing locked off: the activations need
-    two RTX 3060s (tensor parallel 2 in one desktop); with gradient checkpointing one card fits, and the
-    plan says so. Left open, the planner turns checkpointing on itself and names that choice."""
-    kw = dict(model="llama-3-8b", task="qlora", purchase="buy", tier="consumer")
+    """QLoRA on Llama 3 8B on RTX 3060s bought for a desktop, checkpointing locked off: the activations
+    need two 12 GB cards (tensor parallel 2 in one desktop); with gradient checkpointing one card fits,
+    and the plan says so. Left open, the planner turns checkpointing on itself and names that choice."""
+    kw = dict(model="llama-3-8b", task="qlora", purchase="buy", gpu="nvidia-rtx-3060-12gb")
     result = _plan(catalog, grad_checkpointing=False, **kw)
     best = result.best
     assert best.machines == 1 and best.count == 2 and best.layout.tensor == 2

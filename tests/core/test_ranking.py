@@ -13,7 +13,7 @@ from gpu_advisor.core.ranking import beats_outright, low_utilisation, rank_optio
 from gpu_advisor.core.recommend import plan
 from gpu_advisor.core.request import PlanRequest
 from gpu_advisor.core.tiers import tier_choices
-from gpu_advisor.wording.plan import rent_text
+from gpu_advisor.wording.plan import rank_basis, rent_text
 from tests.hub_configs import FALCON_7B
 
 # The Falcon-7B LoRA of ux-review-3 D5: sequence 2048, micro-batch 4, checkpointing.
@@ -82,13 +82,14 @@ def test_an_unpriced_b300_server_ranks_ahead_of_priced_a100s_in_two_servers_but_
     )
 
 
-@pytest.mark.parametrize("usd_per_hour", [0.01, 25.44 / 16, 100.0])
-def test_without_the_mi300_prices_the_b300_server_is_the_answer_with_price_unknown_at_any_a100_price(
+@pytest.mark.parametrize("usd_per_hour", [0.01, 1.0])
+def test_without_the_mi300_prices_the_b300_server_is_the_answer_while_the_a100s_train_cheapest_per_token(
     usd_per_hour,
 ):
-    """With no cloud price for the MI325X and MI300X either, the B300 server is the answer whatever the
-    A100 rents for (1 cent or $100 an hour): it is shown as price unknown, and the warning names the
-    priced option it was ranked ahead of (16 A100s in two servers) and why."""
+    """With no cloud price for the MI325X and MI300X either, and 16 A100s renting for less per token/s
+    than any other priced option (1 cent or $1 an hour each), the B300 server is the answer: it is
+    shown as price unknown, and the warning names the priced option it was ranked ahead of (16 A100s
+    in two servers) and why."""
     catalog = _priced(
         default_catalog(),
         "cloud_usd_per_hour",
@@ -130,3 +131,18 @@ def test_a_faster_unpriced_card_in_as_many_machines_does_not_jump_a_priced_one_b
     assert all(o.rank_usd is None and beats_outright(o, first_priced) for o in ahead)
     consumer = [o for o in result.options if o.tier.value == "consumer"]
     assert [o.gpu_id for o in consumer[:2]] == ["nvidia-rtx-4090", "nvidia-rtx-5090"]
+
+
+def test_a_rented_fine_tune_without_a_budget_is_ranked_by_rent_per_token_so_fast_servers_beat_cheap_hours():
+    """Llama 3 70B fine-tune rented with no token budget: 16 A100s at their catalogue $1.59 an hour
+    each cost less per hour than 8 B200s, but train a third of the tokens, so the B200 server, which
+    trains a token for less, ranks ahead of them and the wording says the rent is per token/s."""
+    catalog = _priced(default_catalog(), "cloud_usd_per_hour", {"nvidia-a100-sxm-80gb": 25.44 / 16})
+    result = _finetune_70b(catalog)
+    order = [o.gpu_id for o in result.options]
+    b200 = result.options[order.index("nvidia-b200")]
+    a100 = result.options[order.index("nvidia-a100-sxm-80gb")]
+    assert a100.rank_usd < b200.rank_usd
+    assert b200.rank_usd / b200.speed.tokens_per_s < a100.rank_usd / a100.speed.tokens_per_s
+    assert order.index("nvidia-b200") < order.index("nvidia-a100-sxm-80gb")
+    assert rank_basis(result) == "by rent per hour, per token/s trained"
