@@ -434,17 +434,17 @@ def _rate_option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Opti
 def _unpriced_warning(req: PlanRequest, best: Option, options: Sequence[Option]) -> str:
     """Why the recommendation carries no price: none of the fitting GPUs has one, or the priced ones
     rank after it on quality (core/ranking.py)."""
-    kind = "purchase" if req.purchase is Purchase.BUY else "cloud"
+    kind = "purchase price or power draw" if req.purchase is Purchase.BUY else "cloud price"
     priced = next((o for o in options if o.fits and o.meets_target and o.rank_usd is not None), None)
     if priced is None:
-        return f"No {kind} price for the GPUs that fit; ranked by GPU count instead of cost."
+        return f"No {kind} for the GPUs that fit; ranked by GPU count instead of cost."
     unit = "" if req.purchase is Purchase.BUY or priced.cost.job_cloud_usd is not None else "/h"
     if low_utilisation(priced) and not low_utilisation(best):
         why = f"those run at low utilisation (MFU {priced.training.mfu:.0%})" if priced.training else ""
     else:
         why = "those need more machines for no more throughput"
     return (
-        f"No {kind} price for {best.gpu} (price unknown): {best.count} of them rank ahead of the "
+        f"No {kind} for {best.gpu} (price unknown): {best.count} of them rank ahead of the "
         f"first priced option, {priced.count} × {priced.gpu} at {format_usd(priced.rank_usd)}{unit}, "
         f"because {why}; check its price."
     )
