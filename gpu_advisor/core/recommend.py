@@ -651,6 +651,9 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
         screened: dict[str, list[tuple[tuple, int, Found]]] = {gpu.id: [] for gpu in gpus}
         # Each GPU's entry with the least (screen key, recipe index) so far: its recipe is kept.
         leading: dict[str, tuple[tuple, int, Found]] = {}
+        # The same within the current checkpointing group: a larger micro-batch is tried while the
+        # group's last one led the group (another group's lead says nothing of this group's trend).
+        group_leading: dict[str, tuple[tuple, int, Found]] = {}
         peaks_of: dict[str, tuple[DevicePeaks | None, str | None]] = {}
         done: set[str] = set()
         for i, (run, run_search) in enumerate(zip(runs, searches, strict=True)):
@@ -663,7 +666,7 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
                 if first_of_group and lead is not None and _cannot_improve(lead, step):
                     done.add(gpu.id)  # checkpointing only slows a recipe already on the fewest GPUs
                     continue
-                if not first_of_group and entries and entries[-1] is not lead:
+                if not first_of_group and entries and entries[-1] is not group_leading.get(gpu.id):
                     continue  # a larger micro-batch stopped paying: the larger ones of this group neither
                 last_run = runs[entries[-1][1]] if entries else None
                 same_group = last_run is not None and last_run.grad_checkpointing == run.grad_checkpointing
@@ -681,6 +684,9 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
                 entries.append(entry)
                 if lead is None or entry[:2] < lead[:2]:
                     leading[gpu.id] = entry
+                group_lead = None if first_of_group else group_leading.get(gpu.id)
+                if group_lead is None or entry[:2] < group_lead[:2]:
+                    group_leading[gpu.id] = entry
         chosen_of = {gid: lead[1] for gid, lead in leading.items()}
         kept: dict[str, Option] = {}
         for i, run in enumerate(runs):

@@ -134,7 +134,10 @@ class _TrainingJob(NamedTuple):
     basis: MemoryBasis
     model_flops_per_token: float
     hardware_flops_per_token: float
-    micro_batches: int  # per optimizer step (gradient accumulation)
+    micro_batches: int  # per optimizer step (gradient accumulation) without a global batch
+    # With a global batch: its sequences over the micro-batch, which each layout's replicas share
+    # (micro-batches per replica = this / data-parallel degree, _micro_batches). None: no global batch.
+    replica_batches: int | None
     tokens_per_micro_batch: int  # b x s
     micro_batch_flops: float  # b x s x model FLOPs per token
     achieved_flops_per_s: float  # peak x MFU
@@ -179,6 +182,9 @@ def _training_constants(req: PlanRequest, basis: MemoryBasis) -> dict[str, Any]:
         model_flops_per_token=model_flops,
         hardware_flops_per_token=hardware_flops_per_token(req),
         micro_batches=req.grad_accumulation_steps,
+        replica_batches=None
+        if req.global_batch is None or not req.task.is_training
+        else req.global_batch // req.batch_size,
         tokens_per_micro_batch=tokens,
         micro_batch_flops=tokens * model_flops,
         weights_bytes=basis.weights,
@@ -209,6 +215,7 @@ class _TrainingStep(NamedTuple):
     """The terms of one optimizer step of one layout, in seconds (micro-batch terms for one micro-batch)."""
 
     layers: float  # layers per pipeline stage
+    micro_batches: int  # per replica per optimizer step (_micro_batches)
     compute_s: float  # one micro-batch
     weights_read_s: float  # one micro-batch
     zero3: _Zero3Gathers | None
@@ -223,6 +230,17 @@ class _TrainingStep(NamedTuple):
     optimizer_s: float
     step_s: float
     tokens_per_s: float
+
+
+def _micro_batches(job: _TrainingJob, data: int) -> int:
+    """Micro-batches per replica per optimizer step on `data` replicas: with a global batch the ones
+    that keep replicas x micro-batch x accumulation at it (as core/recipe.py's keep_global_batch gives
+    the option kept), so the search weighs the bubble and per-step costs at each layout's own
+    accumulation; else (or where the replicas do not divide it) the request's accumulation."""
+    batches = job.replica_batches
+    if batches is None or batches % data:
+        return job.micro_batches
+    return batches // data
 
 
 def _compute_s(job: _TrainingJob, shards: int) -> float:
@@ -279,13 +297,15 @@ def _pipeline_bubble_s(pipeline: int, virtual_stages: int, micro_batch_s: float)
     return (pipeline - 1) / virtual_stages * micro_batch_s if pipeline > 1 else 0.0
 
 
-def _pipeline_sends_s(job: _TrainingJob, par: Parallelism, virtual_stages: int, pp_cross: bool) -> float:
+def _pipeline_sends_s(
+    job: _TrainingJob, par: Parallelism, virtual_stages: int, pp_cross: bool, micro_batches: int
+) -> float:
     """Activations sent forward and gradients back between stages, per virtual stage and micro-batch."""
     fabric = job.peaks.fabric
     if par.pipeline <= 1 or fabric is None:
         return 0.0
     act = job.micro_batch_activation_bytes / par.tensor
-    return 2 * virtual_stages * job.micro_batches * p2p_s(fabric, act, pp_cross)
+    return 2 * virtual_stages * micro_batches * p2p_s(fabric, act, pp_cross)
 
 
 def _reduces_gradients_per_step(par: Parallelism, fabric: Fabric | None) -> bool:
@@ -333,19 +353,26 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
     host = layers * job.eff.host_overhead_per_layer_s
     # Host time adds where the host runs the kernels itself (a CPU), else the GPU works meanwhile.
     micro = gpu_micro + host if job.peaks.host_serial else max(gpu_micro, host)
+    m = _micro_batches(job, data)
     v, bubble, sends, dp_time, dp_exposed, optimizer = _past_the_micro_batches(
-        job, par, layers, micro, dp_group, pp_cross
+        job, par, layers, micro, dp_group, pp_cross, m
     )
-    step = job.micro_batches * micro + (bubble + sends + dp_exposed + optimizer)
-    tokens_per_s = job.tokens_per_micro_batch * job.micro_batches * data / step
+    step = m * micro + (bubble + sends + dp_exposed + optimizer)
+    tokens_per_s = job.tokens_per_micro_batch * m * data / step
     return _TrainingStep(
-        layers, compute, weights_read, zero3, tp_time, gpu_micro, micro, v, bubble, sends, dp_time,
+        layers, m, compute, weights_read, zero3, tp_time, gpu_micro, micro, v, bubble, sends, dp_time,
         dp_exposed, optimizer, step, tokens_per_s,
     )  # fmt: skip
 
 
 def _past_the_micro_batches(
-    job: _TrainingJob, par: Parallelism, layers: float, micro: float, dp_group: Group, pp_cross: bool
+    job: _TrainingJob,
+    par: Parallelism,
+    layers: float,
+    micro: float,
+    dp_group: Group,
+    pp_cross: bool,
+    micro_batches: int,
 ) -> tuple[int, float, float, float, float, float]:
     """What a step adds to its micro-batches: (virtual stages, pipeline bubble s, pipeline sends s,
     data-parallel reduction s, the part of it exposed s, optimizer s)."""
@@ -353,7 +380,7 @@ def _past_the_micro_batches(
     if par.pipeline > 1:
         v = _virtual_stages(job, layers)
         bubble = _pipeline_bubble_s(par.pipeline, v, micro)
-        sends = _pipeline_sends_s(job, par, v, pp_cross)
+        sends = _pipeline_sends_s(job, par, v, pp_cross, micro_batches)
     dp_time = _dp_reduction_s(job, par, dp_group) if par.data > 1 else 0.0
     dp_exposed = _dp_exposed_s(job, dp_time, micro) if dp_time else 0.0
     return v, bubble, sends, dp_time, dp_exposed, _optimizer_s(job, _optimizer_params(job, par))
@@ -381,11 +408,12 @@ def _training_tokens_per_s(job: _TrainingJob, par: Parallelism) -> float:
     )
     host = layers * job.eff.host_overhead_per_layer_s
     micro = gpu_micro + host if job.peaks.host_serial else max(gpu_micro, host)
+    m = _micro_batches(job, data)
     _, bubble, sends, _, dp_exposed, optimizer = _past_the_micro_batches(
-        job, par, layers, micro, dp_group, pp_cross
+        job, par, layers, micro, dp_group, pp_cross, m
     )
-    step = job.micro_batches * micro + (bubble + sends + dp_exposed + optimizer)
-    return job.tokens_per_micro_batch * job.micro_batches * data / step
+    step = m * micro + (bubble + sends + dp_exposed + optimizer)
+    return job.tokens_per_micro_batch * m * data / step
 
 
 def _training_summary(job: _TrainingJob, par: Parallelism) -> SpeedSummary:
@@ -401,7 +429,7 @@ def _training_summary(job: _TrainingJob, par: Parallelism) -> SpeedSummary:
 def _training_terms(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> list[SpeedTerm]:
     """Every term of the step worded with its formula, in the order the step adds them."""
     req, eff, fabric = job.req, job.eff, job.peaks.fabric
-    m, layers, shards = job.micro_batches, step.layers, par.tensor * par.pipeline
+    m, layers, shards = step.micro_batches, step.layers, par.tensor * par.pipeline
     tp_group, dp_group, pp_cross = _layout_groups(fabric, par)
     flops_per_param = job.model_flops_per_token / req.model.active_params()
     terms = [
@@ -502,7 +530,7 @@ def _training_terms(job: _TrainingJob, par: Parallelism, step: _TrainingStep) ->
 def _training_bound(job: _TrainingJob, step: _TrainingStep) -> str:
     """What sets the step: compute, memory traffic, communication or the host (kernel launches and
     Python), whichever takes longest (ties go to the earlier of communication, compute, memory)."""
-    m = job.micro_batches
+    m = step.micro_batches
     zero3_extra = step.zero3.extra_s if step.zero3 is not None else 0.0
     times = {
         "communication": m * (step.tp_all_reduces_s + zero3_extra)
@@ -527,7 +555,7 @@ def _training_speed(job: _TrainingJob, par: Parallelism) -> TrainingSpeed:
     hfu = tok_s * job.hardware_flops_per_token / (gpus * peak)
     epoch_tokens = req.epoch_tokens
     formula = (
-        f"step = {job.micro_batches} micro-batch(es) x max(compute, memory, host) + communication + bubble "
+        f"step = {step.micro_batches} micro-batch(es) x max(compute, memory, host) + communication + bubble "
         f"+ optimizer = {format_duration(step.step_s)}; MFU {mfu:.1%} of the peak on model FLOPs "
         f"({job.model_flops_per_token / model.active_params():.2f} P per token), HFU {hfu:.1%} with recomputation"
     )
@@ -537,7 +565,7 @@ def _training_speed(job: _TrainingJob, par: Parallelism) -> TrainingSpeed:
     return TrainingSpeed(
         flops_per_token=job.model_flops_per_token,
         hardware_flops_per_token=job.hardware_flops_per_token,
-        tokens_per_step=job.tokens_per_micro_batch * job.micro_batches * par.data,
+        tokens_per_step=job.tokens_per_micro_batch * step.micro_batches * par.data,
         step_time_s=step.step_s,
         tokens_per_s=tok_s,
         time_to_train_s=ttt,

@@ -276,3 +276,54 @@ def test_an_accumulation_the_user_set_keeps_the_batch_per_replica_theirs_so_no_d
         assert option.recipe["grad_accum"] == 4 and option.recipe["micro_batch"] == 2
         assert option.recipe["global_batch"] == option.layout.data * 8
     assert result.assumptions["global_batch"].startswith("none given, and none applied")
+
+
+def _fastest_locked(catalog, key, **kw):
+    """The best option of each recipe the planner tries (checkpointing off and on, micro-batches 1 to
+    8), each planned with that recipe locked: the best of these by `key`."""
+    options = []
+    for checkpointing in (False, True):
+        for micro in (1, 2, 4, 8):
+            result = _plan(catalog, grad_checkpointing=checkpointing, batch_size=micro, **kw)
+            if result.best is not None:
+                options.append(result.best)
+    return min(options, key=key)
+
+
+def test_with_a_global_batch_each_layout_is_screened_at_its_own_accumulation_so_the_open_405b_is_its_fastest_recipe(
+    catalog,
+):
+    """At 2,048 sequences on 16,384 H100s, a layout of 1,024 replicas runs 1 micro-batch of 2 per step
+    and one of 512 replicas 1 of 4: the search must time each at that, not at 2,048 / micro-batch as if
+    there were one replica (which made a deep pipeline's bubble look spread over 512 micro-batches).
+    Left open, the planner's recipe is then as fast as the fastest recipe locked by hand."""
+    kw = dict(
+        model=get_preset("llama-3.1-405b"),
+        task="pretrain",
+        seq_len=8192,
+        global_batch=2048,
+        gpu="nvidia-h100-sxm",
+        gpus=16384,
+    )
+    fastest = _fastest_locked(catalog, lambda o: -o.speed.tokens_per_s, **kw)
+    chosen = _plan(catalog, **kw).best
+    assert chosen.speed.tokens_per_s >= fastest.speed.tokens_per_s / 1.01
+    assert chosen.layout.data * chosen.recipe["micro_batch"] * chosen.recipe["grad_accum"] == 2048
+
+
+def test_checkpointing_with_a_larger_micro_batch_is_tried_even_where_the_recipe_without_it_leads(catalog):
+    """Llama 2 13B pre-training on L4s to a 72 h deadline at 1,024 sequences per step: with
+    checkpointing, micro-batch 2 is cheaper than 1 and than any recipe without it. The search stops
+    raising a group's micro-batch when the last one did not lead its own group, not when another group
+    leads: the open plan costs no more than the cheapest recipe locked by hand."""
+    kw = dict(
+        model=get_preset("llama-2-13b"),
+        task="pretrain",
+        train_tokens=1e11,
+        max_hours=72,
+        global_batch=1024,
+        gpu="nvidia-l4",
+    )
+    cheapest = _fastest_locked(catalog, lambda o: o.rank_usd, **kw)
+    chosen = _plan(catalog, **kw).best
+    assert chosen.rank_usd <= cheapest.rank_usd * 1.001
