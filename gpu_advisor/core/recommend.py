@@ -882,5 +882,7 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
         suggestions=tuple(suggestions),
         trace=trace_comparison,
         verdict=verdict(options, req.hours_per_month, best, req.purchase is Purchase.BUY),
-        tiers=tier_choices(req, options, catalog),
+        tiers=tier_choices(
+            req, options, catalog, default_deadline=user.max_hours is None and req.max_hours is not None
+        ),
     )

@@ -11,27 +11,34 @@ from collections.abc import Sequence
 from .catalog import Catalog
 from .hosts import hosts, max_gpus_in_tier
 from .precision import Tier
+from .recipe import DEFAULT_DEADLINE_DAYS
 from .request import PlanRequest
 from .result import Option, TierChoice
-from .units import format_rate
+from .units import format_duration, format_rate
 
 TIER_ORDER = (Tier.DATACENTER, Tier.WORKSTATION, Tier.CONSUMER)
 # The machine a tier is described by when it has no option (data center: the 8-GPU NVLink server).
 TIER_HOST = {Tier.DATACENTER: "datacenter-sxm", Tier.WORKSTATION: "workstation", Tier.CONSUMER: "consumer"}
 
 
-def tier_choices(req: PlanRequest, options: Sequence[Option], catalog: Catalog) -> tuple[TierChoice, ...]:
-    return tuple(_choice(req, tier, options, catalog) for tier in TIER_ORDER)
+def tier_choices(
+    req: PlanRequest, options: Sequence[Option], catalog: Catalog, *, default_deadline: bool = False
+) -> tuple[TierChoice, ...]:
+    """`default_deadline`: the request's deadline is the planner's default duration (none was given),
+    and a tier that misses it says so rather than naming it as the user's deadline."""
+    return tuple(_choice(req, tier, options, catalog, default_deadline) for tier in TIER_ORDER)
 
 
-def _choice(req: PlanRequest, tier: Tier, options: Sequence[Option], catalog: Catalog) -> TierChoice:
+def _choice(
+    req: PlanRequest, tier: Tier, options: Sequence[Option], catalog: Catalog, default_deadline: bool
+) -> TierChoice:
     mine = [o for o in options if o.tier is tier]
     best = next((o for o in mine if o.fits and o.meets_target), None)
     host = best.host if best is not None else hosts()[TIER_HOST[tier]]
     common = dict(tier=tier, deployment=host.deployment, noise=host.noise, support=host.support)
     if best is not None:
         return TierChoice(**common, gpu_id=best.gpu_id, reason="")
-    return TierChoice(**common, gpu_id=None, reason=_why_none(req, tier, mine, catalog))
+    return TierChoice(**common, gpu_id=None, reason=_why_none(req, tier, mine, catalog, default_deadline))
 
 
 def _room(tier: Tier, catalog: Catalog) -> str:
@@ -59,7 +66,9 @@ def _shortfall(req: PlanRequest, option: Option) -> float:
     return max(factors)
 
 
-def _why_none(req: PlanRequest, tier: Tier, mine: list[Option], catalog: Catalog) -> str:
+def _why_none(
+    req: PlanRequest, tier: Tier, mine: list[Option], catalog: Catalog, default_deadline: bool
+) -> str:
     if req.tier is not None and req.tier is not tier:
         return f"Not searched: the request is limited to the {req.tier.label} tier."
     if req.gpu is not None and not mine:
@@ -72,8 +81,22 @@ def _why_none(req: PlanRequest, tier: Tier, mine: list[Option], catalog: Catalog
         return f"Nothing in this tier fits the job{room}."
     closest = min(fitting, key=lambda o: _shortfall(req, o))
     if req.task.is_training:
-        hours = closest.training.time_to_train_s if closest.training else None
-        near = "" if hours is None else f"; closest: {closest.count} × {closest.gpu} in {hours / 3600:,.0f} h"
+        seconds = closest.training.time_to_train_s if closest.training else None
+        if default_deadline:
+            near = (
+                ""
+                if seconds is None
+                else f"; closest: {closest.count} × {closest.gpu} in {format_duration(seconds)}"
+            )
+            return (
+                f"No deadline given, and nothing in this tier{room} finishes within the "
+                f"{DEFAULT_DEADLINE_DAYS}-day default duration{near}."
+            )
+        near = (
+            ""
+            if seconds is None
+            else f"; closest: {closest.count} × {closest.gpu} in {seconds / 3600:,.0f} h"
+        )
         return f"Nothing in this tier meets the {req.max_hours:g} h deadline{room}{near}."
     speed = format_rate(closest.serving.tokens_per_s_per_user, "tokens/s per user")
     return (

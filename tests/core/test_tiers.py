@@ -55,3 +55,32 @@ def test_a_tiers_closest_is_the_option_nearest_the_target_not_the_cheapest():
     assert f"closest: {nearest.count} × {nearest.gpu} at" in reason
     cheapest = fitting[0]  # the options are ranked by price: the pick before
     assert cheapest.gpu_id != nearest.gpu_id
+
+
+def _seventy_b_on_15t_tokens(**kw):
+    return _plan(
+        model="llama-3-70b",
+        task="pretrain",
+        seq_len=8192,
+        grad_checkpointing=True,
+        train_tokens=15e12,
+        **kw,
+    )
+
+
+def test_without_a_deadline_a_tier_that_misses_the_default_duration_names_it_as_the_default_not_as_a_deadline():
+    """15T tokens on a 70B without a deadline are paced to the 90-day default: a workstation cannot
+    finish in it, and its text says that no deadline was given and the 90 days are the planner's
+    default, not "meets the 2160 h deadline" as if the user had set one."""
+    by_tier = {t.tier.value: t for t in _seventy_b_on_15t_tokens().tiers}
+    reason = by_tier["workstation"].reason
+    assert reason.startswith("No deadline given")
+    assert "90-day default duration" in reason and "closest" in reason
+    assert "2160" not in reason and "deadline" not in reason.removeprefix("No deadline given")
+
+
+def test_a_deadline_the_user_gave_is_worded_as_theirs_in_the_tier_text():
+    by_tier = {t.tier.value: t for t in _seventy_b_on_15t_tokens(max_hours=2160).tiers}
+    reason = by_tier["workstation"].reason
+    assert reason.startswith("Nothing in this tier meets the 2160 h deadline")
+    assert "default" not in reason
