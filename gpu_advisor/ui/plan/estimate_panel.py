@@ -5,7 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
-from gpu_advisor.core.result import Plan
+from gpu_advisor.core.recipe import chosen_words
+from gpu_advisor.core.result import Option, Plan
 from gpu_advisor.core.units import format_bytes, format_count
 from gpu_advisor.ui.glossary import bound_tip, tip
 from gpu_advisor.ui.plan.form import PlanForm
@@ -17,10 +18,28 @@ ROWS = (
     ("memory", "Memory, one device"),
     ("kv_cache", "of which KV cache"),
     ("recommended", "Recommended"),
+    ("recipe", "Training recipe"),
     ("speed", "Speed"),
     ("bound", "Limited by"),
     ("cost", "Cost"),
 )
+
+
+def recipe_text(plan: Plan, best: Option) -> str:
+    """The recommended option's training recipe as the headline names it: 'With gradient checkpointing
+    and micro-batch 4 (the planner's choice); 16 sequences per step (1 replica x 4 x 4 accumulation)',
+    or 'As you gave it; ...' when the planner changed nothing the request left open."""
+    recipe, source = best.recipe, best.recipe_source
+    if recipe is None or source is None:
+        return "none (inference)"
+    words = chosen_words(plan.request, recipe, source)
+    head = f"With {words} (the planner's choice)" if words else "As you gave it"
+    replicas = best.layout.data
+    return (
+        f"{head}; {recipe['global_batch']:,} sequences per step ({replicas:,} "
+        f"{'replica' if replicas == 1 else 'replicas'} × micro-batch {recipe['micro_batch']} × "
+        f"{recipe['grad_accum']:,} accumulation)"
+    )
 
 
 class EstimatePanel(QFrame):
@@ -93,10 +112,11 @@ class EstimatePanel(QFrame):
         best = plan.best
         if best is None:
             self._values["recommended"].setText(no_answer(plan))
-            for key in ("speed", "bound", "cost"):
+            for key in ("recipe", "speed", "bound", "cost"):
                 self._values[key].setText("—")
             return
         self._values["recommended"].setText(f"{gpu_line(best)} ({best.tier.label})")
+        self._values["recipe"].setText(recipe_text(plan, best))
         self._values["speed"].setText(speed_text(best))
         self._values["bound"].setText(bound_text(best.speed.bound))
         self._values["bound"].setToolTip(bound_tip(best.speed.bound))
