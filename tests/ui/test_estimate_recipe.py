@@ -6,11 +6,12 @@ from __future__ import annotations
 from gpu_advisor.core.presets import get_preset
 
 
-def _qlora_on_a_5090(form, **fields):
+def _llama_3_8b_qlora(form, **fields):
+    """Llama 3 8B QLoRA at 2,048 tokens, on an RTX 5090 unless `gpu` says otherwise."""
     form.set_model_source("preset", "llama-3-8b")
     form.set_field("task", "qlora")
     form.set_field("seq_len", 2048)
-    form.set_field("gpu", "nvidia-rtx-5090")
+    fields = {"gpu": "nvidia-rtx-5090", **fields}
     for name, value in fields.items():
         form.set_field(name, value)
     return form.plan_now()
@@ -19,7 +20,7 @@ def _qlora_on_a_5090(form, **fields):
 def test_checkpointing_left_on_auto_is_named_in_the_estimate_as_the_planners_choice(wizard):
     """QLoRA of Llama 3 8B on an RTX 5090 at micro-batch 4: the planner turns checkpointing on so one
     card fits; the estimate's recipe row says so in the headline's words, with the sequences per step."""
-    result = _qlora_on_a_5090(wizard.form, batch_size=4)
+    result = _llama_3_8b_qlora(wizard.form, batch_size=4)
     text = wizard.estimate.value("recipe")
     assert result.recommendation.reason.startswith("With gradient checkpointing (the planner's choice)")
     assert text.startswith("With gradient checkpointing (the planner's choice); ")
@@ -44,9 +45,18 @@ def test_a_micro_batch_the_planner_raised_is_named(wizard):
     )
 
 
-def test_a_recipe_locked_by_hand_reads_as_given(wizard):
-    _qlora_on_a_5090(wizard.form, batch_size=4, grad_checkpointing=False)
+def test_a_recipe_locked_by_hand_reads_as_given_and_one_left_open_as_the_planners_even_at_the_defaults(
+    wizard,
+):
+    _llama_3_8b_qlora(wizard.form, batch_size=4, grad_checkpointing=False)
     assert wizard.estimate.value("recipe").startswith("As you gave it; ")
+    form = wizard.form
+    # Any GPU, both knobs on Auto again: one large card runs it as the defaults have it.
+    _llama_3_8b_qlora(form, gpu=None, batch_size=None, grad_checkpointing=None)  # both on Auto again
+    best = form.plan.best
+    assert (best.recipe["grad_checkpointing"], best.recipe["micro_batch"]) == (False, 1)
+    expected = "Without gradient checkpointing at micro-batch 1 (the planner's choice); "
+    assert wizard.estimate.value("recipe").startswith(expected)
 
 
 def test_inference_has_no_training_recipe_in_the_estimate(wizard):

@@ -28,12 +28,19 @@ ROWS = (
 def recipe_text(plan: Plan, best: Option) -> str:
     """The recommended option's training recipe as the headline names it: 'With gradient checkpointing
     and micro-batch 4 (the planner's choice); 16 sequences per step (1 replica x 4 x 4 accumulation)',
-    or 'As you gave it; ...' when the planner changed nothing the request left open."""
+    'Without gradient checkpointing at micro-batch 1 (the planner's choice); ...' when the planner kept
+    the request's defaults, 'As you gave it; ...' when the user set both."""
     recipe, source = best.recipe, best.recipe_source
     if recipe is None or source is None:
         return "none (inference)"
     words = chosen_words(plan.request, recipe, source)
-    head = f"With {words} (the planner's choice)" if words else "As you gave it"
+    if words:
+        head = f"With {words} (the planner's choice)"
+    elif "planner" in (source["grad_checkpointing"], source["micro_batch"]):
+        checkpointing = "with" if recipe["grad_checkpointing"] else "without"
+        head = f"{checkpointing.capitalize()} gradient checkpointing at micro-batch {recipe['micro_batch']} (the planner's choice)"
+    else:
+        head = "As you gave it"
     replicas = best.layout.data
     return (
         f"{head}; {recipe['global_batch']:,} sequences per step ({replicas:,} "
