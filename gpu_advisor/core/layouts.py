@@ -52,6 +52,9 @@ class LayoutSpace(NamedTuple):
     # With a global batch, the sequences per step over the micro-batch: the data-parallel degree must
     # divide it (replicas x micro-batch x accumulation = global batch). None: any degree.
     replica_batches: int | None = None
+    # With the accumulation locked as well, the only data-parallel degree that keeps the global batch:
+    # global batch / (micro-batch x accumulation). None: the degree is free (within replica_batches).
+    replicas: int | None = None
 
     @classmethod
     def of(cls, req: PlanRequest) -> LayoutSpace:
@@ -107,6 +110,8 @@ def pp_options(req: PlanRequest | LayoutSpace, count: int, tp: int, node_gpus: i
         depths = [
             p for p in (2**i for i in range(limit.bit_length())) if p <= limit and count % (tp * p) == 0
         ]
+    if space.replicas is not None:
+        return [p for p in depths if count // (tp * p) == space.replicas]
     batches = space.replica_batches
     if batches is None:
         return depths
@@ -208,10 +213,12 @@ class LayoutSearch:
     totals by the memory basis.
     """
 
-    def __init__(self, req: PlanRequest) -> None:
+    def __init__(self, req: PlanRequest, replicas: int | None = None) -> None:
+        """`replicas`: the data-parallel degree every layout must have (a locked accumulation under a
+        global batch, core/recipe.py's fixed_replicas); None leaves it to the search."""
         self.req = req
         self.basis = memory_basis(req, Device.CUDA)
-        self.space = LayoutSpace.of(req)
+        self.space = LayoutSpace.of(req)._replace(replicas=replicas)
         self._picks: dict[tuple[int, int, int], tuple[tuple[Parallelism, bool], ...]] = {}
         self._threshold_cache: dict[tuple[int, int], tuple[_Thresholds, ...]] = {}
         self._least: dict[tuple[int, int], float] = {}

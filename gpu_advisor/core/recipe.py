@@ -115,7 +115,9 @@ def variants(req: PlanRequest) -> list[PlanRequest]:
     checkpointing = [req.grad_checkpointing] if locks["grad_checkpointing"] else [False, True]
     micro = [req.batch_size] if locks["micro_batch"] else list(MICRO_BATCHES)
     if req.global_batch is not None:
-        micro = [m for m in micro if req.global_batch % m == 0] or [req.batch_size]
+        # A locked accumulation: the micro-batch and the replicas must share what it leaves.
+        per_replica_step = req.grad_accumulation_steps if locks["grad_accum"] else 1
+        micro = [m for m in micro if req.global_batch % (m * per_replica_step) == 0] or [req.batch_size]
     out = []
     for gc in checkpointing:
         for mb in micro:
@@ -124,6 +126,18 @@ def variants(req: PlanRequest) -> list[PlanRequest]:
                 update["grad_accumulation_steps"] = max(1, req.global_batch // mb)
             out.append(req.model_copy(update=update))
     return out
+
+
+def fixed_replicas(req: PlanRequest, accum_locked: bool) -> int | None:
+    """The one data-parallel degree that keeps the global batch when the accumulation is locked too:
+    global batch / (micro-batch x accumulation); None when the degree is the search's to choose (no
+    global batch, an open accumulation) or when no whole degree keeps it (keep_global_batch then says so)."""
+    if req.global_batch is None or not accum_locked or not req.task.is_training:
+        return None
+    per_replica = req.batch_size * req.grad_accumulation_steps
+    if req.global_batch % per_replica:
+        return None
+    return req.global_batch // per_replica
 
 
 def keep_global_batch(req: PlanRequest, data_parallel: int, accum_locked: bool) -> PlanRequest | None:

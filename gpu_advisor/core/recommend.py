@@ -29,6 +29,7 @@ from .recipe import (
     default_deadline_hours,
     default_global_batch,
     describe,
+    fixed_replicas,
     keep_global_batch,
     locked,
     published_global_batch,
@@ -347,8 +348,9 @@ def _option(
     if req.purchase is Purchase.BUY and cost.purchase_usd is not None and rank is None:
         notes.append("no sourced power draw, so the running cost is unknown: ranked as unpriced")
     if not batch_kept:
+        accum = f" x accumulation {req.grad_accumulation_steps} (yours)" if locked(user)["grad_accum"] else ""
         notes.append(
-            f"{par.data} replicas x micro-batch {req.batch_size} do not divide the global batch of "
+            f"{par.data} replicas x micro-batch {req.batch_size}{accum} cannot make the global batch of "
             f"{req.global_batch} sequences"
         )
     option = Option(
@@ -448,6 +450,16 @@ def _unpriced_warning(req: PlanRequest, best: Option, options: Sequence[Option])
         f"first priced option, {priced.count} × {priced.gpu} at {format_usd(priced.rank_usd)}{unit}, "
         f"because {why}; check its price."
     )
+
+
+def _batch_lock(req: PlanRequest) -> str:
+    return f"the global batch of {req.global_batch} sequences at your accumulation of {req.grad_accumulation_steps}"
+
+
+def _replicas_unlaid(req: PlanRequest, replicas: int) -> str:
+    """Why a locked accumulation leaves a GPU no layout: the replicas it fixes do not fit the count."""
+    counts = f"{req.gpus} GPUs cannot" if req.gpus is not None else "no GPU count searched can"
+    return f"it needs {replicas:,} data-parallel replicas at micro-batch {req.batch_size}, which {counts} lay out"
 
 
 def _cannot_improve(entry: tuple[tuple, int, Found], step: int) -> bool:
@@ -630,9 +642,11 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
     options: list[Option] = []
     not_considered: list[str] = []
     runs = variants(req)  # the literal recipe first, then every choice of the knobs left open
-    searches = [LayoutSearch(run) for run in runs]
+    accum_locked = locked(user)["grad_accum"]
+    searches = [LayoutSearch(run, fixed_replicas(run, accum_locked)) for run in runs]
     ran: dict[int, tuple[PlanRequest, LayoutSearch]] = {}  # id(option) -> its recipe and search
     literal: dict[str, Option] = {}  # gpu id -> the option of the recipe as given
+    unlaid: dict[str, str] = {}  # gpu id -> why a locked accumulation's replicas did not lay out
     if rate_only(req):
         # Sized for an arrival rate: each GPU's concurrency follows from its own speed (core/serving.py).
         for gpu in gpus:
@@ -673,6 +687,10 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
                 if not first_of_group and same_group and entries[-1][0][0]:
                     continue  # a smaller micro-batch did not fit: a larger one holds more activations
                 laid_out, skipped = _layout_for(run, gpu, run_search, peaks_of)
+                if laid_out is None and run_search.space.replicas is not None and gpu.id in peaks_of:
+                    # This micro-batch's replicas (a locked accumulation) do not lay out here; another's may.
+                    unlaid.setdefault(gpu.id, _replicas_unlaid(run, run_search.space.replicas))
+                    continue
                 if laid_out is None:
                     if (
                         i == 0 and skipped is not None
@@ -687,6 +705,11 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
                 group_lead = None if first_of_group else group_leading.get(gpu.id)
                 if group_lead is None or entry[:2] < group_lead[:2]:
                     group_leading[gpu.id] = entry
+        for gpu_id, why in unlaid.items():
+            if not screened[gpu_id]:
+                (warnings if req.gpu is not None else not_considered).append(
+                    f"{catalog.get(gpu_id).name}: not offered, {_batch_lock(req)}: {why}"
+                )
         chosen_of = {gid: lead[1] for gid, lead in leading.items()}
         kept: dict[str, Option] = {}
         for i, run in enumerate(runs):
@@ -744,6 +767,11 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
                 target = _serving_target(req)
             limit = f"{req.gpus} GPUs" if req.gpus else f"{MAX_GPUS:,} GPUs"
             reason = f"Nothing in {where} meets {target} with up to {limit}. " + suggestions[0]
+        elif not options and unlaid:
+            reason = (
+                f"No layout keeps {_batch_lock(req)}: {next(iter(unlaid.values()))}. "
+                "Leave the accumulation to the planner, or change the global batch or the GPU count."
+            )
         else:
             with_count = f" with {req.gpus} GPU{'s' if req.gpus != 1 else ''}" if req.gpus else ""
             # On the largest card, with what its serving engine reserves of it, so the two numbers

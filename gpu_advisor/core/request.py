@@ -366,6 +366,21 @@ class PlanRequest(BaseModel):
                 f"global_batch: {self.global_batch} sequences are not a multiple of the micro-batch "
                 f"{self.batch_size}"
             )
+        if self.global_batch is not None and "grad_accumulation_steps" in self.model_fields_set:
+            # A locked accumulation (with a locked micro-batch) leaves the replicas to share the rest.
+            per_replica = self.grad_accumulation_steps * (
+                self.batch_size if "batch_size" in self.model_fields_set else 1
+            )
+            if self.global_batch % per_replica:
+                what = (
+                    "micro-batch x accumulation"
+                    if per_replica != self.grad_accumulation_steps
+                    else "accumulation"
+                )
+                raise ValueError(
+                    f"global_batch: {self.global_batch} sequences are not a multiple of the {what} "
+                    f"({per_replica}), so no number of replicas keeps it"
+                )
         if self.zero_stage and not self.task.is_training:
             raise ValueError("zero_stage: ZeRO shards training state; it does not apply to inference")
         context = self.model.max_positions

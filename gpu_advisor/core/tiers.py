@@ -92,6 +92,9 @@ def _why_none(
                 f"No deadline given, and nothing in this tier{room} finishes within the "
                 f"{DEFAULT_DEADLINE_DAYS}-day default duration{near}."
             )
+        if req.max_hours is None:  # no deadline to miss: what misses is the recipe's locked global batch
+            why = closest.note.rsplit("; ", 1)[-1] or "its layout does not keep the recipe"
+            return f"Nothing in this tier{room} keeps the recipe as locked; closest: {closest.count} × {closest.gpu}: {why}."
         near = (
             ""
             if seconds is None

@@ -327,3 +327,52 @@ def test_checkpointing_with_a_larger_micro_batch_is_tried_even_where_the_recipe_
     cheapest = _fastest_locked(catalog, lambda o: o.rank_usd, **kw)
     chosen = _plan(catalog, **kw).best
     assert chosen.rank_usd <= cheapest.rank_usd * 1.001
+
+
+LOCKED_ACCUM = dict(
+    model=get_preset("llama-2-7b"),
+    task="finetune",
+    seq_len=4096,
+    gpu="nvidia-a100-sxm-80gb",
+    gpus=8,
+    global_batch=64,
+    grad_accumulation_steps=4,
+)
+
+
+def test_a_locked_accumulation_under_a_global_batch_is_kept_by_the_micro_batch_times_replicas_it_leaves(
+    catalog,
+):
+    """Accumulation 4 of 64 sequences leaves 16 per step: 8 replicas at micro-batch 2, or 4 (TP 2) at 4.
+    The planner chooses among those; it never keeps a layout at 32 sequences, which misses the batch
+    and used to leave the plan without an answer."""
+    result = _plan(catalog, **LOCKED_ACCUM)
+    assert result.best is not None
+    for option in result.options:
+        recipe = option.recipe
+        assert (recipe["grad_accum"], recipe["global_batch"]) == (4, 64), option.gpu
+        assert option.layout.data * recipe["micro_batch"] * 4 == 64
+        assert option.recipe_source["grad_accum"] == "user"
+
+
+def test_a_locked_accumulation_no_layout_can_keep_is_explained_in_the_answer_not_a_traceback(catalog):
+    """Micro-batch 1 and accumulation 4 locked, 64 sequences: 16 replicas, which 8 GPUs cannot hold.
+    The answer names the lock and the replicas; the three tiers say why they have nothing."""
+    result = _plan(catalog, batch_size=1, **LOCKED_ACCUM)
+    assert result.recommendation.gpu is None
+    assert "16 data-parallel replicas" in result.recommendation.reason
+    assert "accumulation of 4" in result.recommendation.reason
+    assert all(tier.reason for tier in result.tiers)
+
+
+def test_a_global_batch_not_a_multiple_of_a_locked_accumulation_is_refused_naming_the_field():
+    """10 sequences at accumulation 4 (or 16 at micro-batch 4 x accumulation 8): no replica count keeps it."""
+    model = get_preset("llama-2-7b")
+    with pytest.raises(ValueError, match=r"global_batch: 10 sequences .* accumulation \(4\)"):
+        PlanRequest(model=model, task="finetune", grad_accumulation_steps=4, global_batch=10)
+    with pytest.raises(ValueError, match=r"micro-batch x accumulation \(32\)"):
+        PlanRequest(model=model, task="finetune", batch_size=4, grad_accumulation_steps=8, global_batch=16)
+    assert (
+        PlanRequest(model=model, task="finetune", grad_accumulation_steps=4, global_batch=64).global_batch
+        == 64
+    )
