@@ -80,7 +80,10 @@ def main() -> None:
         print("| " + " | ".join(row) + " |")
     print()
     print("Measured runs, with the default assumptions (speed within 25 %, memory within 10 %; rows marked")
-    print("\u2020 are the measurements a default efficiency was taken from, not independent checks):")
+    print(
+        "\u2020 are the measurements a default efficiency was taken from, not independent checks; rows marked"
+    )
+    print("\u2021 are known misses, with their cause below the table):")
     print()
     print("| measurement | published | GPU Advisor | error | source |")
     print("|---|---|---|---|---|")
@@ -89,7 +92,7 @@ def main() -> None:
     for entry in published_measurements():
         ours = entry.engine_figure(catalog)
         err = (ours - entry.published) / entry.published
-        mark = " \u2020" if entry.sets_default else ""
+        mark = (" \u2020" if entry.sets_default else "") + (" \u2021" if entry.known_miss else "")
         if not entry.sets_default:
             independent.append((err, entry.tolerance, entry.what))
         print(
@@ -98,6 +101,13 @@ def main() -> None:
         )
     print()
     print(_check_summary(independent))
+    misses = [entry for entry in published_measurements() if entry.known_miss]
+    if misses:
+        print()
+        print("Known misses (\u2021):")
+        print()
+        for entry in misses:
+            print(f"- {entry.key}: {entry.known_miss}.")
 
 
 def _check_summary(checks: list[tuple[float, float, str]]) -> str:
