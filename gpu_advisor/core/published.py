@@ -76,6 +76,34 @@ LLAMA_32_3B = ModelSpec(
     tied_embeddings=True,
     source="meta-llama/Llama-3.2-3B config.json",
 )
+# LitGPT's resource tables' smaller models: GELU MLPs of 4h without dropout, untied heads. phi-1.5 runs
+# attention and MLP in parallel off one LayerNorm; both use rotary positions, which the gpt2 family's
+# learned positions (2,048 x h, under 0.6 % of the weights) stand in for.
+PHI_15 = ModelSpec(
+    name="phi-1.5",
+    family="gpt2",
+    n_layers=24,
+    hidden_size=2048,
+    n_heads=32,
+    ffn_size=8192,
+    vocab_size=51200,
+    dropout=False,
+    tied_embeddings=False,
+    norms_per_layer=1,
+    source="microsoft/phi-1_5 config.json",
+)
+STABLELM_ALPHA_3B = ModelSpec(
+    name="StableLM Alpha 3B",
+    family="gpt2",
+    n_layers=16,
+    hidden_size=4096,
+    n_heads=32,
+    ffn_size=16384,
+    vocab_size=50688,
+    dropout=False,
+    tied_embeddings=False,
+    source="stabilityai/stablelm-base-alpha-3b config.json",
+)
 
 
 @dataclass(frozen=True)
@@ -363,7 +391,7 @@ def _litgpt_lora_gb(
 ) -> Callable[[Catalog], float]:
     """LitGPT's LoRA recipe: r on the fused QKV projection (query and value), dropout 0.05, bf16-true
     (weights, adapters and AdamW state in bf16), no checkpointing, micro-batches padded to their longest
-    example (Alpaca's longest, 1,304 Llama 2 tokens, or the max_seq_length of 512), the head and the
+    example (Alpaca's longest: 1,304 Llama 2, 1,044 phi-1.5, 1,034 StableLM tokens; or max_seq_length 512), the head and the
     cross-entropy in 128-token chunks with the 16-bit logits kept. Peak memory is
     torch.cuda.max_memory_allocated() / 1e9: tensors only, so the engine's figure is its live-tensor
     total (torch.optim.AdamW's foreach step on CUDA). The engine adapts q, k, v and o where LitGPT adapts
@@ -711,6 +739,88 @@ def published() -> tuple[Published, ...]:
             f"{LITGPT_TABLES}, row 13 B Llama 2, None, 1",
             _litgpt_lora_gb(l2_13b, "lora", 1, 1304, 8),
             MEMORY_TOLERANCE,
+        ),
+        Published(
+            "litgpt-lora-phi15-mb1",
+            "fine-tuning memory",
+            "phi-1.5 LoRA r 8 (query, value), LitGPT bf16-true, 1 x A100 40GB, micro-batch 1 x 1,044 tokens",
+            4.82,
+            "GB",
+            f"{LITGPT_TABLES}, row phi-1.5, None, 1",
+            _litgpt_lora_gb(PHI_15, "lora", 1, 1044, 8),
+            MEMORY_TOLERANCE,
+        ),
+        Published(
+            "litgpt-lora-phi15-mb2",
+            "fine-tuning memory",
+            "phi-1.5 LoRA r 8 (query, value), LitGPT bf16-true, 1 x A100 40GB, micro-batch 2 x 1,044 tokens",
+            6.76,
+            "GB",
+            f"{LITGPT_TABLES}, row phi-1.5, None, 2",
+            _litgpt_lora_gb(PHI_15, "lora", 2, 1044, 8),
+            MEMORY_TOLERANCE,
+        ),
+        Published(
+            "litgpt-lora-phi15-mb4",
+            "fine-tuning memory",
+            "phi-1.5 LoRA r 8 (query, value), LitGPT bf16-true, 1 x A100 40GB, micro-batch 4 x 1,044 tokens",
+            10.68,
+            "GB",
+            f"{LITGPT_TABLES}, row phi-1.5, None, 4",
+            _litgpt_lora_gb(PHI_15, "lora", 4, 1044, 8),
+            MEMORY_TOLERANCE,
+        ),
+        Published(
+            "litgpt-lora-stablelm3b-mb1",
+            "fine-tuning memory",
+            "StableLM Alpha 3B LoRA r 8 (query, value), LitGPT bf16-true, 1 x A100 40GB, micro-batch 1 x 1,034 tokens",
+            9.69,
+            "GB",
+            f"{LITGPT_TABLES}, row StableLM Alpha 3B, None, 1",
+            _litgpt_lora_gb(STABLELM_ALPHA_3B, "lora", 1, 1034, 8),
+            MEMORY_TOLERANCE,
+        ),
+        Published(
+            "litgpt-lora-stablelm3b-mb2",
+            "fine-tuning memory",
+            "StableLM Alpha 3B LoRA r 8 (query, value), LitGPT bf16-true, 1 x A100 40GB, micro-batch 2 x 1,034 tokens",
+            12.1,
+            "GB",
+            f"{LITGPT_TABLES}, row StableLM Alpha 3B, None, 2",
+            _litgpt_lora_gb(STABLELM_ALPHA_3B, "lora", 2, 1034, 8),
+            MEMORY_TOLERANCE,
+        ),
+        Published(
+            "litgpt-lora-stablelm3b-mb4",
+            "fine-tuning memory",
+            "StableLM Alpha 3B LoRA r 8 (query, value), LitGPT bf16-true, 1 x A100 40GB, micro-batch 4 x 1,034 tokens",
+            16.92,
+            "GB",
+            f"{LITGPT_TABLES}, row StableLM Alpha 3B, None, 4",
+            _litgpt_lora_gb(STABLELM_ALPHA_3B, "lora", 4, 1034, 8),
+            MEMORY_TOLERANCE,
+        ),
+        Published(
+            "litgpt-qlora-phi15-mb1",
+            "fine-tuning memory",
+            "phi-1.5 QLoRA (bnb.nf4) r 8 (query, value), LitGPT bf16-true, 1 x A100 40GB, micro-batch 1 x 1,044",
+            3.78,
+            "GB",
+            f"{LITGPT_TABLES}, row phi-1.5, bnb.nf4, 1",
+            _litgpt_lora_gb(PHI_15, "qlora", 1, 1044, 8),
+            MEMORY_TOLERANCE,
+            known_miss=BNB_SAVED_INPUTS,
+        ),
+        Published(
+            "litgpt-qlora-stablelm3b-mb1",
+            "fine-tuning memory",
+            "StableLM Alpha 3B QLoRA (bnb.nf4) r 8 (query, value), LitGPT bf16-true, 1 x A100 40GB, micro-batch 1 x 1,034",
+            6.35,
+            "GB",
+            f"{LITGPT_TABLES}, row StableLM Alpha 3B, bnb.nf4, 1",
+            _litgpt_lora_gb(STABLELM_ALPHA_3B, "qlora", 1, 1034, 8),
+            MEMORY_TOLERANCE,
+            known_miss=BNB_SAVED_INPUTS,
         ),
         Published(
             "litgpt-qlora-llama2-7b-mb1",
