@@ -106,18 +106,24 @@ def main() -> None:
         print()
         print("Known misses (\u2021):")
         print()
+        causes: dict[str, list[str]] = {}
         for entry in misses:
-            print(f"- {entry.key}: {entry.known_miss}.")
+            causes.setdefault(entry.known_miss, []).append(entry.key)
+        for cause, keys in causes.items():
+            print(f"- {', '.join(keys)}: {cause}.")
 
 
 def _check_summary(checks: list[tuple[float, float, str]]) -> str:
-    """'N of M independent checks within tolerance; worst: WHAT, ERR (tolerance T).'"""
-    within = sum(abs(err) <= tolerance for err, tolerance, _ in checks)
-    err, tolerance, what = max(checks, key=lambda c: abs(c[0]) / c[1])
-    return (
-        f"{within} of {len(checks)} independent checks within their tolerance; the worst relative to its "
-        f"tolerance: {what}, {err:+.0%} (tolerance {tolerance:.0%})."
-    )
+    """'N of M independent checks within tolerance; worst: WHAT, ERR (tolerance T).' Where some miss, the
+    line says how far and names the worst of the matched ones too."""
+    within = [c for c in checks if abs(c[0]) <= c[1]]
+    misses = [c for c in checks if abs(c[0]) > c[1]]
+    line = f"{len(within)} of {len(checks)} independent checks within their tolerance"
+    if misses:
+        low, high = min(c[0] for c in misses), max(c[0] for c in misses)
+        line += f"; the {len(misses)} outside read {low:+.0%} to {high:+.0%}"
+    err, tolerance, what = max(within, key=lambda c: abs(c[0]) / c[1])
+    return f"{line}; the worst within, relative to its tolerance: {what}, {err:+.0%} (tolerance {tolerance:.0%})."
 
 
 def _number(value: float) -> str:
