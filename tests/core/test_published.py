@@ -21,11 +21,25 @@ def catalog():
     return load_catalog(user_file=None)
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=[e.key for e in ENTRIES])
+MATCHED = [e for e in ENTRIES if not e.known_miss]
+MISSED = [e for e in ENTRIES if e.known_miss]
+
+
+@pytest.mark.parametrize("entry", MATCHED, ids=[e.key for e in MATCHED])
 def test_engine_matches_the_published_measurement(entry, catalog):
     ours = entry.engine_figure(catalog)
     assert ours == pytest.approx(entry.published, rel=entry.tolerance), (
         f"{entry.what}: published {entry.published:g} {entry.unit} ({entry.source}), engine {ours:.4g}"
+    )
+
+
+@pytest.mark.parametrize("entry", MISSED, ids=[e.key for e in MISSED])
+def test_a_known_miss_still_misses(entry, catalog):
+    """A measurement marked as a known miss stays outside its tolerance: a model that brings it within
+    must drop the mark (and the README's table then counts it as matched)."""
+    ours = entry.engine_figure(catalog)
+    assert ours != pytest.approx(entry.published, rel=entry.tolerance), (
+        f"{entry.key} is now within tolerance ({ours:.4g} vs {entry.published:g}): drop known_miss"
     )
 
 
