@@ -7,7 +7,7 @@ it used (``evidence``, with a readable ``summary``) and what to do about it (``f
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeVar
 
@@ -186,6 +186,34 @@ def _gpu_verdict(
         evidence={"nvml_index": float(gpu.index), **evidence},
         fix=fix,
     )
+
+
+def _arithmetic(flops_fraction: float) -> str:
+    return f"arithmetic at {format_pct(flops_fraction)} of peak FLOP/s"
+
+
+def _gpu_busy(util_pct: float) -> str:
+    return f"GPU busy {format_pct(util_pct / 100)}"
+
+
+def _gpu_busy_only(util_pct: float) -> str:
+    return f"GPU busy only {format_pct(util_pct / 100)} of the time"
+
+
+def _cpu_busy(cpu_pct: float) -> str:
+    return f"CPU busy {format_pct(cpu_pct / 100)} of the time"
+
+
+def _input_wait(input_fraction: float) -> str:
+    return f"input wait {format_pct(input_fraction)} of step time"
+
+
+def _measured(*measurements: tuple[str, float | None, Callable[[float], str]]) -> dict[str, float | str]:
+    """Evidence from the measurements that exist (key, value, how to say it), and a summary naming each."""
+    known = [(key, value, say) for key, value, say in measurements if value is not None]
+    evidence: dict[str, float | str] = {key: value for key, value, _ in known}
+    evidence["summary"] = ", ".join(say(value) for _, value, say in known)
+    return evidence
 
 
 # ---- rules ---------------------------------------------------------------------------------------
@@ -384,7 +412,7 @@ def _memory_bound(e: RunEvidence, flops_fraction: float | None) -> Verdict | Non
         evidence = {"gpm_dram_activity_pct": dram_pct}
     if flops_fraction is not None:
         evidence["flops_fraction"] = flops_fraction
-        summary += f" while arithmetic runs at {format_pct(flops_fraction)} of peak FLOP/s"
+        summary += f" while {_arithmetic(flops_fraction)}"
     evidence["summary"] = summary
     return Verdict(
         kind=MEMORY_BOUND,
@@ -410,9 +438,9 @@ def _compute_bound(e: RunEvidence, flops_fraction: float | None, memory_bound: b
         evidence: dict[str, float | str] = {"flops_fraction": flops_fraction, "summary": summary}
         title = "Compute-bound: the arithmetic units are the limit"
     elif not memory_bound and util_pct is not None and util_pct + _EPS >= GPU_BUSY_UTIL_PCT:
-        summary = f"GPU busy {format_pct(util_pct / 100)} of the time"
+        summary = f"{_gpu_busy(util_pct)} of the time"
         if flops_fraction is not None:
-            summary += f", arithmetic at {format_pct(flops_fraction)} of peak FLOP/s"
+            summary += f", {_arithmetic(flops_fraction)}"
         evidence = {"gpu_util_mean_pct": util_pct, "summary": summary}
         if flops_fraction is not None:
             evidence["flops_fraction"] = flops_fraction
@@ -437,26 +465,15 @@ def _latency_bound(e: RunEvidence, flops_fraction: float | None) -> Verdict | No
     low_flops = flops_fraction is not None and flops_fraction < LOW_FLOPS_FRACTION
     if not (low_util or low_flops):
         return None
-    parts: list[str] = []
-    evidence: dict[str, float | str] = {}
-    if util_pct is not None:
-        parts.append(
-            f"GPU busy only {format_pct(util_pct / 100)} of the time"
-            if low_util
-            else f"GPU busy {format_pct(util_pct / 100)}"
-        )
-        evidence["gpu_util_mean_pct"] = util_pct
     # On a CPU run the CPU plot is what the user sees beside this verdict: say how busy it was, so
     # that "far below peak" is not read as "idle".
     host_cpu_pct = _mean_host_cpu_pct(e.telemetry) if e.device_kind == "cpu" else None
     cpu_busy = host_cpu_pct is not None and host_cpu_pct + _EPS >= HOST_CPU_SATURATED_PCT
-    if host_cpu_pct is not None:
-        parts.append(f"CPU busy {format_pct(host_cpu_pct / 100)} of the time")
-        evidence["host_cpu_mean_pct"] = host_cpu_pct
-    if flops_fraction is not None:
-        parts.append(f"arithmetic at {format_pct(flops_fraction)} of peak FLOP/s")
-        evidence["flops_fraction"] = flops_fraction
-    evidence["summary"] = ", ".join(parts)
+    evidence = _measured(
+        ("gpu_util_mean_pct", util_pct, _gpu_busy_only if low_util else _gpu_busy),
+        ("host_cpu_mean_pct", host_cpu_pct, _cpu_busy),
+        ("flops_fraction", flops_fraction, _arithmetic),
+    )
     device = "GPU" if e.device_kind == "cuda" else "CPU"
     if e.device_kind == "cuda":
         fix = (
@@ -530,18 +547,11 @@ def _fallback(e: RunEvidence, flops_fraction: float | None) -> Verdict:
             evidence={"summary": "no FLOP/s against a known peak, no GPU utilisation, no input-wait timing"},
             fix="Run a benchmark workload (it measures FLOP/s and input wait), or give the device's peak.",
         )
-    parts = []
-    evidence: dict[str, float | str] = {}
-    if flops_fraction is not None:
-        parts.append(f"arithmetic at {format_pct(flops_fraction)} of peak FLOP/s")
-        evidence["flops_fraction"] = flops_fraction
-    if util_pct is not None:
-        parts.append(f"GPU busy {format_pct(util_pct / 100)}")
-        evidence["gpu_util_mean_pct"] = util_pct
-    if input_fraction is not None:
-        parts.append(f"input wait {format_pct(input_fraction)} of step time")
-        evidence["input_wait_fraction"] = input_fraction
-    evidence["summary"] = ", ".join(parts)
+    evidence = _measured(
+        ("flops_fraction", flops_fraction, _arithmetic),
+        ("gpu_util_mean_pct", util_pct, _gpu_busy),
+        ("input_wait_fraction", input_fraction, _input_wait),
+    )
     return Verdict(
         kind=NO_CLEAR_BOTTLENECK,
         severity="info",
