@@ -43,6 +43,13 @@ def parse_size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def add_interval_argument(parser: argparse.ArgumentParser) -> None:
+    """`--interval S`; None when not given, so the run takes the telemetry sampler's default."""
+    parser.add_argument(
+        "--interval", type=float, default=None, metavar="S", help="telemetry interval (0.1-10 s)"
+    )
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register bench, monitor and compare on the main parser's subcommands."""
     p = sub.add_parser(
@@ -69,7 +76,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--duration", type=float, default=None, metavar="S", help="timed seconds per workload variant"
     )
-    p.add_argument("--interval", type=float, default=0.5, metavar="S", help="telemetry interval (0.1-10 s)")
+    add_interval_argument(p)
     p.add_argument(
         "--workers", type=int, default=None, metavar="N", help="DataLoader workers (default: 0 on CPU)"
     )
@@ -107,7 +114,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "a summary and a diagnosis. Exits with the command's exit code.",
         usage="gpu-advisor monitor [--interval S] [--grace S] [--json FILE] -- COMMAND [ARGS...]",
     )
-    m.add_argument("--interval", type=float, default=0.5, metavar="S", help="telemetry interval (0.1-10 s)")
+    add_interval_argument(m)
     m.add_argument(
         "--grace",
         type=float,
@@ -163,13 +170,14 @@ def _options(args: argparse.Namespace):
         "quick": args.quick,
         "toy": args.toy,
         "duration_s": args.duration,
-        "interval_s": args.interval,
         "dataloader_workers": args.workers,
         "memory_cap_bytes": args.memory_cap,
         "precision": args.precision,
     }
     if args.workloads is not None:
         fields["workloads"] = args.workloads
+    if args.interval is not None:
+        fields["interval_s"] = args.interval
     from gpu_advisor.hub import looks_like_hub_id
 
     if looks_like_hub_id(args.model):
@@ -282,7 +290,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_monitor(args: argparse.Namespace) -> int:
     from gpu_advisor.bench.monitor import GRACE_S, run_monitor
-    from gpu_advisor.telemetry.sampler import MAX_INTERVAL_S, MIN_INTERVAL_S
+    from gpu_advisor.telemetry.sampler import DEFAULT_INTERVAL_S, MAX_INTERVAL_S, MIN_INTERVAL_S
     from gpu_advisor.wording.command import monitor_lines
 
     command = list(args.argv)
@@ -290,13 +298,14 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         command = command[1:]
     if not command:
         raise UserInputError("give the command to run after --, e.g. gpu-advisor monitor -- python train.py")
-    if not MIN_INTERVAL_S <= args.interval <= MAX_INTERVAL_S:
+    interval_s = DEFAULT_INTERVAL_S if args.interval is None else args.interval
+    if not MIN_INTERVAL_S <= interval_s <= MAX_INTERVAL_S:
         raise UserInputError(f"--interval: must be between {MIN_INTERVAL_S} and {MAX_INTERVAL_S} seconds")
     grace_s = GRACE_S if args.grace is None else args.grace
     if not 0 <= grace_s <= 3600:
         raise UserInputError("--grace: must be between 0 and 3600 seconds")
     check_output_path(args.json)
-    report = run_monitor(command, interval_s=args.interval, grace_s=grace_s)  # MonitorError: exit 2
+    report = run_monitor(command, interval_s=interval_s, grace_s=grace_s)  # MonitorError: exit 2
     print("\n".join(monitor_lines(report)), file=sys.stderr)
     if args.json:
         try:

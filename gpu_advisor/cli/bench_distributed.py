@@ -87,9 +87,9 @@ def options_from_args(args: argparse.Namespace):
     fields: dict[str, object] = {
         "device": device,
         "mode": "toy" if args.toy else "quick" if args.quick else "full",
-        "interval_s": args.interval,
     }
     for key, value in (
+        ("interval_s", args.interval),
         ("timeout_s", args.timeout),
         ("max_message_bytes", args.max_message),
         ("op_budget_s", args.duration),
