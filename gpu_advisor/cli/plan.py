@@ -6,19 +6,29 @@ import argparse
 import json
 import sys
 
+from pydantic import BaseModel
+
 from gpu_advisor.cli.models import MODEL_HELP, chosen_model, with_trace
 from gpu_advisor.cli.report import write_file
 from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
 from gpu_advisor.core.precision import Engine, Framework, LossImpl, Optimizer, Precision, Task, Tier
-from gpu_advisor.core.request import Attention, PlanRequest, Purchase, Vendor, describe_validation_error
+from gpu_advisor.core.request import (
+    Assumptions,
+    Attention,
+    PlanRequest,
+    Purchase,
+    Vendor,
+    describe_validation_error,
+)
 from gpu_advisor.core.units import parse_hours, parse_number
 from gpu_advisor.wording.plan_tables import plan_text
 
 
-def _default(field: str) -> object:
-    """PlanRequest's own default for a flag (an enum as its value), so the CLI never restates one."""
-    value = PlanRequest.model_fields[field].default
+def _default(field: str, owner: type[BaseModel] = PlanRequest) -> object:
+    """The owner's own default for a flag (PlanRequest's, or Assumptions'; an enum as its value), so the
+    CLI never restates one."""
+    value = owner.model_fields[field].default
     return getattr(value, "value", value)
 
 
@@ -157,14 +167,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--pipeline-schedule",
         choices=["interleaved", "1f1b"],
-        default="interleaved",
+        default="interleaved" if _default("pipeline_interleaved", Assumptions) else "1f1b",
         help="interleaved 1F1B (Megatron virtual stages) or plain 1F1B (DeepSpeed, Megatron without them)",
     )
-    p.add_argument("--lora-rank", type=int, default=16, metavar="R", help="LoRA adapter rank (lora, qlora)")
+    p.add_argument(
+        "--lora-rank",
+        type=int,
+        default=_default("lora_rank", Assumptions),
+        metavar="R",
+        help="LoRA adapter rank (lora, qlora)",
+    )
     p.add_argument(
         "--lora-targets",
         choices=["attention", "all-linear"],
-        default="attention",
+        default="all-linear" if _default("lora_all_linear", Assumptions) else "attention",
         help="layers the adapters sit on: q, k, v, o, or every linear layer (lora, qlora)",
     )
     p.add_argument(
@@ -201,8 +217,6 @@ def _recipe_locks(args: argparse.Namespace) -> dict:
 def request_from_args(args: argparse.Namespace):
     """Build the validated PlanRequest; raises CliError naming the field."""
     from pydantic import ValidationError
-
-    from gpu_advisor.core.request import Assumptions, PlanRequest
 
     try:
         model = chosen_model(args).spec
