@@ -45,9 +45,7 @@ def parse_size(text: str) -> int:
 
 def add_interval_argument(parser: argparse.ArgumentParser) -> None:
     """`--interval S`; None when not given, so the run takes the telemetry sampler's default."""
-    parser.add_argument(
-        "--interval", type=float, default=None, metavar="S", help="telemetry interval (0.1-10 s)"
-    )
+    parser.add_argument("--interval", type=float, metavar="S", help="telemetry interval (0.1-10 s)")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -61,49 +59,38 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="auto", help="auto (default), cpu, cuda or cuda:N")
     p.add_argument(
         "--workloads",
-        default=None,
         metavar="LIST",
         help="comma-separated subset of matmul,bandwidth,train,inference,dataloader,transfer",
     )
     p.add_argument(
         "--model",
-        default=None,
         metavar="PRESET|ORG/NAME",
         help="benchmark a preset (see `gpu-advisor catalog --models`) or a Hugging Face model's shape "
         "(random weights); default: sized to the device",
     )
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer steps (CPU: under 2 minutes)")
-    p.add_argument(
-        "--duration", type=float, default=None, metavar="S", help="timed seconds per workload variant"
-    )
+    p.add_argument("--duration", type=float, metavar="S", help="timed seconds per workload variant")
     add_interval_argument(p)
-    p.add_argument(
-        "--workers", type=int, default=None, metavar="N", help="DataLoader workers (default: 0 on CPU)"
-    )
+    p.add_argument("--workers", type=int, metavar="N", help="DataLoader workers (default: 0 on CPU)")
     p.add_argument(
         "--memory-cap",
         type=parse_size,
-        default=None,
         metavar="SIZE",
         help="treat more than SIZE (e.g. 4GiB) as out of memory (default on CPU: 80%% of free RAM)",
     )
     p.add_argument(
         "--precision",
         choices=["fp32", "bf16"],
-        default=None,
         help="train/inference precision (default: fp32 on CPU, bf16 on GPU)",
     )
-    p.add_argument("--json", default=None, metavar="FILE", help="write the gpu-advisor/bench@1 results file")
+    p.add_argument("--json", metavar="FILE", help="write the gpu-advisor/bench@1 results file")
     p.add_argument(
         "--dataset-samples",
         type=int,
-        default=None,
         metavar="N",
         help="project the time per epoch over N samples of --seq-len tokens from the measured training speed",
     )
-    p.add_argument(
-        "--seq-len", type=int, default=None, metavar="S", help="tokens per sample, with --dataset-samples"
-    )
+    p.add_argument("--seq-len", type=int, metavar="S", help="tokens per sample, with --dataset-samples")
     bench_distributed.add_arguments(p, parse_size)  # --distributed, --nproc N and their flags
     p.set_defaults(func=cmd_bench)
 
@@ -118,11 +105,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     m.add_argument(
         "--grace",
         type=float,
-        default=None,
         metavar="S",
         help="after Ctrl-C or SIGTERM, seconds the command gets to exit before it is killed (default 10)",
     )
-    m.add_argument("--json", default=None, metavar="FILE", help="write the gpu-advisor/monitor@1 file")
+    m.add_argument("--json", metavar="FILE", help="write the gpu-advisor/monitor@1 file")
     # Not dest "command": that holds the subcommand's name, which error messages print.
     m.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command, after --")
     m.set_defaults(func=cmd_monitor)
@@ -137,7 +123,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c.add_argument("files", nargs="+", metavar="FILE")
     c.add_argument(
         "--baseline",
-        default=None,
         metavar="FILE",
         help="the file the others are compared with (one of FILE, by path or name; default: the first)",
     )

@@ -42,26 +42,20 @@ def add_arguments(p: argparse.ArgumentParser, parse_size) -> None:
         action="store_true",
         help="run as one rank of a cluster run started by torchrun (one or many nodes)",
     )
-    g.add_argument(
-        "--nproc", type=int, default=None, metavar="N", help="start torchrun with N processes on this machine"
-    )
+    g.add_argument("--nproc", type=int, metavar="N", help="start torchrun with N processes on this machine")
     g.add_argument(
         "--timeout",
         type=float,
-        default=None,
         metavar="S",
         help="bound on every collective and wait for another rank (default 120 s)",
     )
-    g.add_argument(
-        "--max-message", type=parse_size, default=None, metavar="SIZE", help="largest collective message"
-    )
+    g.add_argument("--max-message", type=parse_size, metavar="SIZE", help="largest collective message")
     g.add_argument(
         "--collectives",
-        default=None,
         metavar="LIST",
         help="subset of all_reduce,all_gather,reduce_scatter,broadcast",
     )
-    g.add_argument("--phases", default=None, metavar="LIST", help="subset of collectives,p2p,scaling")
+    g.add_argument("--phases", metavar="LIST", help="subset of collectives,p2p,scaling")
     g.add_argument(
         "--toy",
         action="store_true",

@@ -37,9 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="PKG.MOD:FUNC",
         help="your own model: a function returning a torch.nn.Module that maps token ids to logits",
     )
-    p.add_argument(
-        "--vocab-size", type=int, default=None, help=f"token ids for --module (default {MODULE_VOCAB_SIZE})"
-    )
+    p.add_argument("--vocab-size", type=int, help=f"token ids for --module (default {MODULE_VOCAB_SIZE})")
     p.add_argument("--task", choices=[t.value for t in Task])
     p.add_argument("--precision", choices=[x.value for x in Precision])
     p.add_argument("--optimizer", choices=[o.value for o in Optimizer])
