@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gpu_advisor.cli import bench_distributed
+from gpu_advisor.cli.fields import flag_error, given
 from gpu_advisor.cli.signals import StopOnSignals, shell_exit_code
 from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.files import check_writable
@@ -147,22 +148,19 @@ def _options(args: argparse.Namespace):
     from pydantic import ValidationError
 
     from gpu_advisor.bench.options import BenchOptions
-    from gpu_advisor.bench.results import describe_error
 
-    fields = {
-        "device": args.device,
-        "model": args.model,
-        "quick": args.quick,
-        "toy": args.toy,
-        "duration_s": args.duration,
-        "dataloader_workers": args.workers,
-        "memory_cap_bytes": args.memory_cap,
-        "precision": args.precision,
-    }
-    if args.workloads is not None:
-        fields["workloads"] = args.workloads
-    if args.interval is not None:
-        fields["interval_s"] = args.interval
+    fields = given(
+        device=args.device,
+        workloads=args.workloads,
+        model=args.model,
+        quick=args.quick,
+        toy=args.toy,
+        duration_s=args.duration,
+        interval_s=args.interval,
+        dataloader_workers=args.workers,
+        memory_cap_bytes=args.memory_cap,
+        precision=args.precision,
+    )
     from gpu_advisor.hub import looks_like_hub_id
 
     if looks_like_hub_id(args.model):
@@ -178,10 +176,7 @@ def _options(args: argparse.Namespace):
     try:
         return BenchOptions.model_validate(fields)
     except ValidationError as exc:
-        where, _, message = describe_error(exc).partition(": ")
-        flag = _FLAGS.get(where.split(".")[0], where)
-        message = message.removeprefix(f"{where}: ")
-        raise UserInputError(f"{flag}: {message}") from None
+        raise flag_error(exc, _FLAGS) from None
 
 
 def _check_dataset(args: argparse.Namespace) -> None:

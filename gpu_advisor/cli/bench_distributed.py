@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 
+from gpu_advisor.cli.fields import flag_error, given
 from gpu_advisor.cli.signals import exit_code_for
 from gpu_advisor.core.errors import UserInputError
 
@@ -72,31 +73,25 @@ def options_from_args(args: argparse.Namespace):
     from pydantic import ValidationError
 
     from gpu_advisor.bench.distributed.options import DistributedOptions, parse_device
-    from gpu_advisor.bench.results import describe_error
 
     try:
         device = parse_device(args.device)
     except ValueError as exc:
         raise UserInputError(f"--device: {exc}") from None
-    fields: dict[str, object] = {
-        "device": device,
-        "mode": "toy" if args.toy else "quick" if args.quick else "full",
-    }
-    for key, value in (
-        ("interval_s", args.interval),
-        ("timeout_s", args.timeout),
-        ("max_message_bytes", args.max_message),
-        ("op_budget_s", args.duration),
-        ("phases", args.phases),
-        ("ops", args.collectives),
-    ):
-        if value is not None:
-            fields[key] = value
+    fields = given(
+        device=device,
+        mode="toy" if args.toy else "quick" if args.quick else "full",
+        interval_s=args.interval,
+        timeout_s=args.timeout,
+        max_message_bytes=args.max_message,
+        op_budget_s=args.duration,
+        phases=args.phases,
+        ops=args.collectives,
+    )
     try:
         return DistributedOptions.model_validate(fields)
     except ValidationError as exc:
-        where, _, message = describe_error(exc).partition(": ")
-        raise UserInputError(f"{_FLAGS.get(where.split('.')[0], where)}: {message}") from None
+        raise flag_error(exc, _FLAGS) from None
 
 
 def cmd_cluster(args: argparse.Namespace, *, progress_printer, check_output_path) -> int:

@@ -8,6 +8,7 @@ import sys
 
 from pydantic import BaseModel
 
+from gpu_advisor.cli.fields import given
 from gpu_advisor.cli.models import MODEL_HELP, chosen_model, with_trace
 from gpu_advisor.cli.report import write_file
 from gpu_advisor.core.architecture import ConfigError
@@ -187,14 +188,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _recipe_locks(args: argparse.Namespace) -> dict:
     """The recipe knobs given on the command line: locks; the others are left to the planner."""
-    given = {
-        "batch_size": args.batch_size,
-        "grad_checkpointing": args.grad_checkpointing,
-        "grad_accumulation_steps": args.grad_accum,
-        "global_batch": args.global_batch,
-        "loss": args.loss,
-    }
-    return {key: value for key, value in given.items() if value is not None}
+    return given(
+        batch_size=args.batch_size,
+        grad_checkpointing=args.grad_checkpointing,
+        grad_accumulation_steps=args.grad_accum,
+        global_batch=args.global_batch,
+        loss=args.loss,
+    )
 
 
 def request_from_args(args: argparse.Namespace):

@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from gpu_advisor.cli.fields import given
 from gpu_advisor.core.errors import UserInputError, field_problem
 from gpu_advisor.core.precision import Optimizer, Precision, Task
 
@@ -57,20 +58,18 @@ def _setup(args: argparse.Namespace):
 
     from gpu_advisor.bench.trace import TraceSetup
 
-    # A flag not given is left out: TraceSetup holds the defaults.
-    given = {
-        "task": args.task,
-        "precision": args.precision,
-        "optimizer": args.optimizer,
-        "seq_len": args.seq_len,
-        "batch_size": args.batch_size,
-        "grad_checkpointing": args.grad_checkpointing,
-        "users": args.users,
-        "prompt_tokens": args.prompt_tokens,
-        "output_tokens": args.output_tokens,
-        "lora_rank": args.lora_rank,
-    }
-    fields = {key: value for key, value in given.items() if value is not None}
+    fields = given(  # a flag not given is left out: TraceSetup holds the defaults
+        task=args.task,
+        precision=args.precision,
+        optimizer=args.optimizer,
+        seq_len=args.seq_len,
+        batch_size=args.batch_size,
+        grad_checkpointing=args.grad_checkpointing,
+        users=args.users,
+        prompt_tokens=args.prompt_tokens,
+        output_tokens=args.output_tokens,
+        lora_rank=args.lora_rank,
+    )
     try:
         if args.module is not None:
             return TraceSetup(
