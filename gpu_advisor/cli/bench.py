@@ -17,13 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gpu_advisor.cli import bench_distributed
-from gpu_advisor.cli.fields import flag_error, given
+from gpu_advisor.cli.fields import flag_error, given_flags
 from gpu_advisor.cli.signals import StopOnSignals, shell_exit_code
 from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.files import check_writable
 from gpu_advisor.core.units import format_duration, parse_bytes
 
-# BenchOptions field -> the flag a user typed.
+# BenchOptions field -> the flag a user typed (and that sets it).
 _FLAGS = {
     "device": "--device",
     "workloads": "--workloads",
@@ -149,18 +149,7 @@ def _options(args: argparse.Namespace):
 
     from gpu_advisor.bench.options import BenchOptions
 
-    fields = given(
-        device=args.device,
-        workloads=args.workloads,
-        model=args.model,
-        quick=args.quick,
-        toy=args.toy,
-        duration_s=args.duration,
-        interval_s=args.interval,
-        dataloader_workers=args.workers,
-        memory_cap_bytes=args.memory_cap,
-        precision=args.precision,
-    )
+    fields = {**given_flags(args, _FLAGS), "quick": args.quick, "toy": args.toy}
     from gpu_advisor.hub import looks_like_hub_id
 
     if looks_like_hub_id(args.model):

@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 
-from gpu_advisor.cli.fields import flag_error, given
+from gpu_advisor.cli.fields import flag_error, given_flags
 from gpu_advisor.cli.signals import exit_code_for
 from gpu_advisor.core.errors import UserInputError
 
@@ -78,16 +78,11 @@ def options_from_args(args: argparse.Namespace):
         device = parse_device(args.device)
     except ValueError as exc:
         raise UserInputError(f"--device: {exc}") from None
-    fields = given(
-        device=device,
-        mode="toy" if args.toy else "quick" if args.quick else "full",
-        interval_s=args.interval,
-        timeout_s=args.timeout,
-        max_message_bytes=args.max_message,
-        op_budget_s=args.duration,
-        phases=args.phases,
-        ops=args.collectives,
-    )
+    fields = {
+        **given_flags(args, _FLAGS),
+        "device": device,  # parsed, in place of the flag's text
+        "mode": "toy" if args.toy else "quick" if args.quick else "full",
+    }
     try:
         return DistributedOptions.model_validate(fields)
     except ValidationError as exc:

@@ -22,3 +22,11 @@ def flag_error(exc: ValidationError, flags: Mapping[str, str]) -> UserInputError
     where, _, message = field_message(exc).partition(": ")
     flag = flags.get(where.split(".")[0], where)
     return UserInputError(f"{flag}: {message.removeprefix(f'{where}: ')}")
+
+
+def given_flags(args: object, flags: Mapping[str, str]) -> dict[str, object]:
+    """`given` for the fields of `flags` (model field -> the flag that sets it): '--memory-cap' sets
+    memory_cap_bytes, read from args.memory_cap. The same table words a bad field (flag_error)."""
+    return given(
+        **{field: getattr(args, flag.removeprefix("--").replace("-", "_")) for field, flag in flags.items()}
+    )

@@ -11,12 +11,29 @@ import argparse
 import json
 import sys
 
-from gpu_advisor.cli.fields import given
+from gpu_advisor.cli.fields import given_flags
 from gpu_advisor.core.errors import UserInputError, field_problem
 from gpu_advisor.core.precision import Optimizer, Precision, Task
 
 # The vocabulary of a `--module` model when --vocab-size is not given (a Llama-2 tokenizer's).
 MODULE_VOCAB_SIZE = 32000
+
+# TraceSetup's workload fields, each set by the flag of its name (--seq-len sets seq_len).
+_WORKLOAD_FLAGS = {
+    name: "--" + name.replace("_", "-")
+    for name in (
+        "task",
+        "precision",
+        "optimizer",
+        "seq_len",
+        "batch_size",
+        "grad_checkpointing",
+        "users",
+        "prompt_tokens",
+        "output_tokens",
+        "lora_rank",
+    )
+}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -58,18 +75,7 @@ def _setup(args: argparse.Namespace):
 
     from gpu_advisor.bench.trace import TraceSetup
 
-    fields = given(  # a flag not given is left out: TraceSetup holds the defaults
-        task=args.task,
-        precision=args.precision,
-        optimizer=args.optimizer,
-        seq_len=args.seq_len,
-        batch_size=args.batch_size,
-        grad_checkpointing=args.grad_checkpointing,
-        users=args.users,
-        prompt_tokens=args.prompt_tokens,
-        output_tokens=args.output_tokens,
-        lora_rank=args.lora_rank,
-    )
+    fields = given_flags(args, _WORKLOAD_FLAGS)  # a flag not given is left out: TraceSetup holds the defaults
     try:
         if args.module is not None:
             return TraceSetup(
