@@ -8,7 +8,7 @@ import sys
 
 from pydantic import BaseModel
 
-from gpu_advisor.cli.fields import given
+from gpu_advisor.cli.fields import given_flags
 from gpu_advisor.cli.models import MODEL_HELP, chosen_model, with_trace
 from gpu_advisor.cli.report import write_file
 from gpu_advisor.core.architecture import ConfigError
@@ -188,13 +188,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _recipe_locks(args: argparse.Namespace) -> dict:
     """The recipe knobs given on the command line: locks; the others are left to the planner."""
-    return given(
-        batch_size=args.batch_size,
-        grad_checkpointing=args.grad_checkpointing,
-        grad_accumulation_steps=args.grad_accum,
-        global_batch=args.global_batch,
-        loss=args.loss,
-    )
+    return given_flags(args, {field: _flag(field) for field in _RECIPE_KNOBS})
+
+
+# The training-recipe fields a flag locks (the planner chooses the others).
+_RECIPE_KNOBS = ("batch_size", "grad_checkpointing", "grad_accumulation_steps", "global_batch", "loss")
 
 
 def request_from_args(args: argparse.Namespace):
