@@ -57,7 +57,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Run matmul, memory bandwidth, training, inference, data-loader and "
         "host-to-device workloads with telemetry; print a table and write a results file.",
     )
-    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda or cuda:N")
+    p.add_argument("--device", help="auto (default), cpu, cuda or cuda:N")
     p.add_argument(
         "--workloads",
         metavar="LIST",

@@ -74,15 +74,13 @@ def options_from_args(args: argparse.Namespace):
 
     from gpu_advisor.bench.distributed.options import DistributedOptions, parse_device
 
-    try:
-        device = parse_device(args.device)
-    except ValueError as exc:
-        raise UserInputError(f"--device: {exc}") from None
-    fields = {
-        **given_flags(args, _FLAGS),
-        "device": device,  # parsed, in place of the flag's text
-        "mode": "toy" if args.toy else "quick" if args.quick else "full",
-    }
+    fields = given_flags(args, _FLAGS)
+    if args.device is not None:
+        try:
+            fields["device"] = parse_device(args.device)  # parsed, in place of the flag's text
+        except ValueError as exc:
+            raise UserInputError(f"--device: {exc}") from None
+    fields["mode"] = "toy" if args.toy else "quick" if args.quick else "full"
     try:
         return DistributedOptions.model_validate(fields)
     except ValidationError as exc:
