@@ -16,7 +16,6 @@ from collections.abc import Iterator
 import torch
 
 from gpu_advisor.bench.context import Outcome, RunContext, now, ok_result
-from gpu_advisor.bench.kernels import ensure_bandwidth
 from gpu_advisor.bench.oom import is_out_of_memory, with_oom_backoff
 from gpu_advisor.bench.peak_memory import measure_peak
 from gpu_advisor.bench.results import Prediction, PredictionCheck, WorkloadResult
@@ -97,17 +96,10 @@ def _infer_attempt(
     progress: tuple[float, float],
 ) -> Outcome:
     started = now()
-    precision, peak_dtype, device_kind, peak_flops = device_peak(ctx)
-    bandwidth = ensure_bandwidth(ctx)
+    device = device_peak(ctx)
+    precision, peak_dtype, peak_flops = device.precision, device.peak_dtype, device.peak_flops_per_s
     prediction = predict_inference(
-        spec,
-        batch_size=batch,
-        prompt_tokens=prompt,
-        output_tokens=output,
-        precision=precision,
-        device=device_kind,
-        peak_flops_per_s=peak_flops,
-        bandwidth_bytes_per_s=bandwidth,
+        spec, batch_size=batch, prompt_tokens=prompt, output_tokens=output, **device.prediction_inputs()
     )
     ctx.check_cap(prediction.peak_memory_bytes)
     runner = _Generator(ctx, model, spec, batch, prompt, output, TORCH_DTYPE[precision])

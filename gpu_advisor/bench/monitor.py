@@ -42,6 +42,7 @@ from gpu_advisor.core.files import write_json_atomic
 from gpu_advisor.probe.events import EVENTS_ENV
 from gpu_advisor.telemetry import GpuSource, RunEvidence, Sample, TelemetrySummary, diagnose, summarize
 from gpu_advisor.telemetry.recording import Recording
+from gpu_advisor.telemetry.sampler import DEFAULT_INTERVAL_S
 
 MONITOR_SCHEMA = "gpu-advisor/monitor@1"
 # After Ctrl-C, SIGTERM or a stop request, how long the command's process group gets to exit before it
@@ -197,7 +198,7 @@ def _start(
 def run_monitor(
     command: Sequence[str],
     *,
-    interval_s: float = 0.5,
+    interval_s: float = DEFAULT_INTERVAL_S,
     on_sample: Callable[[Sample], None] | None = None,
     on_events: Callable[[list[Event]], None] | None = None,
     stop: threading.Event | None = None,

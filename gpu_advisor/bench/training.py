@@ -15,6 +15,8 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch.utils.data import DataLoader, Dataset
@@ -81,12 +83,36 @@ def precision_for(ctx: RunContext) -> Precision:
     return Precision(chosen)
 
 
-def device_peak(ctx: RunContext) -> tuple[Precision, str, Device, float | None]:
-    """The precision a model workload runs in, the dtype of the peak it is measured against, the
-    device kind the planner predicts for, and that peak in FLOP/s (the catalogue's, or measured now)."""
+@dataclass(frozen=True, slots=True)
+class DevicePeak:
+    """What a model workload is predicted with: the precision it runs in, the dtype of the peak it is
+    measured against, the device kind the planner predicts for, that peak in FLOP/s and the memory
+    bandwidth (the catalogue's, or measured now; None where unknown or not asked for)."""
+
+    precision: Precision
+    peak_dtype: str
+    device: Device
+    peak_flops_per_s: float | None
+    bandwidth_bytes_per_s: float | None
+
+    def prediction_inputs(self) -> dict[str, Any]:
+        """The device's part of a core.predict call."""
+        return {
+            "precision": self.precision,
+            "device": self.device,
+            "peak_flops_per_s": self.peak_flops_per_s,
+            "bandwidth_bytes_per_s": self.bandwidth_bytes_per_s,
+        }
+
+
+def device_peak(ctx: RunContext, *, with_bandwidth: bool = True) -> DevicePeak:
+    """The device figures a model workload is predicted with (DevicePeak); the bandwidth only when asked."""
     precision = precision_for(ctx)
     peak_dtype = "bf16" if precision is Precision.BF16 else "fp32"
-    return precision, peak_dtype, Device.CUDA if ctx.is_cuda else Device.CPU, ensure_flops(ctx, peak_dtype)
+    device = Device.CUDA if ctx.is_cuda else Device.CPU
+    peak_flops = ensure_flops(ctx, peak_dtype)
+    bandwidth = ensure_bandwidth(ctx) if with_bandwidth else None
+    return DevicePeak(precision, peak_dtype, device, peak_flops, bandwidth)
 
 
 def _autocast(ctx: RunContext, precision: Precision) -> contextlib.AbstractContextManager[object]:
@@ -129,17 +155,9 @@ def _train_attempt(
     progress: tuple[float, float],
 ) -> Outcome:
     started = now()
-    precision, peak_dtype, device_kind, peak_flops = device_peak(ctx)
-    bandwidth = ensure_bandwidth(ctx) if predict else None
-    prediction = predict_training_step(
-        spec,
-        batch_size=batch,
-        seq_len=seq,
-        precision=precision,
-        device=device_kind,
-        peak_flops_per_s=peak_flops,
-        bandwidth_bytes_per_s=bandwidth,
-    )
+    device = device_peak(ctx, with_bandwidth=predict)
+    precision, peak_dtype, peak_flops = device.precision, device.peak_dtype, device.peak_flops_per_s
+    prediction = predict_training_step(spec, batch_size=batch, seq_len=seq, **device.prediction_inputs())
     ctx.check_cap(prediction.peak_memory_bytes)
     ctx.progress(progress[0], f"{name}: building the model (batch {batch})")
     clock = DeviceClock(ctx.device)

@@ -17,12 +17,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from gpu_advisor.cli import bench_distributed
+from gpu_advisor.cli.fields import flag_error, given_flags
 from gpu_advisor.cli.signals import StopOnSignals, shell_exit_code
 from gpu_advisor.core.errors import UserInputError
 from gpu_advisor.core.files import check_writable
 from gpu_advisor.core.units import format_duration, parse_bytes
 
-# BenchOptions field -> the flag a user typed.
+# BenchOptions field -> the flag a user typed (and that sets it).
 _FLAGS = {
     "device": "--device",
     "workloads": "--workloads",
@@ -43,6 +44,11 @@ def parse_size(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def add_interval_argument(parser: argparse.ArgumentParser) -> None:
+    """`--interval S`; None when not given, so the run takes the telemetry sampler's default."""
+    parser.add_argument("--interval", type=float, metavar="S", help="telemetry interval (0.1-10 s)")
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """Register bench, monitor and compare on the main parser's subcommands."""
     p = sub.add_parser(
@@ -51,52 +57,41 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Run matmul, memory bandwidth, training, inference, data-loader and "
         "host-to-device workloads with telemetry; print a table and write a results file.",
     )
-    p.add_argument("--device", default="auto", help="auto (default), cpu, cuda or cuda:N")
+    p.add_argument("--device", help="auto (default), cpu, cuda or cuda:N")
     p.add_argument(
         "--workloads",
-        default=None,
         metavar="LIST",
         help="comma-separated subset of matmul,bandwidth,train,inference,dataloader,transfer",
     )
     p.add_argument(
         "--model",
-        default=None,
         metavar="PRESET|ORG/NAME",
         help="benchmark a preset (see `gpu-advisor catalog --models`) or a Hugging Face model's shape "
         "(random weights); default: sized to the device",
     )
     p.add_argument("--quick", action="store_true", help="smaller sizes, fewer steps (CPU: under 2 minutes)")
-    p.add_argument(
-        "--duration", type=float, default=None, metavar="S", help="timed seconds per workload variant"
-    )
-    p.add_argument("--interval", type=float, default=0.5, metavar="S", help="telemetry interval (0.1-10 s)")
-    p.add_argument(
-        "--workers", type=int, default=None, metavar="N", help="DataLoader workers (default: 0 on CPU)"
-    )
+    p.add_argument("--duration", type=float, metavar="S", help="timed seconds per workload variant")
+    add_interval_argument(p)
+    p.add_argument("--workers", type=int, metavar="N", help="DataLoader workers (default: 0 on CPU)")
     p.add_argument(
         "--memory-cap",
         type=parse_size,
-        default=None,
         metavar="SIZE",
         help="treat more than SIZE (e.g. 4GiB) as out of memory (default on CPU: 80%% of free RAM)",
     )
     p.add_argument(
         "--precision",
         choices=["fp32", "bf16"],
-        default=None,
         help="train/inference precision (default: fp32 on CPU, bf16 on GPU)",
     )
-    p.add_argument("--json", default=None, metavar="FILE", help="write the gpu-advisor/bench@1 results file")
+    p.add_argument("--json", metavar="FILE", help="write the gpu-advisor/bench@1 results file")
     p.add_argument(
         "--dataset-samples",
         type=int,
-        default=None,
         metavar="N",
         help="project the time per epoch over N samples of --seq-len tokens from the measured training speed",
     )
-    p.add_argument(
-        "--seq-len", type=int, default=None, metavar="S", help="tokens per sample, with --dataset-samples"
-    )
+    p.add_argument("--seq-len", type=int, metavar="S", help="tokens per sample, with --dataset-samples")
     bench_distributed.add_arguments(p, parse_size)  # --distributed, --nproc N and their flags
     p.set_defaults(func=cmd_bench)
 
@@ -107,15 +102,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "a summary and a diagnosis. Exits with the command's exit code.",
         usage="gpu-advisor monitor [--interval S] [--grace S] [--json FILE] -- COMMAND [ARGS...]",
     )
-    m.add_argument("--interval", type=float, default=0.5, metavar="S", help="telemetry interval (0.1-10 s)")
+    add_interval_argument(m)
     m.add_argument(
         "--grace",
         type=float,
-        default=None,
         metavar="S",
         help="after Ctrl-C or SIGTERM, seconds the command gets to exit before it is killed (default 10)",
     )
-    m.add_argument("--json", default=None, metavar="FILE", help="write the gpu-advisor/monitor@1 file")
+    m.add_argument("--json", metavar="FILE", help="write the gpu-advisor/monitor@1 file")
     # Not dest "command": that holds the subcommand's name, which error messages print.
     m.add_argument("argv", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command, after --")
     m.set_defaults(func=cmd_monitor)
@@ -130,7 +124,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     c.add_argument("files", nargs="+", metavar="FILE")
     c.add_argument(
         "--baseline",
-        default=None,
         metavar="FILE",
         help="the file the others are compared with (one of FILE, by path or name; default: the first)",
     )
@@ -155,21 +148,8 @@ def _options(args: argparse.Namespace):
     from pydantic import ValidationError
 
     from gpu_advisor.bench.options import BenchOptions
-    from gpu_advisor.bench.results import describe_error
 
-    fields = {
-        "device": args.device,
-        "model": args.model,
-        "quick": args.quick,
-        "toy": args.toy,
-        "duration_s": args.duration,
-        "interval_s": args.interval,
-        "dataloader_workers": args.workers,
-        "memory_cap_bytes": args.memory_cap,
-        "precision": args.precision,
-    }
-    if args.workloads is not None:
-        fields["workloads"] = args.workloads
+    fields = {**given_flags(args, _FLAGS), "quick": args.quick, "toy": args.toy}
     from gpu_advisor.hub import looks_like_hub_id
 
     if looks_like_hub_id(args.model):
@@ -185,10 +165,7 @@ def _options(args: argparse.Namespace):
     try:
         return BenchOptions.model_validate(fields)
     except ValidationError as exc:
-        where, _, message = describe_error(exc).partition(": ")
-        flag = _FLAGS.get(where.split(".")[0], where)
-        message = message.removeprefix(f"{where}: ")
-        raise UserInputError(f"{flag}: {message}") from None
+        raise flag_error(exc, _FLAGS) from None
 
 
 def _check_dataset(args: argparse.Namespace) -> None:
@@ -282,7 +259,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_monitor(args: argparse.Namespace) -> int:
     from gpu_advisor.bench.monitor import GRACE_S, run_monitor
-    from gpu_advisor.telemetry.sampler import MAX_INTERVAL_S, MIN_INTERVAL_S
+    from gpu_advisor.telemetry.sampler import DEFAULT_INTERVAL_S, MAX_INTERVAL_S, MIN_INTERVAL_S
     from gpu_advisor.wording.command import monitor_lines
 
     command = list(args.argv)
@@ -290,13 +267,14 @@ def cmd_monitor(args: argparse.Namespace) -> int:
         command = command[1:]
     if not command:
         raise UserInputError("give the command to run after --, e.g. gpu-advisor monitor -- python train.py")
-    if not MIN_INTERVAL_S <= args.interval <= MAX_INTERVAL_S:
+    interval_s = DEFAULT_INTERVAL_S if args.interval is None else args.interval
+    if not MIN_INTERVAL_S <= interval_s <= MAX_INTERVAL_S:
         raise UserInputError(f"--interval: must be between {MIN_INTERVAL_S} and {MAX_INTERVAL_S} seconds")
     grace_s = GRACE_S if args.grace is None else args.grace
     if not 0 <= grace_s <= 3600:
         raise UserInputError("--grace: must be between 0 and 3600 seconds")
     check_output_path(args.json)
-    report = run_monitor(command, interval_s=args.interval, grace_s=grace_s)  # MonitorError: exit 2
+    report = run_monitor(command, interval_s=interval_s, grace_s=grace_s)  # MonitorError: exit 2
     print("\n".join(monitor_lines(report)), file=sys.stderr)
     if args.json:
         try:

@@ -14,6 +14,7 @@ import os
 import signal
 import sys
 
+from gpu_advisor.cli.fields import flag_error, given_flags
 from gpu_advisor.cli.signals import exit_code_for
 from gpu_advisor.core.errors import UserInputError
 
@@ -42,26 +43,20 @@ def add_arguments(p: argparse.ArgumentParser, parse_size) -> None:
         action="store_true",
         help="run as one rank of a cluster run started by torchrun (one or many nodes)",
     )
-    g.add_argument(
-        "--nproc", type=int, default=None, metavar="N", help="start torchrun with N processes on this machine"
-    )
+    g.add_argument("--nproc", type=int, metavar="N", help="start torchrun with N processes on this machine")
     g.add_argument(
         "--timeout",
         type=float,
-        default=None,
         metavar="S",
         help="bound on every collective and wait for another rank (default 120 s)",
     )
-    g.add_argument(
-        "--max-message", type=parse_size, default=None, metavar="SIZE", help="largest collective message"
-    )
+    g.add_argument("--max-message", type=parse_size, metavar="SIZE", help="largest collective message")
     g.add_argument(
         "--collectives",
-        default=None,
         metavar="LIST",
         help="subset of all_reduce,all_gather,reduce_scatter,broadcast",
     )
-    g.add_argument("--phases", default=None, metavar="LIST", help="subset of collectives,p2p,scaling")
+    g.add_argument("--phases", metavar="LIST", help="subset of collectives,p2p,scaling")
     g.add_argument(
         "--toy",
         action="store_true",
@@ -78,31 +73,18 @@ def options_from_args(args: argparse.Namespace):
     from pydantic import ValidationError
 
     from gpu_advisor.bench.distributed.options import DistributedOptions, parse_device
-    from gpu_advisor.bench.results import describe_error
 
-    try:
-        device = parse_device(args.device)
-    except ValueError as exc:
-        raise UserInputError(f"--device: {exc}") from None
-    fields: dict[str, object] = {
-        "device": device,
-        "mode": "toy" if args.toy else "quick" if args.quick else "full",
-        "interval_s": args.interval,
-    }
-    for key, value in (
-        ("timeout_s", args.timeout),
-        ("max_message_bytes", args.max_message),
-        ("op_budget_s", args.duration),
-        ("phases", args.phases),
-        ("ops", args.collectives),
-    ):
-        if value is not None:
-            fields[key] = value
+    fields = given_flags(args, _FLAGS)
+    if args.device is not None:
+        try:
+            fields["device"] = parse_device(args.device)  # parsed, in place of the flag's text
+        except ValueError as exc:
+            raise UserInputError(f"--device: {exc}") from None
+    fields["mode"] = "toy" if args.toy else "quick" if args.quick else "full"
     try:
         return DistributedOptions.model_validate(fields)
     except ValidationError as exc:
-        where, _, message = describe_error(exc).partition(": ")
-        raise UserInputError(f"{_FLAGS.get(where.split('.')[0], where)}: {message}") from None
+        raise flag_error(exc, _FLAGS) from None
 
 
 def cmd_cluster(args: argparse.Namespace, *, progress_printer, check_output_path) -> int:

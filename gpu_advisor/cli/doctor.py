@@ -55,31 +55,20 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def gpu_lines(gpus: list[dict[str, Any]]) -> list[str]:
     """One line per GPU as its library numbers them: name, memory, power limit, UUID, PCI address."""
-    from gpu_advisor.core.units import format_bytes, format_watts
     from gpu_advisor.telemetry.gpu_source import library_label
+    from gpu_advisor.wording.gpu_facts import gpu_facts
 
     if not gpus:
         return []
     first = gpus[0]
-    versions = [f"driver {first['driver_version']}"] if first.get("driver_version") else []
-    if first.get("cuda_driver_version"):
-        versions.append(f"CUDA {first['cuda_driver_version']}")
+    versions = gpu_facts(first, ("driver_version", "cuda_driver_version"))
     library = library_label(first.get("backend"))
     lines = [f"gpus (through {library}{', ' if versions else ''}{', '.join(versions)}):"]
     for gpu in gpus:
         parts = [str(gpu.get("name") or "unknown GPU")]
-        if gpu.get("memory_total_bytes"):
-            parts.append(format_bytes(gpu["memory_total_bytes"]))
-        if gpu.get("power_limit_w"):
-            parts.append(f"limit {format_watts(gpu['power_limit_w'])}")
-        if gpu.get("mig_mode"):
-            parts.append("MIG enabled")
-        if gpu.get("uuid"):
-            parts.append(str(gpu["uuid"]))
-        if gpu.get("pci_bus_id"):
-            parts.append(f"PCI {gpu['pci_bus_id']}")
-        if gpu.get("error"):
-            parts.append(f"error: {gpu['error']}")
+        parts += gpu_facts(
+            gpu, ("memory_total_bytes", "power_limit_w", "mig_mode", "uuid", "pci_bus_id", "error")
+        )
         lines.append(f"  GPU {gpu.get('index')}: {', '.join(parts)}")
     return lines
 

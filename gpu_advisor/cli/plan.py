@@ -6,19 +6,30 @@ import argparse
 import json
 import sys
 
+from pydantic import BaseModel
+
+from gpu_advisor.cli.fields import given_flags
 from gpu_advisor.cli.models import MODEL_HELP, chosen_model, with_trace
 from gpu_advisor.cli.report import write_file
 from gpu_advisor.core.architecture import ConfigError
 from gpu_advisor.core.errors import UserInputError as CliError
 from gpu_advisor.core.precision import Engine, Framework, LossImpl, Optimizer, Precision, Task, Tier
-from gpu_advisor.core.request import Attention, PlanRequest, Purchase, Vendor, describe_validation_error
+from gpu_advisor.core.request import (
+    Assumptions,
+    Attention,
+    PlanRequest,
+    Purchase,
+    Vendor,
+    describe_validation_error,
+)
 from gpu_advisor.core.units import parse_hours, parse_number
 from gpu_advisor.wording.plan_tables import plan_text
 
 
-def _default(field: str) -> object:
-    """PlanRequest's own default for a flag (an enum as its value), so the CLI never restates one."""
-    value = PlanRequest.model_fields[field].default
+def _default(field: str, owner: type[BaseModel] = PlanRequest) -> object:
+    """The owner's own default for a flag (PlanRequest's, or Assumptions'; an enum as its value), so the
+    CLI never restates one."""
+    value = owner.model_fields[field].default
     return getattr(value, "value", value)
 
 
@@ -62,39 +73,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--seq-len", type=count_arg, default=_default("seq_len"), help="tokens per sequence (training)"
     )
-    p.add_argument(
-        "--batch-size", type=int, default=None, help="micro-batch per GPU (training; default: the planner's)"
-    )
+    p.add_argument("--batch-size", type=int, help="micro-batch per GPU (training; default: the planner's)")
     p.add_argument(
         "--grad-checkpointing",
         action=argparse.BooleanOptionalAction,
-        default=None,
         help="recompute activations in backward (on or off; default: the planner chooses)",
     )
-    p.add_argument(
-        "--grad-accum", type=int, default=None, metavar="N", help="micro-batches per optimizer step"
-    )
+    p.add_argument("--grad-accum", type=int, metavar="N", help="micro-batches per optimizer step")
     p.add_argument(
         "--global-batch",
         type=int,
-        default=None,
         metavar="N",
         help="sequences per optimizer step over all replicas (replicas x micro-batch x accumulation)",
     )
     p.add_argument(
         "--loss",
         choices=[x.value for x in LossImpl],
-        default=None,
         help="cross-entropy recipe (default full)",
     )
     p.add_argument(
         "--pure-16bit", action="store_true", help="16-bit weights and optimizer state (no fp32 master copy)"
     )
     p.add_argument("--attention", choices=[a.value for a in Attention], default=_default("attention"))
-    p.add_argument("--zero", type=int, choices=[0, 1, 2, 3], default=None, help="ZeRO stage (default: auto)")
-    p.add_argument("--gpus", type=int, default=None, metavar="N", help="fix the GPU count")
-    p.add_argument("--tp", type=int, default=None, metavar="N", help="fix the tensor-parallel degree")
-    p.add_argument("--pp", type=int, default=None, metavar="N", help="fix the pipeline-parallel degree")
+    p.add_argument("--zero", type=int, choices=[0, 1, 2, 3], help="ZeRO stage (default: auto)")
+    p.add_argument("--gpus", type=int, metavar="N", help="fix the GPU count")
+    p.add_argument("--tp", type=int, metavar="N", help="fix the tensor-parallel degree")
+    p.add_argument("--pp", type=int, metavar="N", help="fix the pipeline-parallel degree")
     p.add_argument(
         "--engine",
         choices=[e.value for e in Engine],
@@ -113,37 +117,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--users", type=count_arg, default=_default("users"), help="concurrent users (inference)")
     p.add_argument("--prompt-tokens", type=count_arg, default=_default("prompt_tokens"))
     p.add_argument("--output-tokens", type=count_arg, default=_default("output_tokens"))
-    p.add_argument("--tokens-per-s", type=float, default=None, help="target tokens/s per user (inference)")
+    p.add_argument("--tokens-per-s", type=float, help="target tokens/s per user (inference)")
     p.add_argument(
         "--requests-per-s",
         type=float,
-        default=None,
         metavar="R",
         help="traffic as requests per second instead of --users (Little's law; needs --tokens-per-s)",
     )
-    p.add_argument("--ttft-s", type=float, default=None, metavar="S", help="target time to first token (s)")
-    p.add_argument("--train-tokens", type=amount_arg, default=None, help="training token budget, e.g. 1e9")
-    p.add_argument(
-        "--max-hours", type=hours_arg, default=None, help="training deadline in hours ('48', '7d', '1 week')"
-    )
-    p.add_argument(
-        "--dataset-tokens", type=amount_arg, default=None, metavar="N", help="tokens in the dataset"
-    )
+    p.add_argument("--ttft-s", type=float, metavar="S", help="target time to first token (s)")
+    p.add_argument("--train-tokens", type=amount_arg, help="training token budget, e.g. 1e9")
+    p.add_argument("--max-hours", type=hours_arg, help="training deadline in hours ('48', '7d', '1 week')")
+    p.add_argument("--dataset-tokens", type=amount_arg, metavar="N", help="tokens in the dataset")
     p.add_argument(
         "--dataset-samples",
         type=count_arg,
-        default=None,
         metavar="N",
         help="samples in the dataset, each --seq-len tokens",
     )
-    p.add_argument(
-        "--epochs", type=float, default=None, metavar="E", help="passes over the dataset (default 1)"
-    )
-    p.add_argument("--gpu", default=None, metavar="NAME", help="consider only this GPU (id or name)")
-    p.add_argument("--tier", choices=[t.value for t in Tier], default=None)
-    p.add_argument(
-        "--vendor", choices=[v.value for v in Vendor], default=None, help="only this vendor's GPUs"
-    )
+    p.add_argument("--epochs", type=float, metavar="E", help="passes over the dataset (default 1)")
+    p.add_argument("--gpu", metavar="NAME", help="consider only this GPU (id or name)")
+    p.add_argument("--tier", choices=[t.value for t in Tier])
+    p.add_argument("--vendor", choices=[v.value for v in Vendor], help="only this vendor's GPUs")
     p.add_argument(
         "--require-nvlink", action="store_true", help="only GPUs joined by NVLink (bridges or NVSwitch)"
     )
@@ -153,18 +147,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--hours-per-month", type=float, default=_default("hours_per_month"))
     p.add_argument("--electricity-usd-per-kwh", type=float, default=_default("electricity_usd_per_kwh"))
-    p.add_argument("--mfu", type=float, default=None, help="override the assumed training MFU (0-1)")
+    p.add_argument("--mfu", type=float, help="override the assumed training MFU (0-1)")
     p.add_argument(
         "--pipeline-schedule",
         choices=["interleaved", "1f1b"],
-        default="interleaved",
+        default="interleaved" if _default("pipeline_interleaved", Assumptions) else "1f1b",
         help="interleaved 1F1B (Megatron virtual stages) or plain 1F1B (DeepSpeed, Megatron without them)",
     )
-    p.add_argument("--lora-rank", type=int, default=16, metavar="R", help="LoRA adapter rank (lora, qlora)")
+    p.add_argument(
+        "--lora-rank",
+        type=int,
+        default=_default("lora_rank", Assumptions),
+        metavar="R",
+        help="LoRA adapter rank (lora, qlora)",
+    )
     p.add_argument(
         "--lora-targets",
         choices=["attention", "all-linear"],
-        default="attention",
+        default="all-linear" if _default("lora_all_linear", Assumptions) else "attention",
         help="layers the adapters sit on: q, k, v, o, or every linear layer (lora, qlora)",
     )
     p.add_argument(
@@ -188,21 +188,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _recipe_locks(args: argparse.Namespace) -> dict:
     """The recipe knobs given on the command line: locks; the others are left to the planner."""
-    given = {
-        "batch_size": args.batch_size,
-        "grad_checkpointing": args.grad_checkpointing,
-        "grad_accumulation_steps": args.grad_accum,
-        "global_batch": args.global_batch,
-        "loss": args.loss,
-    }
-    return {key: value for key, value in given.items() if value is not None}
+    return given_flags(args, {field: _flag(field) for field in _RECIPE_KNOBS})
+
+
+# The training-recipe fields a flag locks (the planner chooses the others).
+_RECIPE_KNOBS = ("batch_size", "grad_checkpointing", "grad_accumulation_steps", "global_batch", "loss")
 
 
 def request_from_args(args: argparse.Namespace):
     """Build the validated PlanRequest; raises CliError naming the field."""
     from pydantic import ValidationError
-
-    from gpu_advisor.core.request import Assumptions, PlanRequest
 
     try:
         model = chosen_model(args).spec

@@ -11,8 +11,29 @@ import argparse
 import json
 import sys
 
+from gpu_advisor.cli.fields import given_flags
 from gpu_advisor.core.errors import UserInputError, field_problem
 from gpu_advisor.core.precision import Optimizer, Precision, Task
+
+# The vocabulary of a `--module` model when --vocab-size is not given (a Llama-2 tokenizer's).
+MODULE_VOCAB_SIZE = 32000
+
+# TraceSetup's workload fields, each set by the flag of its name (--seq-len sets seq_len).
+_WORKLOAD_FLAGS = {
+    name: "--" + name.replace("_", "-")
+    for name in (
+        "task",
+        "precision",
+        "optimizer",
+        "seq_len",
+        "batch_size",
+        "grad_checkpointing",
+        "users",
+        "prompt_tokens",
+        "output_tokens",
+        "lora_rank",
+    )
+}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -34,17 +55,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         metavar="PKG.MOD:FUNC",
         help="your own model: a function returning a torch.nn.Module that maps token ids to logits",
     )
-    p.add_argument("--vocab-size", type=int, default=None, help="token ids for --module (default 32000)")
-    p.add_argument("--task", choices=[t.value for t in Task], default="pretrain")
-    p.add_argument("--precision", choices=[x.value for x in Precision], default="bf16")
-    p.add_argument("--optimizer", choices=[o.value for o in Optimizer], default="adamw")
-    p.add_argument("--seq-len", type=int, default=2048, help="tokens per sequence (training)")
-    p.add_argument("--batch-size", type=int, default=1, help="micro-batch (training)")
+    p.add_argument("--vocab-size", type=int, help=f"token ids for --module (default {MODULE_VOCAB_SIZE})")
+    p.add_argument("--task", choices=[t.value for t in Task])
+    p.add_argument("--precision", choices=[x.value for x in Precision])
+    p.add_argument("--optimizer", choices=[o.value for o in Optimizer])
+    p.add_argument("--seq-len", type=int, help="tokens per sequence (training)")
+    p.add_argument("--batch-size", type=int, help="micro-batch (training)")
     p.add_argument("--grad-checkpointing", action="store_true", help="recompute activations in backward")
-    p.add_argument("--users", type=int, default=1, help="concurrent sequences (inference)")
-    p.add_argument("--prompt-tokens", type=int, default=512)
-    p.add_argument("--output-tokens", type=int, default=256)
-    p.add_argument("--lora-rank", type=int, default=16, help="LoRA rank r (task lora)")
+    p.add_argument("--users", type=int, help="concurrent sequences (inference)")
+    p.add_argument("--prompt-tokens", type=int)
+    p.add_argument("--output-tokens", type=int)
+    p.add_argument("--lora-rank", type=int, help="LoRA rank r (task lora)")
     p.add_argument("--json", action="store_true", help="print the gpu-advisor/trace@1 JSON object")
     p.set_defaults(func=cmd_trace)
 
@@ -54,22 +75,14 @@ def _setup(args: argparse.Namespace):
 
     from gpu_advisor.bench.trace import TraceSetup
 
-    fields = {
-        "task": args.task,
-        "precision": args.precision,
-        "optimizer": args.optimizer,
-        "seq_len": args.seq_len,
-        "batch_size": args.batch_size,
-        "grad_checkpointing": args.grad_checkpointing,
-        "users": args.users,
-        "prompt_tokens": args.prompt_tokens,
-        "output_tokens": args.output_tokens,
-        "lora_rank": args.lora_rank,
-    }
+    fields = given_flags(args, _WORKLOAD_FLAGS)  # a flag not given is left out: TraceSetup holds the defaults
     try:
         if args.module is not None:
             return TraceSetup(
-                name=args.module, module=args.module, vocab_size=args.vocab_size or 32000, **fields
+                name=args.module,
+                module=args.module,
+                vocab_size=args.vocab_size or MODULE_VOCAB_SIZE,
+                **fields,
             )
         from gpu_advisor.bench.trace_model import config_from_spec
         from gpu_advisor.cli.models import chosen_model

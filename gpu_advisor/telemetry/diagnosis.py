@@ -7,12 +7,12 @@ it used (``evidence``, with a readable ``summary``) and what to do about it (``f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeVar
 
 from gpu_advisor.core.units import format_bytes_of, format_celsius, format_duration, format_pct, format_si
-from gpu_advisor.telemetry.stats import GpuSummary, TelemetrySummary
+from gpu_advisor.telemetry.stats import GpuSummary, MetricStats, TelemetrySummary
 
 Severity = Literal["ok", "info", "warning", "critical"]
 SEVERITY_RANK: dict[str, int] = {"ok": 0, "info": 1, "warning": 2, "critical": 3}
@@ -142,11 +142,16 @@ def _working_gpus(telemetry: TelemetrySummary) -> tuple[GpuSummary, ...]:
     return working or telemetry.gpus
 
 
+def _mean_of_means(series: Iterable[MetricStats | None]) -> float | None:
+    """The mean of the GPUs' mean readings, skipping a GPU without the reading."""
+    means = [s.mean for s in series if s is not None]
+    return sum(means) / len(means) if means else None
+
+
 def _mean_gpu_util_pct(telemetry: TelemetrySummary | None) -> float | None:
     if telemetry is None:
         return None
-    means = [g.gpu_util_pct.mean for g in _working_gpus(telemetry) if g.gpu_util_pct is not None]
-    return sum(means) / len(means) if means else None
+    return _mean_of_means(g.gpu_util_pct for g in _working_gpus(telemetry))
 
 
 def _mean_host_cpu_pct(telemetry: TelemetrySummary | None) -> float | None:
@@ -158,8 +163,57 @@ def _mean_host_cpu_pct(telemetry: TelemetrySummary | None) -> float | None:
 def _mean_gpm_dram_pct(telemetry: TelemetrySummary | None) -> float | None:
     if telemetry is None:
         return None
-    means = [g.gpm_dram_activity_pct.mean for g in telemetry.gpus if g.gpm_dram_activity_pct is not None]
-    return sum(means) / len(means) if means else None
+    return _mean_of_means(g.gpm_dram_activity_pct for g in telemetry.gpus)
+
+
+def _gpus(e: RunEvidence) -> tuple[GpuSummary, ...]:
+    return e.telemetry.gpus if e.telemetry else ()
+
+
+def _gpu_label(gpu: GpuSummary) -> str:
+    """How a finding names one GPU: its NVML index and its name."""
+    return f"GPU {gpu.index} ({gpu.name})"
+
+
+def _gpu_verdict(
+    gpu: GpuSummary, *, kind: str, severity: Severity, title: str, evidence: dict[str, float | str], fix: str
+) -> Verdict:
+    """A finding about one GPU: its evidence starts with the GPU's NVML index."""
+    return Verdict(
+        kind=kind,
+        severity=severity,
+        title=title,
+        evidence={"nvml_index": float(gpu.index), **evidence},
+        fix=fix,
+    )
+
+
+def _arithmetic(flops_fraction: float) -> str:
+    return f"arithmetic at {format_pct(flops_fraction)} of peak FLOP/s"
+
+
+def _gpu_busy(util_pct: float) -> str:
+    return f"GPU busy {format_pct(util_pct / 100)}"
+
+
+def _gpu_busy_only(util_pct: float) -> str:
+    return f"GPU busy only {format_pct(util_pct / 100)} of the time"
+
+
+def _cpu_busy(cpu_pct: float) -> str:
+    return f"CPU busy {format_pct(cpu_pct / 100)} of the time"
+
+
+def _input_wait(input_fraction: float) -> str:
+    return f"input wait {format_pct(input_fraction)} of step time"
+
+
+def _measured(*measurements: tuple[str, float | None, Callable[[float], str]]) -> dict[str, float | str]:
+    """Evidence from the measurements that exist (key, value, how to say it), and a summary naming each."""
+    known = [(key, value, say) for key, value, say in measurements if value is not None]
+    evidence: dict[str, float | str] = {key: value for key, value, _ in known}
+    evidence["summary"] = ", ".join(say(value) for _, value, say in known)
+    return evidence
 
 
 # ---- rules ---------------------------------------------------------------------------------------
@@ -193,111 +247,96 @@ def _input_bound(e: RunEvidence) -> Verdict | None:
     )
 
 
-def _throttled(e: RunEvidence) -> list[Verdict]:
-    verdicts: list[Verdict] = []
-    for gpu in e.telemetry.gpus if e.telemetry else ():
-        thermal, power = gpu.thermal_throttle_fraction, gpu.power_throttle_fraction
-        label = f"GPU {gpu.index} ({gpu.name})"
-        if thermal is not None and thermal + _EPS >= THROTTLE_SAMPLE_FRACTION:
-            evidence: dict[str, float | str] = {"nvml_index": float(gpu.index), "thermal_fraction": thermal}
-            summary = f"thermal slowdown active in {format_pct(thermal)} of samples on {label}"
-            if gpu.temperature_c is not None:
-                evidence["temperature_max_c"] = gpu.temperature_c.max
-                summary += f", peak {format_celsius(gpu.temperature_c.max)}"
-            evidence["summary"] = summary
-            verdicts.append(
-                Verdict(
-                    kind=THROTTLED,
-                    severity="warning",
-                    title=f"Thermally throttled: {label} slows down because it is too hot",
-                    evidence=evidence,
-                    fix=(
-                        "Improve cooling: clear airflow and dust, raise the fan curve, lower the room "
-                        "temperature or space the cards apart; confirm with `nvidia-smi -q -d PERFORMANCE`."
-                    ),
-                )
-            )
-        elif power is not None and power + _EPS >= THROTTLE_SAMPLE_FRACTION:
-            # Holding clocks at the power limit is by design under sustained full load: information,
-            # not a fault, but it explains a gap to the datasheet's boost-clock figures.
-            verdicts.append(
-                Verdict(
-                    kind=THROTTLED,
-                    severity="info",
-                    title=f"Power-limited: {label} holds its clocks down to stay under its power limit",
-                    evidence={
-                        "nvml_index": float(gpu.index),
-                        "power_fraction": power,
-                        "summary": f"power cap active in {format_pct(power)} of samples on {label}",
-                    },
-                    fix=(
-                        "Expected under sustained full load. If the board and power supply allow, raise the "
-                        "limit (`nvidia-smi -pl`); otherwise plan with these clocks, not the boost clock."
-                    ),
-                )
-            )
-    return verdicts
-
-
-def _gpu_lost(e: RunEvidence) -> list[Verdict]:
-    verdicts: list[Verdict] = []
-    for gpu in e.telemetry.gpus if e.telemetry else ():
-        if gpu.error_count == 0:
-            continue
-        label = f"GPU {gpu.index} ({gpu.name})"
-        readings = e.telemetry.sample_count if e.telemetry else 0
-        verdicts.append(
-            Verdict(
-                kind=GPU_LOST,
-                severity="critical",
-                title=f"{label} stopped answering during the run: its later figures are missing",
-                evidence={
-                    "nvml_index": float(gpu.index),
-                    "failed_readings": float(gpu.error_count),
-                    "summary": f"{gpu.error_count} of {readings} readings failed on {label}: "
-                    f"{gpu.error or 'no reason given'}",
-                },
-                fix=(
-                    "Check the device with `nvidia-smi` (or `amd-smi`) and the kernel log (`dmesg`; NVIDIA's "
-                    "Xid 79 means the GPU fell off the bus): it needs a reset or a reboot. Repeated losses "
-                    "point at power delivery, cooling or the slot."
-                ),
-            )
+def _throttled(e: RunEvidence, gpu: GpuSummary) -> Verdict | None:
+    thermal, power = gpu.thermal_throttle_fraction, gpu.power_throttle_fraction
+    label = _gpu_label(gpu)
+    if thermal is not None and thermal + _EPS >= THROTTLE_SAMPLE_FRACTION:
+        evidence: dict[str, float | str] = {"thermal_fraction": thermal}
+        summary = f"thermal slowdown active in {format_pct(thermal)} of samples on {label}"
+        if gpu.temperature_c is not None:
+            evidence["temperature_max_c"] = gpu.temperature_c.max
+            summary += f", peak {format_celsius(gpu.temperature_c.max)}"
+        evidence["summary"] = summary
+        return _gpu_verdict(
+            gpu,
+            kind=THROTTLED,
+            severity="warning",
+            title=f"Thermally throttled: {label} slows down because it is too hot",
+            evidence=evidence,
+            fix=(
+                "Improve cooling: clear airflow and dust, raise the fan curve, lower the room "
+                "temperature or space the cards apart; confirm with `nvidia-smi -q -d PERFORMANCE`."
+            ),
         )
-    return verdicts
-
-
-def _memory_nearly_full(e: RunEvidence) -> list[Verdict]:
-    verdicts: list[Verdict] = []
-    for gpu in e.telemetry.gpus if e.telemetry else ():
-        total, used = gpu.memory_total_bytes, gpu.memory_used_bytes
-        if not total or used is None or used.max < MEMORY_NEARLY_FULL_FRACTION * total:
-            continue
-        label = f"GPU {gpu.index} ({gpu.name})"
-        fraction = used.max / total
-        verdicts.append(
-            Verdict(
-                kind=MEMORY_NEARLY_FULL,
-                severity="warning",
-                title=f"Memory nearly full: {label} has almost no room left",
-                evidence={
-                    "nvml_index": float(gpu.index),
-                    "memory_used_max_bytes": float(used.max),
-                    "memory_total_bytes": float(total),
-                    "summary": f"peak {format_bytes_of(used.max, total)} ({format_pct(fraction)}) on {label}",
-                },
-                fix=(
-                    "A larger batch, a longer sequence or a memory spike will not fit: lower the batch and "
-                    "accumulate gradients, turn on activation checkpointing, or shard the model across more "
-                    "GPUs; plan with this peak, not the average."
-                ),
-            )
+    elif power is not None and power + _EPS >= THROTTLE_SAMPLE_FRACTION:
+        # Holding clocks at the power limit is by design under sustained full load: information,
+        # not a fault, but it explains a gap to the datasheet's boost-clock figures.
+        return _gpu_verdict(
+            gpu,
+            kind=THROTTLED,
+            severity="info",
+            title=f"Power-limited: {label} holds its clocks down to stay under its power limit",
+            evidence={
+                "power_fraction": power,
+                "summary": f"power cap active in {format_pct(power)} of samples on {label}",
+            },
+            fix=(
+                "Expected under sustained full load. If the board and power supply allow, raise the "
+                "limit (`nvidia-smi -pl`); otherwise plan with these clocks, not the boost clock."
+            ),
         )
-    return verdicts
+    return None
+
+
+def _gpu_lost(e: RunEvidence, gpu: GpuSummary) -> Verdict | None:
+    if gpu.error_count == 0:
+        return None
+    label = _gpu_label(gpu)
+    readings = e.telemetry.sample_count if e.telemetry else 0
+    return _gpu_verdict(
+        gpu,
+        kind=GPU_LOST,
+        severity="critical",
+        title=f"{label} stopped answering during the run: its later figures are missing",
+        evidence={
+            "failed_readings": float(gpu.error_count),
+            "summary": f"{gpu.error_count} of {readings} readings failed on {label}: "
+            f"{gpu.error or 'no reason given'}",
+        },
+        fix=(
+            "Check the device with `nvidia-smi` (or `amd-smi`) and the kernel log (`dmesg`; NVIDIA's "
+            "Xid 79 means the GPU fell off the bus): it needs a reset or a reboot. Repeated losses "
+            "point at power delivery, cooling or the slot."
+        ),
+    )
+
+
+def _memory_nearly_full(e: RunEvidence, gpu: GpuSummary) -> Verdict | None:
+    total, used = gpu.memory_total_bytes, gpu.memory_used_bytes
+    if not total or used is None or used.max < MEMORY_NEARLY_FULL_FRACTION * total:
+        return None
+    label = _gpu_label(gpu)
+    fraction = used.max / total
+    return _gpu_verdict(
+        gpu,
+        kind=MEMORY_NEARLY_FULL,
+        severity="warning",
+        title=f"Memory nearly full: {label} has almost no room left",
+        evidence={
+            "memory_used_max_bytes": float(used.max),
+            "memory_total_bytes": float(total),
+            "summary": f"peak {format_bytes_of(used.max, total)} ({format_pct(fraction)}) on {label}",
+        },
+        fix=(
+            "A larger batch, a longer sequence or a memory spike will not fit: lower the batch and "
+            "accumulate gradients, turn on activation checkpointing, or shard the model across more "
+            "GPUs; plan with this peak, not the average."
+        ),
+    )
 
 
 def _idle_gpus(e: RunEvidence) -> list[Verdict]:
-    gpus = e.telemetry.gpus if e.telemetry else ()
+    gpus = _gpus(e)
     working = [g for g in gpus if not _is_idle(g)]
     if len(gpus) < 2 or not working:
         return []
@@ -306,15 +345,15 @@ def _idle_gpus(e: RunEvidence) -> list[Verdict]:
     for gpu in gpus:
         if not _is_idle(gpu):
             continue
-        label = f"GPU {gpu.index} ({gpu.name})"
+        label = _gpu_label(gpu)
         assert gpu.gpu_util_pct is not None  # _is_idle needs a reading
         verdicts.append(
-            Verdict(
+            _gpu_verdict(
+                gpu,
                 kind=IDLE_GPU,
                 severity="info",
                 title=f"{label} stayed idle while {busy} worked",
                 evidence={
-                    "nvml_index": float(gpu.index),
                     "gpu_util_max_pct": gpu.gpu_util_pct.max,
                     "summary": f"{label} never above {format_pct(gpu.gpu_util_pct.max / 100)} busy",
                 },
@@ -373,7 +412,7 @@ def _memory_bound(e: RunEvidence, flops_fraction: float | None) -> Verdict | Non
         evidence = {"gpm_dram_activity_pct": dram_pct}
     if flops_fraction is not None:
         evidence["flops_fraction"] = flops_fraction
-        summary += f" while arithmetic runs at {format_pct(flops_fraction)} of peak FLOP/s"
+        summary += f" while {_arithmetic(flops_fraction)}"
     evidence["summary"] = summary
     return Verdict(
         kind=MEMORY_BOUND,
@@ -399,9 +438,9 @@ def _compute_bound(e: RunEvidence, flops_fraction: float | None, memory_bound: b
         evidence: dict[str, float | str] = {"flops_fraction": flops_fraction, "summary": summary}
         title = "Compute-bound: the arithmetic units are the limit"
     elif not memory_bound and util_pct is not None and util_pct + _EPS >= GPU_BUSY_UTIL_PCT:
-        summary = f"GPU busy {format_pct(util_pct / 100)} of the time"
+        summary = f"{_gpu_busy(util_pct)} of the time"
         if flops_fraction is not None:
-            summary += f", arithmetic at {format_pct(flops_fraction)} of peak FLOP/s"
+            summary += f", {_arithmetic(flops_fraction)}"
         evidence = {"gpu_util_mean_pct": util_pct, "summary": summary}
         if flops_fraction is not None:
             evidence["flops_fraction"] = flops_fraction
@@ -426,26 +465,15 @@ def _latency_bound(e: RunEvidence, flops_fraction: float | None) -> Verdict | No
     low_flops = flops_fraction is not None and flops_fraction < LOW_FLOPS_FRACTION
     if not (low_util or low_flops):
         return None
-    parts: list[str] = []
-    evidence: dict[str, float | str] = {}
-    if util_pct is not None:
-        parts.append(
-            f"GPU busy only {format_pct(util_pct / 100)} of the time"
-            if low_util
-            else f"GPU busy {format_pct(util_pct / 100)}"
-        )
-        evidence["gpu_util_mean_pct"] = util_pct
     # On a CPU run the CPU plot is what the user sees beside this verdict: say how busy it was, so
     # that "far below peak" is not read as "idle".
     host_cpu_pct = _mean_host_cpu_pct(e.telemetry) if e.device_kind == "cpu" else None
     cpu_busy = host_cpu_pct is not None and host_cpu_pct + _EPS >= HOST_CPU_SATURATED_PCT
-    if host_cpu_pct is not None:
-        parts.append(f"CPU busy {format_pct(host_cpu_pct / 100)} of the time")
-        evidence["host_cpu_mean_pct"] = host_cpu_pct
-    if flops_fraction is not None:
-        parts.append(f"arithmetic at {format_pct(flops_fraction)} of peak FLOP/s")
-        evidence["flops_fraction"] = flops_fraction
-    evidence["summary"] = ", ".join(parts)
+    evidence = _measured(
+        ("gpu_util_mean_pct", util_pct, _gpu_busy_only if low_util else _gpu_busy),
+        ("host_cpu_mean_pct", host_cpu_pct, _cpu_busy),
+        ("flops_fraction", flops_fraction, _arithmetic),
+    )
     device = "GPU" if e.device_kind == "cuda" else "CPU"
     if e.device_kind == "cuda":
         fix = (
@@ -486,9 +514,8 @@ def diagnose(evidence: RunEvidence) -> list[Verdict]:
     input_bound = _input_bound(evidence)
     if input_bound is not None:
         verdicts.append(input_bound)
-    verdicts.extend(_gpu_lost(evidence))
-    verdicts.extend(_throttled(evidence))
-    verdicts.extend(_memory_nearly_full(evidence))
+    for gpu_rule in (_gpu_lost, _throttled, _memory_nearly_full):
+        verdicts.extend(v for gpu in _gpus(evidence) if (v := gpu_rule(evidence, gpu)) is not None)
     verdicts.extend(_idle_gpus(evidence))
     host = _host_cpu_saturated(evidence)
     if host is not None:
@@ -520,18 +547,11 @@ def _fallback(e: RunEvidence, flops_fraction: float | None) -> Verdict:
             evidence={"summary": "no FLOP/s against a known peak, no GPU utilisation, no input-wait timing"},
             fix="Run a benchmark workload (it measures FLOP/s and input wait), or give the device's peak.",
         )
-    parts = []
-    evidence: dict[str, float | str] = {}
-    if flops_fraction is not None:
-        parts.append(f"arithmetic at {format_pct(flops_fraction)} of peak FLOP/s")
-        evidence["flops_fraction"] = flops_fraction
-    if util_pct is not None:
-        parts.append(f"GPU busy {format_pct(util_pct / 100)}")
-        evidence["gpu_util_mean_pct"] = util_pct
-    if input_fraction is not None:
-        parts.append(f"input wait {format_pct(input_fraction)} of step time")
-        evidence["input_wait_fraction"] = input_fraction
-    evidence["summary"] = ", ".join(parts)
+    evidence = _measured(
+        ("flops_fraction", flops_fraction, _arithmetic),
+        ("gpu_util_mean_pct", util_pct, _gpu_busy),
+        ("input_wait_fraction", input_fraction, _input_wait),
+    )
     return Verdict(
         kind=NO_CLEAR_BOTTLENECK,
         severity="info",

@@ -8,9 +8,9 @@ tolerates missing optional keys, so files written by an older version still load
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields, replace
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import MISSING, dataclass, fields, replace
+from typing import Any, TypeVar
 
 # Clock-event ("throttle") reasons, by the human names this package uses in GpuSample.
 # Thermal: the GPU slows down because it is too hot. "hw_slowdown" is the hardware's own slowdown
@@ -36,6 +36,53 @@ def _opt_float(value: Any) -> float | None:
 
 def _opt_str(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+def _opt_str_tuple(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(str(v) for v in value)
+
+
+def _opt_float_tuple(value: Any) -> tuple[float, ...] | None:
+    return None if value is None else tuple(float(v) for v in value)
+
+
+_FlatT = TypeVar("_FlatT", "GpuSample", "HostSample")
+
+# How a field's value is read back from JSON, by the field's annotation (a string under
+# ``from __future__ import annotations``).
+_READERS: dict[str, Callable[[Any], Any]] = {
+    "int": int,
+    "str": str,
+    "int | None": _opt_int,
+    "float | None": _opt_float,
+    "str | None": _opt_str,
+    "tuple[str, ...] | None": _opt_str_tuple,
+    "tuple[float, ...] | None": _opt_float_tuple,
+}
+
+
+def _fields_to_dict(sample: Any) -> dict[str, Any]:
+    """A flat sample's fields as a JSON-friendly dict (tuples as lists)."""
+    out: dict[str, Any] = {}
+    for f in fields(sample):
+        value = getattr(sample, f.name)
+        out[f.name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def _fields_from_dict(cls: type[_FlatT], data: Mapping[str, Any]) -> _FlatT:
+    """Read a flat sample back from ``_fields_to_dict`` output, each field by its annotation.
+
+    A field without a default must be present (KeyError otherwise); a missing optional key is None.
+    """
+    values: dict[str, Any] = {}
+    for f in fields(cls):
+        read = _READERS[str(f.type)]
+        if f.default is MISSING:
+            values[f.name] = read(data[f.name])
+        else:
+            values[f.name] = read(data.get(f.name))
+    return cls(**values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,36 +125,12 @@ class GpuSample:
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-friendly dict (sizes as integer bytes, reasons as a list)."""
-        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
-        if self.clock_event_reasons is not None:
-            out["clock_event_reasons"] = list(self.clock_event_reasons)
-        return out
+        return _fields_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GpuSample:
         """Build a sample from ``to_dict()`` output. Raises KeyError/TypeError/ValueError on bad data."""
-        reasons = data.get("clock_event_reasons")
-        return cls(
-            index=int(data["index"]),
-            name=str(data["name"]),
-            uuid=_opt_str(data.get("uuid")),
-            gpu_util_pct=_opt_float(data.get("gpu_util_pct")),
-            mem_util_pct=_opt_float(data.get("mem_util_pct")),
-            memory_used_bytes=_opt_int(data.get("memory_used_bytes")),
-            memory_total_bytes=_opt_int(data.get("memory_total_bytes")),
-            power_w=_opt_float(data.get("power_w")),
-            power_limit_w=_opt_float(data.get("power_limit_w")),
-            temperature_c=_opt_float(data.get("temperature_c")),
-            sm_clock_mhz=_opt_int(data.get("sm_clock_mhz")),
-            mem_clock_mhz=_opt_int(data.get("mem_clock_mhz")),
-            clock_event_reasons=None if reasons is None else tuple(str(r) for r in reasons),
-            pcie_rx_bytes_per_s=_opt_int(data.get("pcie_rx_bytes_per_s")),
-            pcie_tx_bytes_per_s=_opt_int(data.get("pcie_tx_bytes_per_s")),
-            gpm_sm_activity_pct=_opt_float(data.get("gpm_sm_activity_pct")),
-            gpm_dram_activity_pct=_opt_float(data.get("gpm_dram_activity_pct")),
-            gpm_tensor_activity_pct=_opt_float(data.get("gpm_tensor_activity_pct")),
-            error=_opt_str(data.get("error")),
-        )
+        return _fields_from_dict(cls, data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,24 +147,12 @@ class HostSample:
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-friendly dict (sizes as integer bytes, per-core values as a list)."""
-        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
-        if self.per_core_pct is not None:
-            out["per_core_pct"] = list(self.per_core_pct)
-        return out
+        return _fields_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> HostSample:
         """Build a sample from ``to_dict()`` output; missing keys become None."""
-        per_core = data.get("per_core_pct")
-        return cls(
-            cpu_pct=_opt_float(data.get("cpu_pct")),
-            per_core_pct=None if per_core is None else tuple(float(v) for v in per_core),
-            ram_used_bytes=_opt_int(data.get("ram_used_bytes")),
-            ram_total_bytes=_opt_int(data.get("ram_total_bytes")),
-            process_rss_bytes=_opt_int(data.get("process_rss_bytes")),
-            cpu_freq_mhz=_opt_float(data.get("cpu_freq_mhz")),
-            cpu_temp_c=_opt_float(data.get("cpu_temp_c")),
-        )
+        return _fields_from_dict(cls, data)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gpu_advisor.core.errors import error_words
 from gpu_advisor.core.request import Purchase
 from gpu_advisor.ui.plan.fields import ErrorLabel, NumberEdit
 from gpu_advisor.ui.plan.numbers import Invalid
@@ -119,9 +120,9 @@ class PreferencesDialog(QDialog):
             return AppSettings.model_validate({**self._settings.model_dump(), **values})
         except ValidationError as exc:
             for err in exc.errors():
-                name = str(err["loc"][0]) if err["loc"] else ""
-                target = self.errors.get(name, self.general_error)
-                target.set_message(str(err["msg"]))
+                loc, message = error_words(err)
+                target = self.errors.get(loc[0] if loc else "", self.general_error)
+                target.set_message(message)
             return None
 
     def accept(self) -> None:  # Qt override: stay open while a field is invalid

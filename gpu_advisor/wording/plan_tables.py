@@ -115,6 +115,32 @@ def per_user_text(tokens_per_s: float | None) -> str:
     return f"{tokens_per_s:.1f}"
 
 
+def _shown(
+    key: str,
+    header: str,
+    value: Callable[[Option], Any],
+    fmt: Callable[[Any], str],
+    help: str = "",
+    glossary: str | None = None,
+    numeric: bool = True,
+) -> Column:
+    """A column that sorts by a value and reads as that value formatted: one getter serves both."""
+    return Column(key, header, value, lambda o: fmt(value(o)), help, glossary, numeric)
+
+
+def _of_training(key: str) -> Callable[[Option], Any]:
+    """A training option's speed figure by name (None on an inference option)."""
+    return lambda o: _training(o, key)
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _gpu_hours_text(hours: float | None) -> str:
+    return NA if hours is None else f"{hours:,.0f}"
+
+
 def option_columns(training: bool) -> tuple[Column, ...]:
     """The options table's columns for a training or an inference plan, in reading order.
 
@@ -122,7 +148,7 @@ def option_columns(training: bool) -> tuple[Column, ...]:
     sideways scrolling; the details (memory, layout, bound, tier) follow.
     """
     head = (
-        Column("gpu", "GPU", lambda o: o.gpu, lambda o: o.gpu, numeric=False),
+        _shown("gpu", "GPU", lambda o: o.gpu, _same, numeric=False),
         Column(
             "count",
             "GPUs",
@@ -139,46 +165,47 @@ def option_columns(training: bool) -> tuple[Column, ...]:
             numeric=False,
         ),
     )
+    speed: tuple[Column, ...]
     if training:
-        speed: tuple[Column, ...] = (
-            Column(
+        speed = (
+            _shown(
                 "tokens_per_s",
                 "Tokens/s",
                 lambda o: o.speed.tokens_per_s,
-                lambda o: format_rate(o.speed.tokens_per_s),
+                format_rate,
                 "Training tokens per second, all GPUs",
                 "mfu",
             ),
-            Column(
+            _shown(
                 "time_per_epoch",
                 "Time per epoch",
-                lambda o: _training(o, "time_per_epoch_s"),
-                lambda o: format_duration(_training(o, "time_per_epoch_s")),
+                _of_training("time_per_epoch_s"),
+                format_duration,
                 "One pass over the dataset: its tokens / tokens per second",
             ),
-            Column(
+            _shown(
                 "time_to_train",
                 "Time to train",
-                lambda o: _training(o, "time_to_train_s"),
-                lambda o: format_duration(_training(o, "time_to_train_s")),
+                _of_training("time_to_train_s"),
+                format_duration,
                 "For the token budget, or every epoch over the dataset",
             ),
         )
     else:
         speed = (
-            Column(
+            _shown(
                 "per_user",
                 "Tokens/s per user",
                 lambda o: o.serving.tokens_per_s_per_user,
-                lambda o: per_user_text(o.serving.tokens_per_s_per_user),
+                per_user_text,
                 "Generation speed one user sees",
                 "tokens_per_s_per_user",
             ),
-            Column(
+            _shown(
                 "aggregate",
                 "Tokens/s total",
                 lambda o: o.speed.tokens_per_s,
-                lambda o: format_rate(o.speed.tokens_per_s),
+                format_rate,
                 "Generated tokens per second, all users",
             ),
         )
@@ -192,28 +219,28 @@ def option_columns(training: bool) -> tuple[Column, ...]:
                 job_cost_text,
                 "Rent of the whole training job: GPU-hours x price per GPU-hour",
             ),
-            Column(
+            _shown(
                 "gpu_hours",
                 "GPU-hours",
-                lambda o: _training(o, "gpu_hours"),
-                lambda o: NA if _training(o, "gpu_hours") is None else f"{_training(o, 'gpu_hours'):,.0f}",
+                _of_training("gpu_hours"),
+                _gpu_hours_text,
                 "GPUs x hours to train the token budget",
             ),
         )
     money = (
         *job,
-        Column(
+        _shown(
             "rent",
             "Rent $/h",
             lambda o: o.cost.cloud_usd_per_hour,
-            lambda o: format_usd(o.cost.cloud_usd_per_hour, PRICE_UNKNOWN),
+            lambda usd: format_usd(usd, PRICE_UNKNOWN),
             "All the option's GPUs, per hour, on demand",
         ),
-        Column(
+        _shown(
             "purchase",
             "Purchase",
             lambda o: o.cost.purchase_usd,
-            lambda o: format_usd(o.cost.purchase_usd, PRICE_UNKNOWN),
+            lambda usd: format_usd(usd, PRICE_UNKNOWN),
             "The GPUs plus each machine without its GPUs (desktop, workstation tower or 8-GPU server)",
         ),
         Column(
@@ -226,29 +253,29 @@ def option_columns(training: bool) -> tuple[Column, ...]:
         ),
     )
     if training:
-        detail: Column = Column(
+        detail = _shown(
             "step_time",
             "Step time",
-            lambda o: _training(o, "step_time_s"),
-            lambda o: format_duration(_training(o, "step_time_s")),
+            _of_training("step_time_s"),
+            format_duration,
             "One optimizer step of every data-parallel replica",
         )
     else:
-        detail = Column(
+        detail = _shown(
             "prefill",
             "First token",
             lambda o: o.serving.ttft_s,
-            lambda o: format_duration(o.serving.ttft_s),
+            format_duration,
             "Time to first token: the prefill of one user's prompt, then one decode step of the batch",
         )
     efficiency: tuple[Column, ...] = ()
     if training:
         efficiency = (
-            Column(
+            _shown(
                 "mfu",
                 "MFU",
-                lambda o: _training(o, "mfu"),
-                lambda o: format_pct(_training(o, "mfu")),
+                _of_training("mfu"),
+                format_pct,
                 "Model FLOPs utilisation at the predicted speed (HFU, with recomputation, in the formulas)",
                 "mfu",
             ),
@@ -263,20 +290,20 @@ def option_columns(training: bool) -> tuple[Column, ...]:
             "Estimated peak memory on each GPU, against the GPU's memory",
         ),
         detail,
-        Column(
+        _shown(
             "bound",
             "Bound",
             lambda o: o.speed.bound,
-            lambda o: bound_text(o.speed.bound),
+            bound_text,
             "What limits the speed",
             "memory_bound",
             numeric=False,
         ),
-        Column(
+        _shown(
             "layout",
             "Parallelism",
             lambda o: o.layout.describe(),
-            lambda o: o.layout.describe(),
+            _same,
             "How the GPUs share the work",
             "tensor_parallel",
             numeric=False,

@@ -35,6 +35,7 @@ from gpu_advisor.core.units import (
     format_si,
 )
 from gpu_advisor.telemetry.diagnosis import primary
+from gpu_advisor.wording.gpu_facts import gpu_facts
 
 # ---- one metric, one wording ----------------------------------------------------------------------
 # The numbers worth showing per workload kind, in order; other kinds show their first few metrics.
@@ -317,12 +318,7 @@ def machine_rows(report: BenchReport) -> list[tuple[str, str]]:
         rows.append(("RAM", format_bytes(m.ram_total_bytes)))
     for gpu in m.gpus:
         parts = [str(gpu.get("name") or "GPU")]
-        if gpu.get("memory_total_bytes"):
-            parts.append(format_bytes(gpu["memory_total_bytes"]))
-        if gpu.get("driver_version"):
-            parts.append(f"driver {gpu['driver_version']}")
-        if gpu.get("cuda_driver_version"):
-            parts.append(f"CUDA {gpu['cuda_driver_version']}")
+        parts += gpu_facts(gpu, ("memory_total_bytes", "driver_version", "cuda_driver_version"))
         rows.append((f"GPU {gpu.get('index', '')}".strip(), ", ".join(parts)))
     if not m.gpus and m.gpu_status:
         rows.append(("GPU", m.gpu_status))

@@ -21,6 +21,7 @@ from gpu_advisor.bench.loading import load_report
 from gpu_advisor.bench.results import BenchReport, ResultsFileError
 from gpu_advisor.core.calibration import Calibration, FabricCalibration, LinkMeasurement
 from gpu_advisor.core.catalog import default_catalog
+from gpu_advisor.core.errors import field_message
 
 
 def fabric_from_section(section: DistributedSection) -> FabricCalibration:
@@ -36,9 +37,8 @@ def fabric_from_section(section: DistributedSection) -> FabricCalibration:
                 latency_s=link.latency_s,
             )
         except ValidationError as exc:
-            err = exc.errors()[0]
             raise ResultsFileError(
-                f"distributed.links: {link.scope} {link.op}: {err['loc'][0]}: {err['msg']}"
+                f"distributed.links: {link.scope} {link.op}: {field_message(exc)}"
             ) from None
         if key not in chosen or found.busbw_bytes_per_s < chosen[key].busbw_bytes_per_s:
             chosen[key] = found

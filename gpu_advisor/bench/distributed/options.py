@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gpu_advisor.bench.distributed.conventions import COLLECTIVES, MIN_MESSAGE_BYTES
+from gpu_advisor.telemetry.sampler import DEFAULT_INTERVAL_S, MAX_INTERVAL_S, MIN_INTERVAL_S
 
 MIB = 2**20
 GIB = 2**30
@@ -40,7 +41,7 @@ class DistributedOptions(BaseModel):
         default=None, gt=0, le=3600, description="seconds per collective and scope; None: by mode"
     )
     timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, ge=1, le=3600)
-    interval_s: float = Field(default=0.5, ge=0.1, le=10)
+    interval_s: float = Field(default=DEFAULT_INTERVAL_S, ge=MIN_INTERVAL_S, le=MAX_INTERVAL_S)
 
     @field_validator("phases", "ops", mode="before")
     @classmethod
