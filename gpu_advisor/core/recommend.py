@@ -245,6 +245,28 @@ def _sources(gpu: GpuSpec, catalog: Catalog) -> GpuSources:
     return sources
 
 
+# The request that keeps the global batch on a layout's replicas (core/recipe.py) and its layout search,
+# per (request object, replicas, accumulation locked): the GPUs of a plan whose layouts have as many
+# replicas share them, and with them the memory estimates and the speed memos of that request.
+_KEPT: dict[tuple[int, int, bool], tuple[PlanRequest, PlanRequest | None, LayoutSearch | None]] = {}
+
+
+def _kept_search(
+    req: PlanRequest, data_parallel: int, accum_locked: bool
+) -> tuple[PlanRequest | None, LayoutSearch | None]:
+    """(keep_global_batch's request, its own layout search where it is not `req`)."""
+    key = (id(req), data_parallel, accum_locked)
+    known = _KEPT.get(key)
+    if known is not None and known[0] is req:
+        return known[1], known[2]
+    kept = keep_global_batch(req, data_parallel, accum_locked)
+    search = LayoutSearch(kept) if kept is not None and kept is not req else None
+    if len(_KEPT) > 1024:
+        _KEPT.clear()
+    _KEPT[key] = (req, kept, search)
+    return kept, search
+
+
 Found = tuple[DevicePeaks, str | None, LayoutSpeeds, Candidate]
 
 
@@ -305,10 +327,10 @@ def _option(
     batch_kept = True
     if req.task.is_training and req.global_batch is not None:
         # The layout's replicas decide the accumulation that keeps the global batch (core/recipe.py).
-        kept = keep_global_batch(req, par.data, locked(user)["grad_accum"])
+        kept, kept_search = _kept_search(req, par.data, locked(user)["grad_accum"])
         batch_kept = kept is not None
-        if kept is not None and kept is not req:
-            req, search = kept, LayoutSearch(kept)
+        if kept is not None and kept_search is not None:
+            req, search = kept, kept_search
             speeds = LayoutSpeeds(req, peaks, search.basis)
             cap = (gpu.memory_bytes,) if search.basis.reserves else ()
             fits = (

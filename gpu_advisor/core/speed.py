@@ -212,9 +212,10 @@ class _Zero3Gathers(NamedTuple):
 
 
 class _TrainingStep(NamedTuple):
-    """The terms of one optimizer step of one layout, in seconds (micro-batch terms for one micro-batch)."""
+    """The terms of one optimizer step of one layout, in seconds. The micro-batch terms are for one
+    micro-batch: the step repeats them `micro_batches` times."""
 
-    layers: float  # layers per pipeline stage
+    layers_per_stage: float
     micro_batches: int  # per replica per optimizer step (_micro_batches)
     compute_s: float  # one micro-batch
     weights_read_s: float  # one micro-batch
@@ -254,22 +255,30 @@ def _weights_read_s(job: _TrainingJob, shards: int) -> float:
 
 
 def _zero3_gathers(
-    job: _TrainingJob, par: Parallelism, dp_group: Group, layers: float, compute_s: float
+    job: _TrainingJob, par: Parallelism, dp_group: Group, layers_per_stage: float, compute_s: float
 ) -> _Zero3Gathers | None:
     """ZeRO-3: each layer's weights gathered before forward and again before backward, and its
-    gradients reduce-scattered after; per layer the longer of compute and communication counts."""
+    gradients reduce-scattered after; per layer the longer of compute and communication counts.
+    None where the layout gathers nothing (below ZeRO-3, one replica, or no fabric)."""
     fabric = job.peaks.fabric
     if par.zero_stage < 3 or fabric is None or par.data <= 1:
         return None
     layer_bytes = job.layer_params * job.activation_bytes / par.tensor
-    gather = all_gather_s(fabric, dp_group, layer_bytes)
-    scatter = all_gather_s(fabric, dp_group, job.layer_params * job.basis.grad_bytes / par.tensor)
-    forward_layer_s, backward_layer_s = compute_s / 3 / layers, 2 * compute_s / 3 / layers
-    with_comm = layers * (max(forward_layer_s, gather) + max(backward_layer_s, gather + scatter))
-    return _Zero3Gathers(with_comm - compute_s, gather, scatter, layer_bytes)
+    gather_s = all_gather_s(fabric, dp_group, layer_bytes)
+    scatter_s = all_gather_s(fabric, dp_group, job.layer_params * job.basis.grad_bytes / par.tensor)
+    forward_layer_s, backward_layer_s = compute_s / 3 / layers_per_stage, 2 * compute_s / 3 / layers_per_stage
+    with_comm_s = layers_per_stage * (
+        max(forward_layer_s, gather_s) + max(backward_layer_s, gather_s + scatter_s)
+    )
+    return _Zero3Gathers(with_comm_s - compute_s, gather_s, scatter_s, layer_bytes)
 
 
-def _tp_all_reduces_s(job: _TrainingJob, par: Parallelism, tp_group: Group, layers: float) -> float:
+def _zero3_extra_s(zero3: _Zero3Gathers | None) -> float:
+    """What ZeRO-3's gathers add to one micro-batch beyond its compute (0 without them)."""
+    return zero3.extra_s if zero3 is not None else 0.0
+
+
+def _tp_all_reduces_s(job: _TrainingJob, par: Parallelism, tp_group: Group, layers_per_stage: float) -> float:
     """Tensor parallelism: with sequence parallelism two all-gather/reduce-scatter pairs per layer in
     forward and two in backward (Korthikanti et al. 2022), each the volume of one all-reduce of the
     layer's activations; recomputation repeats the forward ones. One micro-batch."""
@@ -277,18 +286,35 @@ def _tp_all_reduces_s(job: _TrainingJob, par: Parallelism, tp_group: Group, laye
     if par.tensor <= 1 or fabric is None:
         return 0.0
     return (
-        layers
+        layers_per_stage
         * job.tp_collectives_per_layer
         * all_reduce_s(fabric, tp_group, job.micro_batch_activation_bytes)
     )
 
 
-def _virtual_stages(job: _TrainingJob, layers: float) -> int:
+def _gpu_micro_batch_s(compute_s: float, zero3_extra_s: float, weights_read_s: float, tp_s: float) -> float:
+    """The GPU's work on one micro-batch: the longer of its compute (with ZeRO-3's gathers) and its
+    weight reads, then the tensor-parallel collectives."""
+    return max(compute_s + zero3_extra_s, weights_read_s) + tp_s
+
+
+def _host_s(job: _TrainingJob, layers_per_stage: float) -> float:
+    """The host's time for one micro-batch: kernel launches and Python, per layer of the stage."""
+    return layers_per_stage * job.eff.host_overhead_per_layer_s
+
+
+def _micro_batch_s(job: _TrainingJob, gpu_s: float, host_s: float) -> float:
+    """One micro-batch: the host's time adds where the host runs the kernels itself (a CPU), else
+    the GPU works meanwhile and the longer of the two counts."""
+    return gpu_s + host_s if job.peaks.host_serial else max(gpu_s, host_s)
+
+
+def _virtual_stages(job: _TrainingJob, par: Parallelism, layers_per_stage: float) -> int:
     """Model chunks per GPU: `layers_per_virtual_stage` layers each under the interleaved schedule,
-    one (the whole stage) under plain 1F1B."""
-    if not job.interleaved_pipeline:
+    one (the whole stage) under plain 1F1B or without a pipeline."""
+    if par.pipeline <= 1 or not job.interleaved_pipeline:
         return 1
-    return max(1, math.ceil(layers / job.layers_per_virtual_stage))
+    return max(1, math.ceil(layers_per_stage / job.layers_per_virtual_stage))
 
 
 def _pipeline_bubble_s(pipeline: int, virtual_stages: int, micro_batch_s: float) -> float:
@@ -304,8 +330,8 @@ def _pipeline_sends_s(
     fabric = job.peaks.fabric
     if par.pipeline <= 1 or fabric is None:
         return 0.0
-    act = job.micro_batch_activation_bytes / par.tensor
-    return 2 * virtual_stages * micro_batches * p2p_s(fabric, act, pp_cross)
+    stage_bytes = job.micro_batch_activation_bytes / par.tensor
+    return 2 * virtual_stages * micro_batches * p2p_s(fabric, stage_bytes, pp_cross)
 
 
 def _reduces_gradients_per_step(par: Parallelism, fabric: Fabric | None) -> bool:
@@ -316,15 +342,18 @@ def _dp_reduction_s(job: _TrainingJob, par: Parallelism, dp_group: Group) -> flo
     """Data parallelism: the gradients (all-reduce, or reduce-scatter + all-gather for ZeRO-1/2: the
     same volume) once per step. ZeRO-3 reduce-scatters per layer instead (see _zero3_gathers)."""
     fabric = job.peaks.fabric
-    if par.data <= 1 or par.zero_stage >= 3 or fabric is None:
+    if not _reduces_gradients_per_step(par, fabric):
         return 0.0
+    assert fabric is not None  # _reduces_gradients_per_step
     return all_reduce_s(fabric, dp_group, job.trainable_grad_bytes / (par.tensor * par.pipeline))
 
 
 def _dp_exposed_s(job: _TrainingJob, dp_reduction_s: float, micro_batch_s: float) -> float:
     """The part of the gradient reduction not hidden behind the last micro-batch's backward."""
-    hidden = job.dp_comm_overlap * 2 * micro_batch_s / 3
-    return max(dp_reduction_s - hidden, 0.0)
+    if not dp_reduction_s:
+        return 0.0
+    hidden_s = job.dp_comm_overlap * 2 * micro_batch_s / 3
+    return max(dp_reduction_s - hidden_s, 0.0)
 
 
 def _optimizer_params(job: _TrainingJob, par: Parallelism) -> float:
@@ -332,93 +361,42 @@ def _optimizer_params(job: _TrainingJob, par: Parallelism) -> float:
     return job.basis.trainable / (par.tensor * par.pipeline) / (par.data if par.zero_stage >= 1 else 1)
 
 
-def _optimizer_s(job: _TrainingJob, optimizer_params: float) -> float:
+def _optimizer_s(job: _TrainingJob, par: Parallelism) -> float:
     """The optimizer step reads and writes the gradients and the state of this GPU's parameters."""
-    return 2 * optimizer_params * job.grad_and_state_bytes_per_param / job.achieved_bytes_per_s
+    return 2 * _optimizer_params(job, par) * job.grad_and_state_bytes_per_param / job.achieved_bytes_per_s
 
 
 def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
-    """Every term of one optimizer step of `par`."""
-    tensor, pipeline, data = par.tensor, par.pipeline, par.data
-    shards = tensor * pipeline
-    layers = job.n_layers / pipeline
+    """Every term of one optimizer step of `par`, each from its own function: the micro-batch's
+    compute, weight reads, ZeRO-3 gathers, tensor-parallel collectives and host time, repeated once per
+    micro-batch; then the pipeline bubble and sends, the exposed gradient reduction and the optimizer."""
+    shards = par.tensor * par.pipeline
+    layers_per_stage = job.n_layers / par.pipeline
     tp_group, dp_group, pp_cross = _layout_groups(job.peaks.fabric, par)
-    compute = _compute_s(job, shards)
-    weights_read = _weights_read_s(job, shards)
-    # Each parallel term only where its degree is above one (most layouts a search compares have few).
-    zero3 = _zero3_gathers(job, par, dp_group, layers, compute) if par.zero_stage >= 3 else None
-    tp_time = _tp_all_reduces_s(job, par, tp_group, layers) if tensor > 1 else 0.0
-    busy = compute + (zero3.extra_s if zero3 is not None else 0.0)
-    gpu_micro = max(busy, weights_read) + tp_time
-    host = layers * job.eff.host_overhead_per_layer_s
-    # Host time adds where the host runs the kernels itself (a CPU), else the GPU works meanwhile.
-    micro = gpu_micro + host if job.peaks.host_serial else max(gpu_micro, host)
-    m = _micro_batches(job, data)
-    v, bubble, sends, dp_time, dp_exposed, optimizer = _past_the_micro_batches(
-        job, par, layers, micro, dp_group, pp_cross, m
-    )
-    step = m * micro + (bubble + sends + dp_exposed + optimizer)
-    tokens_per_s = job.tokens_per_micro_batch * m * data / step
+    compute_s = _compute_s(job, shards)
+    weights_read_s = _weights_read_s(job, shards)
+    zero3 = _zero3_gathers(job, par, dp_group, layers_per_stage, compute_s)
+    tp_s = _tp_all_reduces_s(job, par, tp_group, layers_per_stage)
+    gpu_s = _gpu_micro_batch_s(compute_s, _zero3_extra_s(zero3), weights_read_s, tp_s)
+    micro_batch_s = _micro_batch_s(job, gpu_s, _host_s(job, layers_per_stage))
+    micro_batches = _micro_batches(job, par.data)
+    virtual_stages = _virtual_stages(job, par, layers_per_stage)
+    bubble_s = _pipeline_bubble_s(par.pipeline, virtual_stages, micro_batch_s)
+    sends_s = _pipeline_sends_s(job, par, virtual_stages, pp_cross, micro_batches)
+    dp_reduction_s = _dp_reduction_s(job, par, dp_group)
+    dp_exposed_s = _dp_exposed_s(job, dp_reduction_s, micro_batch_s)
+    optimizer_s = _optimizer_s(job, par)
+    step_s = micro_batches * micro_batch_s + (bubble_s + sends_s + dp_exposed_s + optimizer_s)
+    tokens_per_s = job.tokens_per_micro_batch * micro_batches * par.data / step_s
     return _TrainingStep(
-        layers, m, compute, weights_read, zero3, tp_time, gpu_micro, micro, v, bubble, sends, dp_time,
-        dp_exposed, optimizer, step, tokens_per_s,
+        layers_per_stage, micro_batches, compute_s, weights_read_s, zero3, tp_s, gpu_s, micro_batch_s,
+        virtual_stages, bubble_s, sends_s, dp_reduction_s, dp_exposed_s, optimizer_s, step_s, tokens_per_s,
     )  # fmt: skip
-
-
-def _past_the_micro_batches(
-    job: _TrainingJob,
-    par: Parallelism,
-    layers: float,
-    micro: float,
-    dp_group: Group,
-    pp_cross: bool,
-    micro_batches: int,
-) -> tuple[int, float, float, float, float, float]:
-    """What a step adds to its micro-batches: (virtual stages, pipeline bubble s, pipeline sends s,
-    data-parallel reduction s, the part of it exposed s, optimizer s)."""
-    v, bubble, sends = 1, 0.0, 0.0
-    if par.pipeline > 1:
-        v = _virtual_stages(job, layers)
-        bubble = _pipeline_bubble_s(par.pipeline, v, micro)
-        sends = _pipeline_sends_s(job, par, v, pp_cross, micro_batches)
-    dp_time = _dp_reduction_s(job, par, dp_group) if par.data > 1 else 0.0
-    dp_exposed = _dp_exposed_s(job, dp_time, micro) if dp_time else 0.0
-    return v, bubble, sends, dp_time, dp_exposed, _optimizer_s(job, _optimizer_params(job, par))
-
-
-def _training_tokens_per_s(job: _TrainingJob, par: Parallelism) -> float:
-    """_training_step(job, par).tokens_per_s without the step's terms: the same term functions and
-    the same sums in the same order (so the same float), less the tuples a worded step keeps. The
-    layout search asks this of every layout it compares (tests/core/test_speed_summary.py holds the two
-    equal)."""
-    tensor, pipeline, data = par.tensor, par.pipeline, par.data
-    shards = tensor * pipeline
-    layers = job.n_layers / pipeline
-    fabric = job.peaks.fabric
-    tp_group, dp_group, pp_cross = _layout_groups(fabric, par)
-    compute = _compute_s(job, shards)
-    weights_read = _weights_read_s(job, shards)
-    busy = compute
-    if par.zero_stage >= 3:
-        zero3 = _zero3_gathers(job, par, dp_group, layers, compute)
-        if zero3 is not None:
-            busy = compute + zero3.extra_s
-    gpu_micro = max(busy, weights_read) + (
-        _tp_all_reduces_s(job, par, tp_group, layers) if tensor > 1 else 0.0
-    )
-    host = layers * job.eff.host_overhead_per_layer_s
-    micro = gpu_micro + host if job.peaks.host_serial else max(gpu_micro, host)
-    m = _micro_batches(job, data)
-    _, bubble, sends, _, dp_exposed, optimizer = _past_the_micro_batches(
-        job, par, layers, micro, dp_group, pp_cross, m
-    )
-    step = m * micro + (bubble + sends + dp_exposed + optimizer)
-    return job.tokens_per_micro_batch * m * data / step
 
 
 def _training_summary(job: _TrainingJob, par: Parallelism) -> SpeedSummary:
     """The numbers that rank a layout: tokens/s and the time to train."""
-    tokens_per_s = _training_tokens_per_s(job, par)
+    tokens_per_s = _training_step(job, par).tokens_per_s
     return SpeedSummary(
         "training",
         tokens_per_s,
@@ -426,138 +404,176 @@ def _training_summary(job: _TrainingJob, par: Parallelism) -> SpeedSummary:
     )
 
 
-def _training_terms(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> list[SpeedTerm]:
-    """Every term of the step worded with its formula, in the order the step adds them."""
-    req, eff, fabric = job.req, job.eff, job.peaks.fabric
-    m, layers, shards = step.micro_batches, step.layers, par.tensor * par.pipeline
-    tp_group, dp_group, pp_cross = _layout_groups(fabric, par)
+# The worded terms: one function per term, None where the layout does not have it.
+
+
+def _compute_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm:
+    req, eff, m = job.req, job.eff, step.micro_batches
     flops_per_param = job.model_flops_per_token / req.model.active_params()
-    terms = [
-        SpeedTerm(
-            name="compute",
-            seconds=m * step.compute_s,
-            formula=f"{m} x b {req.batch_size} x s {req.seq_len} x {flops_per_param:.2f} P "
-            f"FLOPs / (tp x pp = {shards}) / (peak x MFU {eff.mfu:.2f}) [{eff.mfu_source}]",
-        )
-    ]
-    zero3 = step.zero3
-    zero3_extra = 0.0
-    if zero3 is not None and fabric is not None:  # ZeRO-3 gathers exist only on a fabric
-        zero3_extra = zero3.extra_s
-        terms.append(
-            SpeedTerm(
-                name="ZeRO-3 gathers",
-                seconds=m * zero3.extra_s,
-                formula=f"per layer max(compute, all-gather {format_duration(zero3.gather_s)}) forward + "
-                f"max(compute, all-gather + reduce-scatter {format_duration(zero3.gather_s + zero3.scatter_s)}) "
-                f"backward, {format_bytes(zero3.layer_bytes)} per layer over dp {par.data} on "
-                f"{link_name(fabric, dp_group)}",
-            )
-        )
-    if par.tensor > 1 and fabric is not None:
-        terms.append(
-            SpeedTerm(
-                name="tensor-parallel all-reduces",
-                seconds=m * step.tp_all_reduces_s,
-                formula=f"{m} x {layers:g} layers x {job.tp_collectives_per_layer} x all-reduce of b s h x "
-                f"{job.activation_bytes} B = {format_bytes(job.micro_batch_activation_bytes)}: 2 (t - 1) / t x "
-                f"bytes / busbw over tp {par.tensor} on {link_name(fabric, tp_group)}",
-            )
-        )
-    if step.micro_batch_s > step.gpu_micro_batch_s:
-        terms.append(
-            SpeedTerm(
-                name="host overhead",
-                seconds=m * (step.micro_batch_s - step.gpu_micro_batch_s),
-                formula=f"{layers:g} layers x {format_duration(eff.host_overhead_per_layer_s)} host time per "
-                f"layer exceeds the GPU's work [{eff.overhead_source}]",
-            )
-        )
-    if step.weights_read_s > step.compute_s + zero3_extra:
-        terms.append(
-            SpeedTerm(
-                name="memory traffic",
-                seconds=m * (step.weights_read_s - step.compute_s - zero3_extra),
-                formula=f"3 x weights {format_bytes(job.weights_bytes / shards)} / (bandwidth x "
-                f"{eff.bandwidth:.2f}) exceeds compute",
-            )
-        )
-    if par.pipeline > 1:
-        v = step.virtual_stages
-        idle = step.bubble_s / (m * step.micro_batch_s + step.bubble_s)
-        schedule = "interleaved 1F1B" if job.interleaved_pipeline else "1F1B"
-        terms.append(
-            SpeedTerm(
-                name="pipeline bubble",
-                seconds=step.bubble_s,
-                formula=f"{schedule}: (pp {par.pipeline} - 1) / (v {v} virtual stages) x one micro-batch "
-                f"{format_duration(step.micro_batch_s)}; {m} micro-batches: {format_pct(idle)} idle",
-            )
-        )
-        if fabric is not None:
-            terms.append(
-                SpeedTerm(
-                    name="pipeline sends",
-                    seconds=step.pipeline_sends_s,
-                    formula=f"2 x v {v} x {m} micro-batches x "
-                    f"{format_bytes(job.micro_batch_activation_bytes / par.tensor)} between stages "
-                    f"({'across nodes' if pp_cross else 'inside the node'})",
-                )
-            )
-    if fabric is not None and _reduces_gradients_per_step(par, fabric):
-        terms.append(
-            SpeedTerm(
-                name="data-parallel gradient reduction",
-                seconds=step.dp_reduction_s,
-                formula=f"2 (N - 1) / N x {format_bytes(job.trainable_grad_bytes / shards)} / busbw over dp "
-                f"{par.data} on {link_name(fabric, dp_group)} = {format_duration(step.dp_reduction_s)}, "
-                f"{job.dp_comm_overlap:.0%} of the last backward ({format_duration(2 * step.micro_batch_s / 3)}) "
-                f"hides it: {format_duration(step.dp_exposed_s)} exposed",
-                exposed=step.dp_exposed_s > 0,
-            )
-        )
-    terms.append(
-        SpeedTerm(
-            name="optimizer step",
-            seconds=step.optimizer_s,
-            formula=f"2 x {_optimizer_params(job, par):,.0f} params x {job.grad_and_state_bytes_per_param:.3g} B "
-            f"/ (bandwidth x {eff.bandwidth:.2f})",
-        )
+    return SpeedTerm(
+        name="compute",
+        seconds=m * step.compute_s,
+        formula=f"{m} x b {req.batch_size} x s {req.seq_len} x {flops_per_param:.2f} P "
+        f"FLOPs / (tp x pp = {par.tensor * par.pipeline}) / (peak x MFU {eff.mfu:.2f}) [{eff.mfu_source}]",
     )
-    return terms
+
+
+def _zero3_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm | None:
+    zero3, fabric = step.zero3, job.peaks.fabric
+    if zero3 is None or fabric is None:  # ZeRO-3 gathers exist only on a fabric
+        return None
+    dp_group = _layout_groups(fabric, par)[1]
+    gather_and_scatter_s = zero3.gather_s + zero3.scatter_s
+    return SpeedTerm(
+        name="ZeRO-3 gathers",
+        seconds=step.micro_batches * zero3.extra_s,
+        formula=f"per layer max(compute, all-gather {format_duration(zero3.gather_s)}) forward + "
+        f"max(compute, all-gather + reduce-scatter {format_duration(gather_and_scatter_s)}) "
+        f"backward, {format_bytes(zero3.layer_bytes)} per layer over dp {par.data} on "
+        f"{link_name(fabric, dp_group)}",
+    )
+
+
+def _tp_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm | None:
+    fabric = job.peaks.fabric
+    if par.tensor <= 1 or fabric is None:
+        return None
+    m, tp_group = step.micro_batches, _layout_groups(fabric, par)[0]
+    return SpeedTerm(
+        name="tensor-parallel all-reduces",
+        seconds=m * step.tp_all_reduces_s,
+        formula=f"{m} x {step.layers_per_stage:g} layers x {job.tp_collectives_per_layer} x all-reduce of "
+        f"b s h x {job.activation_bytes} B = {format_bytes(job.micro_batch_activation_bytes)}: 2 (t - 1) / t x "
+        f"bytes / busbw over tp {par.tensor} on {link_name(fabric, tp_group)}",
+    )
+
+
+def _host_term(job: _TrainingJob, step: _TrainingStep) -> SpeedTerm | None:
+    host_beyond_gpu_s = step.micro_batch_s - step.gpu_micro_batch_s
+    if not step.micro_batch_s > step.gpu_micro_batch_s:
+        return None
+    eff = job.eff
+    return SpeedTerm(
+        name="host overhead",
+        seconds=step.micro_batches * host_beyond_gpu_s,
+        formula=f"{step.layers_per_stage:g} layers x {format_duration(eff.host_overhead_per_layer_s)} host "
+        f"time per layer exceeds the GPU's work [{eff.overhead_source}]",
+    )
+
+
+def _memory_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm | None:
+    zero3_extra_s = _zero3_extra_s(step.zero3) if job.peaks.fabric is not None else 0.0
+    if not step.weights_read_s > step.compute_s + zero3_extra_s:
+        return None
+    return SpeedTerm(
+        name="memory traffic",
+        seconds=step.micro_batches * (step.weights_read_s - step.compute_s - zero3_extra_s),
+        formula=f"3 x weights {format_bytes(job.weights_bytes / (par.tensor * par.pipeline))} / (bandwidth x "
+        f"{job.eff.bandwidth:.2f}) exceeds compute",
+    )
+
+
+def _bubble_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm | None:
+    if par.pipeline <= 1:
+        return None
+    m = step.micro_batches
+    idle_fraction = step.bubble_s / (m * step.micro_batch_s + step.bubble_s)
+    schedule = "interleaved 1F1B" if job.interleaved_pipeline else "1F1B"
+    return SpeedTerm(
+        name="pipeline bubble",
+        seconds=step.bubble_s,
+        formula=f"{schedule}: (pp {par.pipeline} - 1) / (v {step.virtual_stages} virtual stages) x one "
+        f"micro-batch {format_duration(step.micro_batch_s)}; {m} micro-batches: {format_pct(idle_fraction)} idle",
+    )
+
+
+def _sends_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm | None:
+    fabric = job.peaks.fabric
+    if par.pipeline <= 1 or fabric is None:
+        return None
+    pp_cross = _layout_groups(fabric, par)[2]
+    return SpeedTerm(
+        name="pipeline sends",
+        seconds=step.pipeline_sends_s,
+        formula=f"2 x v {step.virtual_stages} x {step.micro_batches} micro-batches x "
+        f"{format_bytes(job.micro_batch_activation_bytes / par.tensor)} between stages "
+        f"({'across nodes' if pp_cross else 'inside the node'})",
+    )
+
+
+def _dp_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm | None:
+    fabric = job.peaks.fabric
+    if fabric is None or not _reduces_gradients_per_step(par, fabric):
+        return None
+    dp_group = _layout_groups(fabric, par)[1]
+    backward_s = 2 * step.micro_batch_s / 3
+    return SpeedTerm(
+        name="data-parallel gradient reduction",
+        seconds=step.dp_reduction_s,
+        formula=f"2 (N - 1) / N x {format_bytes(job.trainable_grad_bytes / (par.tensor * par.pipeline))} / "
+        f"busbw over dp {par.data} on {link_name(fabric, dp_group)} = {format_duration(step.dp_reduction_s)}, "
+        f"{job.dp_comm_overlap:.0%} of the last backward ({format_duration(backward_s)}) "
+        f"hides it: {format_duration(step.dp_exposed_s)} exposed",
+        exposed=step.dp_exposed_s > 0,
+    )
+
+
+def _optimizer_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm:
+    return SpeedTerm(
+        name="optimizer step",
+        seconds=step.optimizer_s,
+        formula=f"2 x {_optimizer_params(job, par):,.0f} params x {job.grad_and_state_bytes_per_param:.3g} B "
+        f"/ (bandwidth x {job.eff.bandwidth:.2f})",
+    )
+
+
+def _training_terms(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> tuple[SpeedTerm, ...]:
+    """Every term of the step worded with its formula, in the order the step adds them."""
+    terms = (
+        _compute_term(job, par, step),
+        _zero3_term(job, par, step),
+        _tp_term(job, par, step),
+        _host_term(job, step),
+        _memory_term(job, par, step),
+        _bubble_term(job, par, step),
+        _sends_term(job, par, step),
+        _dp_term(job, par, step),
+        _optimizer_term(job, par, step),
+    )
+    return tuple(term for term in terms if term is not None)
 
 
 def _training_bound(job: _TrainingJob, step: _TrainingStep) -> str:
     """What sets the step: compute, memory traffic, communication or the host (kernel launches and
     Python), whichever takes longest (ties go to the earlier of communication, compute, memory)."""
     m = step.micro_batches
-    zero3_extra = step.zero3.extra_s if step.zero3 is not None else 0.0
-    times = {
-        "communication": m * (step.tp_all_reduces_s + zero3_extra)
+    seconds_by_bound = {
+        "communication": m * (step.tp_all_reduces_s + _zero3_extra_s(step.zero3))
         + step.pipeline_sends_s
         + step.dp_exposed_s,
         "compute": m * step.compute_s,
         "memory": m * step.weights_read_s + step.optimizer_s,
-        "host": m * step.layers * job.eff.host_overhead_per_layer_s,
+        "host": m * step.layers_per_stage * job.eff.host_overhead_per_layer_s,
     }
-    return max(times, key=times.__getitem__)
+    return max(seconds_by_bound, key=seconds_by_bound.__getitem__)
 
 
 def _training_speed(job: _TrainingJob, par: Parallelism) -> TrainingSpeed:
     """training_speed of one layout, the job's constants resolved."""
     step = _training_step(job, par)
-    req, model = job.req, job.req.model
-    tok_s = step.tokens_per_s
+    req = job.req
+    tokens_per_s = step.tokens_per_s
     gpus = par.tensor * par.pipeline * par.data
-    ttt = job.total_tokens / tok_s if job.total_tokens else None
-    peak = job.peaks.flops_per_s
-    mfu = tok_s * job.model_flops_per_token / (gpus * peak)
-    hfu = tok_s * job.hardware_flops_per_token / (gpus * peak)
+    time_to_train_s = job.total_tokens / tokens_per_s if job.total_tokens else None
+    peak_flops_per_s = job.peaks.flops_per_s
+    mfu = tokens_per_s * job.model_flops_per_token / (gpus * peak_flops_per_s)
+    hfu = tokens_per_s * job.hardware_flops_per_token / (gpus * peak_flops_per_s)
     epoch_tokens = req.epoch_tokens
     formula = (
         f"step = {step.micro_batches} micro-batch(es) x max(compute, memory, host) + communication + bubble "
         f"+ optimizer = {format_duration(step.step_s)}; MFU {mfu:.1%} of the peak on model FLOPs "
-        f"({job.model_flops_per_token / model.active_params():.2f} P per token), HFU {hfu:.1%} with recomputation"
+        f"({job.model_flops_per_token / req.model.active_params():.2f} P per token), HFU {hfu:.1%} with "
+        "recomputation"
     )
     stack = efficiencies().training_stacks.get(req.framework.value)
     if stack is not None:
@@ -567,16 +583,16 @@ def _training_speed(job: _TrainingJob, par: Parallelism) -> TrainingSpeed:
         hardware_flops_per_token=job.hardware_flops_per_token,
         tokens_per_step=job.tokens_per_micro_batch * step.micro_batches * par.data,
         step_time_s=step.step_s,
-        tokens_per_s=tok_s,
-        time_to_train_s=ttt,
-        time_per_epoch_s=None if epoch_tokens is None else epoch_tokens / tok_s,
+        tokens_per_s=tokens_per_s,
+        time_to_train_s=time_to_train_s,
+        time_per_epoch_s=None if epoch_tokens is None else epoch_tokens / tokens_per_s,
         epochs=None if epoch_tokens is None else req.epochs or 1.0,
-        gpu_hours=None if ttt is None else ttt * gpus / 3600,
+        gpu_hours=None if time_to_train_s is None else time_to_train_s * gpus / 3600,
         bound=_training_bound(job, step),
         formula=formula,
         mfu=mfu,
         hfu=hfu,
-        terms=tuple(_training_terms(job, par, step)),
+        terms=_training_terms(job, par, step),
         efficiency_source=job.eff.mfu_source,
     )
 
@@ -780,19 +796,19 @@ def _prefill_attention(job: _InferenceJob, par: Parallelism) -> _OperatorTime:
 def _serving_step(job: _InferenceJob, par: Parallelism, concurrency: int | None) -> _ServingStep:
     """Prefill of one prompt (a pipeline's stages one after another) and one decode step, each the
     sum of its operator groups' rooflines plus communication, host time and the engine's step cost."""
-    c = concurrency if concurrency is not None else -(-job.req.users // par.data)
+    users = concurrency if concurrency is not None else -(-job.req.users // par.data)  # per replica
     prefill_linear, prefill_attention = _prefill_linear(job, par), _prefill_attention(job, par)
-    prefill_comm = _serving_comm_s(job, par, job.req.prompt_tokens)
-    prefill = _forward_s(job, prefill_linear.seconds + prefill_attention.seconds + prefill_comm)
-    weight_bytes, kv_bytes = _decode_weight_bytes_per_gpu(job, par, c), _decode_kv_bytes_per_gpu(job, par, c)
-    decode_linear = _decode_linear(job, par, c, weight_bytes)
-    decode_attention = _decode_attention(job, par, c, kv_bytes)
-    decode_comm = _serving_comm_s(job, par, c)
-    decode_gpu = decode_linear.seconds + decode_attention.seconds + decode_comm
-    per_gpu_bytes = weight_bytes + kv_bytes
+    prefill_comm_s = _serving_comm_s(job, par, job.req.prompt_tokens)
+    prefill_s = _forward_s(job, prefill_linear.seconds + prefill_attention.seconds + prefill_comm_s)
+    weight_bytes = _decode_weight_bytes_per_gpu(job, par, users)
+    kv_bytes = _decode_kv_bytes_per_gpu(job, par, users)
+    decode_linear = _decode_linear(job, par, users, weight_bytes)
+    decode_attention = _decode_attention(job, par, users, kv_bytes)
+    decode_comm_s = _serving_comm_s(job, par, users)
+    decode_gpu_s = decode_linear.seconds + decode_attention.seconds + decode_comm_s
     return _ServingStep(
-        c, prefill_linear, prefill_attention, prefill_comm, prefill, per_gpu_bytes, decode_linear,
-        decode_attention, decode_comm, decode_gpu, _forward_s(job, decode_gpu),
+        users, prefill_linear, prefill_attention, prefill_comm_s, prefill_s, weight_bytes + kv_bytes,
+        decode_linear, decode_attention, decode_comm_s, decode_gpu_s, _forward_s(job, decode_gpu_s),
     )  # fmt: skip
 
 
@@ -946,19 +962,19 @@ class LayoutSpeeds:
     def tokens_per_s_per_gpu_ceiling(self) -> float | None:
         """Training tokens/s per GPU that no layout of this request exceeds: its compute alone at the
         MFU, since every other term of a step only adds time (None for inference)."""
-        job = self._job or self._resolved()
+        job = self._resolved()
         if not isinstance(job, _TrainingJob):
             return None
         return job.achieved_flops_per_s * job.tokens_per_micro_batch / job.micro_batch_flops
 
     def summary(self, par: Parallelism) -> SpeedSummary:
-        job = self._job or self._resolved()
+        job = self._resolved()
         if isinstance(job, _TrainingJob):
             return _training_summary(job, par)
         return _inference_summary(job, par)
 
     def detail(self, par: Parallelism) -> TrainingSpeed | InferenceSpeed:
-        job = self._job or self._resolved()
+        job = self._resolved()
         if isinstance(job, _TrainingJob):
             return _training_speed(job, par)
         return _inference_speed(job, par, None)

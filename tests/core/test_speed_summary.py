@@ -1,5 +1,5 @@
 """The layout search ranks layouts on a summary speed worked out without the step's worded terms
-(core/speed.py `_training_tokens_per_s`); the option it keeps is then worded in full. The two must give
+(core/speed.py `LayoutSpeeds.summary`); the option it keeps is then worded in full. The two must give
 the very same number, or the search would rank on one speed and show another."""
 
 from __future__ import annotations
