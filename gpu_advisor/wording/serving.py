@@ -45,5 +45,5 @@ def answer_users_text(plan: Plan) -> str:
         f"{best.users_in_flight:,} users in flight on {gpu_line(best)}: {rate:g} requests/s × "
         f"{seconds:.3g} s per request (first token {format_duration(speed.ttft_s)} + {output:,} tokens at "
         f"{speed.tokens_per_s_per_user:.3g} tokens/s per user, Little's law); each option holds its own "
-        "(in its tooltip)"
+        "(its GPU's tooltip in the Options tab)"
     )
