@@ -14,7 +14,7 @@ from gpu_advisor.core.memory import estimate_memory, request_profile
 from gpu_advisor.core.precision import Precision
 from gpu_advisor.core.precision_row import PrecisionRow
 from gpu_advisor.core.request import PlanRequest
-from gpu_advisor.core.serving import with_concurrency
+from gpu_advisor.core.serving import sized_at_targets
 
 from .errors import field_problem
 
@@ -31,13 +31,15 @@ def _first_message(exc: ValidationError) -> str:
     return field_problem(exc)[1]
 
 
-def precision_table(request: PlanRequest) -> tuple[PrecisionRow, ...]:
+def precision_table(request: PlanRequest, users: int | None = None) -> tuple[PrecisionRow, ...]:
     """`request` at each SIDE_BY_SIDE precision (validated again, so impossible pairs say why).
 
-    Requests per second are sized at the users Little's law gives, as the plan sizes them.
+    Requests per second are sized at `users`, the plan's answer's own (Little's law at its speed), or
+    before a plan at the most users an option meeting the targets holds.
     """
     rows = []
-    base = with_concurrency(request)[0].model_dump()
+    sized = sized_at_targets(request) if users is None else request.model_copy(update={"users": users})
+    base = sized.model_dump()
     for precision in SIDE_BY_SIDE:
         try:
             variant = PlanRequest.model_validate({**base, "precision": precision})

@@ -14,7 +14,7 @@ from .comms import resolve_fabric
 from .cost import estimate_cost
 from .deployment import count_limit, deployment_note, filters_text, passes_filters, tier_room
 from .efficiency import resolve_efficiency
-from .estimates import OWNERSHIP_MONTHS, TrainingSpeed, time_to_first_token_s
+from .estimates import OWNERSHIP_MONTHS, TrainingSpeed
 from .hosts import machines_for
 from .layout import Parallelism
 from .layouts import Candidate, LayoutSearch, best, meets
@@ -37,7 +37,14 @@ from .recipe import (
 )
 from .request import PlanRequest, Purchase
 from .result import FrontierPoint, GpuSources, Option, Plan, Recommendation
-from .serving import little_users, queued_ttft_s, rate_only, with_concurrency
+from .serving import (
+    RATE_WORKING,
+    by_rate,
+    little_users,
+    option_seconds,
+    queued_ttft_s,
+    sized_at_targets,
+)
 from .speed import DevicePeaks, LayoutSpeeds, hardware_flops_per_token, training_flops_per_token
 from .support import gpus_bought
 from .tiers import tier_choices
@@ -418,34 +425,63 @@ RATE_ITERATIONS = 8  # Little's law fixed point: L users slow decode, which rais
 
 
 def _rate_option(req: PlanRequest, gpu: GpuSpec, catalog: Catalog) -> tuple[Option | None, str | None]:
-    """An option sized for requests/s alone: L = ceil(rate x W) with W this option's own first token
-    and output at its decode speed with L users; meets the target when its first token, queued behind
-    the other arrivals' prefills, is within the TTFT target (throughput follows from L = rate x W)."""
+    """An option sized for requests/s: L = ceil(rate x W) with W this option's own first token and
+    output at its decode speed with L users; it meets the target when it reaches the per-user speed
+    target at L users (as any option is judged) and its first token, queued behind the other arrivals'
+    prefills, is within the TTFT target.
+
+    The fixed point is found from 1 user up. Where more users make the layout search take more GPUs
+    (the smaller layout misses the target or runs out of KV cache), the wider layout is faster and
+    needs fewer users than the step that reached it: the users then come down to what it needs on
+    those GPUs (the count held, as a --gpus would hold it)."""
     assert req.requests_per_s is not None
-    users = little_users(req.requests_per_s, 1.0)
+    users = tried = 1
     option: Option | None = None
+    held: tuple[int, Option, float] | None = None  # the fewest users whose option holds them (L >= needed)
+    count: int | None = None  # the GPU count held while the users come down to what it needs
     for _ in range(RATE_ITERATIONS):
-        sized = req.model_copy(update={"users": users})
+        sized = req.model_copy(update={"users": users, "gpus": count or req.gpus})
         option, skipped = _option(sized, gpu, catalog, LayoutSearch(sized))
         if option is None or not option.fits:
-            return option, skipped
+            if held is None:
+                return option, skipped
+            break  # more users than it holds: the users already held stand
         speed = option.serving
-        ttft = time_to_first_token_s(speed.prefill_s, speed.tokens_per_s_per_user)
-        seconds = ttft + req.output_tokens / speed.tokens_per_s_per_user
+        seconds = option_seconds(speed.ttft_s, req.output_tokens, speed.tokens_per_s_per_user)
         needed = little_users(req.requests_per_s, seconds)
-        if needed <= users:
-            break
-        users = needed
-    else:
+        if needed <= users and (held is None or users < held[0]):
+            held = (users, option, seconds)
+        if needed == users or (held is not None and needed >= held[0]):
+            break  # a fixed point, or back up to the users already held
+        if needed < users:  # a wider layout than the last step's: it keeps its GPUs with fewer users
+            count = option.count
+        tried, users = users, needed
+    if held is None:
         assert option is not None  # the loop returned where no option was found
-        return option.model_copy(update={"meets_target": False}), None
-    queued = queued_ttft_s(ttft, speed.prefill_s, req.requests_per_s, option.layout.data)
+        saturated = (
+            f"saturated: at {tried:,} users a request takes {seconds:.3g} s, so {req.requests_per_s:g} "
+            f"requests/s keep {needed:,} in flight (Little's law does not settle within "
+            f"{RATE_ITERATIONS} steps: the decode cannot keep up with the arrivals)"
+        )
+        note = "; ".join(n for n in (option.note, saturated) if n)
+        return option.model_copy(update={"meets_target": False, "note": note}), None
+    users, option, seconds = held
+    speed = option.serving
+    needed = little_users(req.requests_per_s, seconds)
+    queued = queued_ttft_s(speed.ttft_s, speed.prefill_s, req.requests_per_s, option.layout.data)
     meets_ttft = req.ttft_s is None or queued <= req.ttft_s
     wait = "saturated" if queued == float("inf") else f"{queued:.3g} s with queueing"
-    note = (
-        f"{users} users in flight = ceil({req.requests_per_s:g} requests/s x {seconds:.3g} s per request "
-        f"at {speed.tokens_per_s_per_user:.3g} tokens/s each) (Little's law); first token {wait} (M/D/1)"
+    law = (
+        f"ceil({req.requests_per_s:g} requests/s x {seconds:.3g} s per request: first token "
+        f"{speed.ttft_s:.3g} s + {req.output_tokens:,} tokens at {speed.tokens_per_s_per_user:.3g} tokens/s each)"
     )
+    sized_as = (
+        f"{users} users in flight = {law} (Little's law)"
+        if needed == users
+        else f"{users} users in flight, at least {law} = {needed} (Little's law; with fewer, the layout "
+        "search picks a slower layout that needs more)"
+    )
+    note = f"{sized_as}; first token {wait} (M/D/1)"
     return option.model_copy(
         update={
             "meets_target": option.meets_target and meets_ttft,
@@ -653,7 +689,7 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
     """plan() for one request as it stands (its deadline, if any). `user`: the request as the user
     gave it, where the planner filled in a default (global batch, deadline): it says what is locked."""
     user = user or req
-    req, concurrency = with_concurrency(req)
+    concurrency = RATE_WORKING if by_rate(req) else None
     gpus = [g for g in catalog.gpus if req.tier is None or g.tier is req.tier]
     warnings = list(catalog.warnings)
     if req.gpu is not None:
@@ -669,7 +705,7 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
     ran: dict[int, tuple[PlanRequest, LayoutSearch]] = {}  # id(option) -> its recipe and search
     literal: dict[str, Option] = {}  # gpu id -> the option of the recipe as given
     unlaid: dict[str, str] = {}  # gpu id -> why a locked accumulation's replicas did not lay out
-    if rate_only(req):
+    if by_rate(req):
         # Sized for an arrival rate: each GPU's concurrency follows from its own speed (core/serving.py).
         for gpu in gpus:
             option, skipped = _rate_option(req, gpu, catalog)
@@ -754,9 +790,10 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
     )
     if scope:
         warnings.append(scope)
-    unsharded = estimate_memory(req, Parallelism(), device=Device.CUDA)
+    # Requests per second: one device at the most users the targets allow (the answer's own below).
+    unsharded = estimate_memory(sized_at_targets(req), Parallelism(), device=Device.CUDA)
     best = next((o for o in options if o.fits and o.meets_target), None)
-    if best is not None and best.gpu_id not in literal and not rate_only(req):  # "your recipe as given"
+    if best is not None and best.gpu_id not in literal and not by_rate(req):  # "your recipe as given"
         gpu = catalog.get(best.gpu_id)
         laid_out = next((entry[2] for entry in screened[gpu.id] if entry[1] == 0), None)
         if laid_out is not None:
@@ -812,6 +849,8 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
         )
     else:
         best_req, search = ran[id(best)]
+        if best.users_in_flight is not None:  # requests per second: the users this answer holds
+            best_req = best_req.model_copy(update={"users": best.users_in_flight})
         if best_req is not req:  # the memory breakdown is of the recipe planned, not the one asked for
             unsharded = estimate_memory(best_req, Parallelism(), device=Device.CUDA)
         recommendation = Recommendation(

@@ -371,3 +371,17 @@ def cluster_cards(section: DistributedSection) -> Cards:
         diagnosis_title=f"Cluster run: {backend_line(section)}",
         diagnosis_detail=summary or "Collectives and links measured; no data-parallel scaling run.",
     )
+
+
+def shared_cores_note(ranks: int, cores: int, load: float) -> str:
+    """'2 ranks shared 2 CPU cores, 1 of them idle at the start (load 1.3): ...' where the ranks
+    outnumber the idle cores (each rank then waits for a core, so the step times and the scaling read
+    worse than the machine alone would give); '' where each rank had an idle core."""
+    idle = max(0, cores - round(load))
+    if ranks <= idle:
+        return ""
+    return (
+        f"{ranks} ranks shared {cores} CPU core{'s' if cores != 1 else ''}, {idle} of them idle at the "
+        f"start (load {load:.1f}): the ranks waited for a core, so the step times, the scaling "
+        "efficiency and the bus bandwidth read lower than an idle machine would give."
+    )

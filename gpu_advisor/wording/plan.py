@@ -136,10 +136,13 @@ def speed_text(option: Option) -> str:
         if speed.time_to_train_s is not None:
             text += f", {format_duration(speed.time_to_train_s)} to train"
         return text
-    return (
+    text = (
         f"{format_rate(speed.tokens_per_s_per_user, 'tokens/s per user')} "
         f"({format_rate(speed.tokens_per_s, '')} total), first token {format_duration(speed.ttft_s)}"
     )
+    if option.users_in_flight is not None:  # requests per second: the users this option holds
+        text += f", {option.users_in_flight:,} users in flight (Little's law)"
+    return text
 
 
 def rent_text(cost: CostEstimate) -> str:

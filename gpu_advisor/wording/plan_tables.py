@@ -4,7 +4,7 @@ formulas, assumptions and sources. Every face renders these (GUI table, PDF, Mar
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -99,11 +99,13 @@ def large_options_text(folded: int, limit: int) -> str:
     return f"{what} of more than {limit:,} GPUs"
 
 
-def target_column_keys(request: Any) -> frozenset[str]:
-    """The options columns that answer the request's own target, kept when a narrow table leaves out
-    details: the first token for a first-token target; the step time and the layout for training."""
+def target_column_keys(request: Any, keys: Collection[str] = ()) -> frozenset[str]:
+    """The options columns that answer the request's own target, kept longest when a narrow table
+    leaves out columns (`keys`: the columns it has): the first token for a first-token target; for
+    training the time to train where there is a budget or a dataset to train on, else the step time
+    and the layout (what sets the throughput)."""
     if request.task.is_training:
-        return frozenset({"step_time", "layout"})
+        return frozenset({"time_to_train"} if "time_to_train" in keys else {"step_time", "layout"})
     return frozenset({"prefill"}) if request.ttft_s is not None else frozenset()
 
 

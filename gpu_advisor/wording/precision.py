@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from gpu_advisor.core.precision_row import PrecisionRow
 from gpu_advisor.core.request import PlanRequest
-from gpu_advisor.core.serving import with_concurrency
+from gpu_advisor.core.serving import sized_at_targets
 from gpu_advisor.core.units import format_bytes
 
 PRECISION_HEADERS = ("Precision", "Weights stored as", "Bytes per weight", "Weights", "Whole job, one device")
@@ -18,22 +18,27 @@ def precision_headers(serving: bool) -> tuple[str, ...]:
     return (*PRECISION_HEADERS, KV_CACHE_HEADER) if serving else PRECISION_HEADERS
 
 
-def precision_shape(request: PlanRequest) -> str:
+def precision_shape(request: PlanRequest, users: int | None = None) -> str:
     """What stays fixed while the precision changes: 'inference, 200 users, 512 + 256 tokens each'
-    ('67 users (5 requests/s, Little's law)' for requests per second), or a training step's
+    ('39 users (5 requests/s on the answer's GPUs, Little's law)' for requests per second, with the
+    answer's `users`; 'at most 67 users (... at the targets ...)' before a plan), or a training step's
     'finetune, batch 4, sequence 4,096 tokens'."""
     if request.task.is_training:
         return f"{request.task.value}, batch {request.batch_size}, sequence {request.seq_len:,} tokens"
-    sized = with_concurrency(request)[0]
-    users = f"{sized.users:,} users"
-    if request.requests_per_s is not None:
-        # Without a per-user target each option's speed sets the users: the table keeps the form's.
-        users = (
-            f"{users} ({request.requests_per_s:g} requests/s, Little's law)"
+    if request.requests_per_s is not None and users is not None:
+        shape = f"{users:,} users ({request.requests_per_s:g} requests/s on the answer's GPUs, Little's law)"
+    elif request.requests_per_s is not None:
+        # Each option's own speed sets its users; with targets, the table is sized at the most an
+        # option meeting them holds, without them at the form's users.
+        shape = (
+            f"at most {sized_at_targets(request).users:,} users ({request.requests_per_s:g} requests/s "
+            "at the targets, Little's law)"
             if request.tokens_per_s_per_user is not None
             else f"{request.requests_per_s:g} requests/s"
         )
-    return f"{request.task.value}, {users}, {request.prompt_tokens:,} + {request.output_tokens:,} tokens each"
+    else:
+        shape = f"{request.users:,} users"
+    return f"{request.task.value}, {shape}, {request.prompt_tokens:,} + {request.output_tokens:,} tokens each"
 
 
 WHOLE_JOB_NOTE = (

@@ -10,6 +10,7 @@ import pytest
 
 from gpu_advisor.bench import load_report, save_report
 from gpu_advisor.cli import run_cli
+from gpu_advisor.telemetry.diagnosis import INPUT_WAIT_CRITICAL_FRACTION
 
 
 @pytest.mark.slow
@@ -47,7 +48,9 @@ def test_the_data_loader_workload_reads_input_bound_in_the_table_and_the_results
     assert "[critical] Input-bound: the data pipeline starves the device" in diagnosis
     (result,) = load_report(path).result("dataloader")
     assert result.diagnosis[0].kind == "input_bound"  # what the app and the PDF read back
-    assert result.metrics["input_wait_fraction"] > 0.4
+    # Sized to 3x the step's compute (75 % waiting); a loaded machine stretches the compute (0.397
+    # seen on 2 busy cores), so only what the diagnosis needs: past the critical fifth.
+    assert result.metrics["input_wait_fraction"] > INPUT_WAIT_CRITICAL_FRACTION
 
 
 @pytest.mark.parametrize(

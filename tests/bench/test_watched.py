@@ -51,8 +51,12 @@ def test_a_watched_run_loads_as_one_command_result(watched):
     (result,) = report.results
     assert result.workload == "command" and result.status == "ok"
     assert result.step is not None and result.step.n == 6
-    assert result.metrics["samples_per_s"] == pytest.approx(8 / result.step.median, rel=0.3)
-    assert 0.2 < result.metrics["input_wait_fraction"] < 0.6
+    # 8 samples a step, at the mean step time: between the fastest and the slowest step (a loaded
+    # machine stretches some steps, and the mean then leaves the median behind).
+    assert result.metrics["samples_per_s"] == pytest.approx(8 * result.metrics["steps_per_s"])
+    assert 8 / result.step.max <= result.metrics["samples_per_s"] <= 8 / result.step.min
+    # 20 ms of every 50 ms step; late wake-ups pull it towards 1/2, and the work is not counted as waiting.
+    assert 0.2 < result.metrics["input_wait_fraction"] < 0.8
     assert result.metrics["time_per_epoch_s"] >= 3 * 0.05
     failed = load_report(watched / "failed.json").results[0]
     assert failed.status == "error" and failed.error == "exit code 4" and failed.metrics["exit_code"] == 4

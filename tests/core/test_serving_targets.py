@@ -15,13 +15,22 @@ def _plan(**kw):
 
 
 def test_requests_per_second_become_concurrent_users_by_littles_law():
-    """5 requests/s, each in the system 0.5 s + 256 tokens / 30 tokens/s = 9.03 s: 46 users in flight,
-    and the plan sizes the KV cache for them as if 46 users had been asked for."""
+    """5 requests/s with a 30 tokens/s and 0.5 s target: the answer holds 5 x its own time per request
+    (its first token + 256 tokens at its speed), and its KV cache is sized as if that many users had
+    been asked for (tests/core/test_rate_users_per_option.py pins the per-option sizing)."""
     by_rate = _plan(model="llama-3-70b", requests_per_s=5, tokens_per_s_per_user=30, ttft_s=0.5)
-    users = math.ceil(5 * (0.5 + 256 / 30))
-    assert by_rate.request.users == users == 46
-    by_users = _plan(model="llama-3-70b", users=users, tokens_per_s_per_user=30, ttft_s=0.5)
-    assert by_rate.best.gpu_id == by_users.best.gpu_id and by_rate.best.count == by_users.best.count
+    best = by_rate.best
+    users = math.ceil(5 * (best.speed.ttft_s + 256 / best.serving.tokens_per_s_per_user))
+    assert best.users_in_flight == users < math.ceil(5 * (0.5 + 256 / 30))
+    by_users = _plan(
+        model="llama-3-70b",
+        users=users,
+        tokens_per_s_per_user=30,
+        ttft_s=0.5,
+        gpu=best.gpu_id,
+        gpus=best.count,
+    )
+    assert by_users.best.per_gpu.total_bytes == best.per_gpu.total_bytes
     assert "Little's law" in by_rate.assumptions["concurrent_users_from_requests_per_s"]
 
 

@@ -62,11 +62,16 @@ with open(sys.argv[1], "w") as f:
 HF_TRAINER = r"""
 import json, sys, time
 import torch
-from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
+from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainerCallback, TrainingArguments
 from gpu_advisor.probe.hf import GpuAdvisorCallback
 
-SLEEP_S = float(sys.argv[2])
+# An artificially slow dataset: each batch of 4 waits this many times the previous step's work (a
+# ratio, not a fixed sleep, so that the wait's share of a step, and the Trainer's own overhead beside
+# it, are the same on a fast machine and on a loaded 2-core one, where the work takes longer).
+WAIT_PER_WORK = float(sys.argv[2])
+BATCH = 4
 getitem_s = 0.0
+work_s = 0.02  # the previous step's work; this guess for the first batch
 
 class Data(torch.utils.data.Dataset):
     def __len__(self):
@@ -74,21 +79,29 @@ class Data(torch.utils.data.Dataset):
     def __getitem__(self, i):
         global getitem_s
         t = time.perf_counter()
-        if SLEEP_S:
-            time.sleep(SLEEP_S)
+        if WAIT_PER_WORK:
+            time.sleep(WAIT_PER_WORK * work_s / BATCH)
         ids = torch.randint(0, 128, (32,), generator=torch.Generator().manual_seed(i))
         getitem_s += time.perf_counter() - t
         return {"input_ids": ids, "labels": ids}
 
+class StepWork(TrainerCallback):
+    # the script's own clock of each step's work (on_step_begin to on_step_end)
+    def on_step_begin(self, args, state, control, **kwargs):
+        self.begun = time.perf_counter()
+    def on_step_end(self, args, state, control, **kwargs):
+        global work_s
+        work_s = time.perf_counter() - self.begun
+
 torch.manual_seed(0)
 model = GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=64, n_head=2, vocab_size=128, n_positions=32))
 args = TrainingArguments(
-    output_dir=sys.argv[1] + ".out", num_train_epochs=2, per_device_train_batch_size=4,
+    output_dir=sys.argv[1] + ".out", num_train_epochs=2, per_device_train_batch_size=BATCH,
     logging_strategy="no", save_strategy="no", report_to=[], use_cpu=True, disable_tqdm=True,
     dataloader_num_workers=0, include_num_input_tokens_seen=True,
 )
 start = time.perf_counter()
-Trainer(model=model, args=args, train_dataset=Data(), callbacks=[GpuAdvisorCallback()]).train()
+Trainer(model=model, args=args, train_dataset=Data(), callbacks=[StepWork(), GpuAdvisorCallback()]).train()
 with open(sys.argv[1], "w") as f:
     json.dump({
         "train_s": time.perf_counter() - start,

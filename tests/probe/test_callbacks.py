@@ -32,11 +32,14 @@ def test_hugging_face_trainer_callback(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_hugging_face_trainer_with_a_slow_dataset_is_input_bound(tmp_path):
-    code, run, own = monitored(tmp_path, HF_TRAINER, "0.02")  # 80 ms of sleep per batch of 4
+    # Each batch waits 3x the previous step's work: about 3/4 of every step, however loaded the machine.
+    code, run, own = monitored(tmp_path, HF_TRAINER, "3")
     assert code == 0
     waited = sum(e["data_wait_s"] for e in run["epochs"])
-    # the probe's wait is the dataset's own time in __getitem__, plus collation
-    assert waited == pytest.approx(own["getitem_s"], rel=0.15)
+    # The probe's wait holds the dataset's own time in __getitem__, and little else (collation and the
+    # Trainer's bookkeeping between steps, which slow with the machine as the dataset's wait does).
+    assert own["getitem_s"] <= waited <= 1.15 * own["getitem_s"]
+    assert run["steps"]["data_wait_fraction"] > 0.5  # well past critical (a fifth of every step)
     top = run["diagnosis"][0]
     assert top["kind"] == "input_bound"
     assert top["evidence"]["input_wait_fraction"] == pytest.approx(run["steps"]["data_wait_fraction"])

@@ -52,11 +52,11 @@ def test_events_of_a_wrapped_loop_with_a_slow_iterable(tmp_path):
         "from gpu_advisor import probe\n"
         "def slow():\n"
         "    for i in range(5):\n"
-        "        time.sleep(0.03)\n"
+        "        time.sleep(0.08)\n"
         "        yield i\n"
         "for epoch in range(2):\n"
         "    for i in probe.wrap(slow()):\n"
-        "        time.sleep(0.01)\n"
+        "        time.sleep(0.02)\n"
         "        probe.step(samples=4, tokens=64)\n"
         "    probe.epoch_end()\n"
     )
@@ -67,8 +67,10 @@ def test_events_of_a_wrapped_loop_with_a_slow_iterable(tmp_path):
     assert [e["event"] for e in parsed] == ["start", *["step"] * 5, "epoch", *["step"] * 5, "epoch"]
     steps = summarize_steps(parsed)
     assert steps is not None and steps.count == 10 and steps.samples == 40 and steps.tokens == 640
-    # 30 ms waiting of every 40 ms step (sleep overshoots a little, on a busy machine more)
-    assert 0.6 < steps.data_wait_fraction < 0.85
+    # 80 ms waiting of every 100 ms step. A loaded machine wakes each sleep late, the wait and the
+    # work alike, which pulls the share towards 1/2: above 0.6 while a wake-up is late by under 100 ms.
+    # Below 0.95: the work is not counted as waiting.
+    assert 0.6 < steps.data_wait_fraction < 0.95
     assert steps.samples_per_s == steps.samples / steps.total_s
     epochs = summarize_epochs(parsed)
     assert [(e.index, e.steps, e.samples) for e in epochs] == [(0, 5, 20), (1, 5, 20)]

@@ -3,6 +3,8 @@ telemetry while it runs, the cluster's figures on the cards when it ends, the re
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -10,6 +12,7 @@ from gpu_advisor.bench import load_report
 from gpu_advisor.core.units import format_bandwidth, format_duration
 from gpu_advisor.ui.main_window import MainWindow
 from gpu_advisor.ui.monitor.backend import CLUSTER_WORKLOAD, BenchBackend
+from gpu_advisor.ui.monitor.monitor_panel import usable_cores
 
 pytestmark = pytest.mark.slow
 
@@ -38,10 +41,25 @@ def test_the_processes_box_shows_only_for_a_cluster_run(cluster_window):
     assert not monitor.controls.nproc_spin.isHidden()
 
 
-def test_a_two_process_cluster_run_from_the_monitor(cluster_window, qtbot, dialogs, tmp_path):
+def test_before_a_cluster_run_the_note_speaks_of_its_ranks_not_of_a_workload_list(cluster_window):
+    """ux-review-3 D24: cluster mode has no workload list; the idle note said 'the list shows each
+    workload…'."""
+    monitor = cluster_window.monitor
+    _choose_cluster(monitor)
+    note = monitor.idle_note.text()
+    assert "list shows each workload" not in note
+    assert "torchrun" in note and "Processes tab" in note and "bus bandwidth" in note
+    monitor.workload_combo.setCurrentIndex(monitor.workload_combo.findData("train"))
+    assert "list shows each workload" in monitor.idle_note.text()
+
+
+def test_a_two_process_cluster_run_from_the_monitor(cluster_window, qtbot, dialogs, tmp_path, monkeypatch):
     monitor = cluster_window.monitor
     cluster_window.tabs.setCurrentWidget(monitor)
     _choose_cluster(monitor)
+    # A machine already busy at the start (every core loaded): the ranks wait for cores, and it is said.
+    cores = usable_cores()
+    monkeypatch.setattr(os, "getloadavg", lambda: (float(cores), float(cores), float(cores)))
     with qtbot.waitSignal(monitor.runner.run_finished, timeout=180_000):
         qtbot.mouseClick(monitor.start_button, Qt.MouseButton.LeftButton)
     assert dialogs == []
@@ -66,6 +84,8 @@ def test_a_two_process_cluster_run_from_the_monitor(cluster_window, qtbot, dialo
     axis = monitor.plots.plots["throughput"].getPlotItem().getAxis("bottom").labelText
     assert axis.endswith("message sizes")
     assert "gloo on CPU, 2 ranks on 1 node" in monitor.diagnosis.text()
+    assert f"2 ranks shared {cores} CPU core" in monitor.diagnosis.text()
+    assert "0 of them idle" in monitor.diagnosis.text()
     assert monitor.save_button.isEnabled() and not monitor.calibrate_button.isEnabled()
     path = tmp_path / "cluster.json"
     assert monitor.save_results(path)

@@ -6,9 +6,11 @@ and the texts refresh at 1 Hz (friture's habit), so a fast run never floods the 
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from html import escape
 from pathlib import Path
@@ -53,7 +55,7 @@ from gpu_advisor.ui.startup import AfterNextPaint
 from gpu_advisor.ui.table_export import with_suffix
 from gpu_advisor.ui.workers import JobRunner
 from gpu_advisor.wording.checklist import checklist
-from gpu_advisor.wording.distributed import CLUSTER_CAPTIONS, cluster_cards
+from gpu_advisor.wording.distributed import CLUSTER_CAPTIONS, cluster_cards, shared_cores_note
 from gpu_advisor.wording.monitor import Cards, cards_for, measured_mfu, pick_result
 
 if TYPE_CHECKING:
@@ -88,6 +90,14 @@ RESULTS_FILTER = "Benchmark results (*.json);;All files (*)"
 FIRST_FRAME_WAIT_S = 0.5
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity), as the cluster launcher counts them."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 class MonitorPanel(QWidget):
     """Start/Stop a run; plots, cards and diagnosis follow it. `shutdown()` on window close."""
 
@@ -113,6 +123,7 @@ class MonitorPanel(QWidget):
         self.session = RunSession()  # the run's state; this panel only draws it
         self._run_started_wall: float = 0.0
         self._request: MonitorRequest | None = None
+        self._cores_at_start: tuple[int, float] | None = None  # (usable cores, 1-min load) of a CPU run
         self._planned: list[tuple[str, str]] = []  # (workload key, label) of the run's checklist
         self._prepare_asked = False
         self.prepared = False  # the benchmark engine (torch) is loaded, ahead of the first run
@@ -264,6 +275,7 @@ class MonitorPanel(QWidget):
         self._planned = planned_workloads(self.workload_combo.currentData())
         self.checklist.set_lines(checklist(self._planned, [], None))
         self.run_area.show_checklist(bool(self._planned))
+        self.run_area.set_idle_workload(self.workload_combo.currentData())
 
     # ---- running -----------------------------------------------------------------------------------
     @property
@@ -293,6 +305,8 @@ class MonitorPanel(QWidget):
                 self._errors.error("Cannot run the command", str(exc))
                 return
         self._request = request
+        # CPU ranks beyond the cores idle at the start wait for one (review 3, D24): said at the end.
+        self._cores_at_start = (usable_cores(), os.getloadavg()[0]) if request.device.kind == "cpu" else None
         self.telemetry.clear()
         self.throughput.restart(None)
         self.session.start()
@@ -441,7 +455,12 @@ class MonitorPanel(QWidget):
         if command is not None:
             self._show(*command)
         elif cluster is not None and cluster.report.distributed is not None:
-            self._show(cluster_cards(cluster.report.distributed), CLUSTER_CAPTIONS)  # bench.distributed
+            cards = cluster_cards(cluster.report.distributed)  # bench.distributed
+            if self._cores_at_start is not None and self._request is not None:
+                shared = shared_cores_note(self._request.nproc, *self._cores_at_start)
+                if shared:
+                    cards = replace(cards, diagnosis_detail=f"{cards.diagnosis_detail} {shared}")
+            self._show(cards, CLUSTER_CAPTIONS)
         else:
             self._show(cards_for(self.results, self._device_kind()))
 

@@ -21,6 +21,20 @@ IDLE_TEXT = (
     "peak memory and what limited it); the plots follow the machine and each step's "
     "throughput live.</p>"
 )
+# A cluster run or a watched command is no list of workloads (review 3, D24): what they show instead.
+IDLE_TEXTS = {
+    "cluster": (
+        "<p><b>No run yet.</b> Choose the processes, then press <b>Start</b>.</p>"
+        "<p>A cluster run starts that many ranks with torchrun: the Processes tab lists them, the "
+        "throughput plot follows each collective's bus bandwidth as each message size is measured, "
+        "and the cards give the peak bus bandwidth beside the largest message's when it ends.</p>"
+    ),
+    "command": (
+        "<p><b>No run yet.</b> Give your command and its folder, then press <b>Start</b>.</p>"
+        "<p>The Output tab shows what it prints, the Processes tab who uses the machine; the plots "
+        "follow the machine live, and the steps it reports through the probe.</p>"
+    ),
+}
 
 # Below this height (the window below ~620 px) the tabs shrink to their least and the plots take the
 # rest: at the splitter's proportions each plot kept its 100 px minimum, ~30 px of it for the curve.
@@ -66,6 +80,10 @@ class RunArea(QSplitter):
         if compact:
             tabs = self.lists.minimumSizeHint().height()
             self.setSizes([tabs, max(self.height() - tabs - self.handleWidth(), 0)])
+
+    def set_idle_workload(self, workload: str | None) -> None:
+        """The note before any run, in the words of the chosen kind of run."""
+        self.idle_note.setText(IDLE_TEXTS.get(workload or "", IDLE_TEXT))
 
     def show_plots(self) -> None:
         self.view_stack.setCurrentWidget(self.plots)

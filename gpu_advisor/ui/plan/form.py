@@ -146,7 +146,15 @@ class PlanForm(QObject):
         """The current request at each side-by-side precision (empty while the inputs are invalid)."""
         from gpu_advisor.core.precision_table import precision_table
 
-        return () if self._request is None else precision_table(self._request)
+        return () if self._request is None else precision_table(self._request, self.answer_users())
+
+    def answer_users(self) -> int | None:
+        """The users the current plan's answer holds for a requests-per-second request (Little's law
+        at its own speed); None without one, or while the plan is of other inputs."""
+        plan = self.plan
+        if plan is None or plan.best is None or plan.request != self._request:
+            return None
+        return plan.best.users_in_flight
 
     @property
     def plan(self) -> Plan | None:

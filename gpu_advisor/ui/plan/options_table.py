@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import (
@@ -13,12 +14,10 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QFont, QPainter
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QTableView,
     QWidget,
 )
@@ -31,11 +30,11 @@ from gpu_advisor.ui.glossary import bound_tip, tip
 from gpu_advisor.wording.plan_tables import Column, large_option_limit, option_columns, target_column_keys
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
-MAX_COLUMN_PX = 170
-MAX_GPU_COLUMN_PX = 240
-MIN_GPU_COLUMN_PX = 150  # "NVIDIA RTX 6000 Ada Ge…": still tells the cards apart
-# When the columns do not fit even elided, these go first (in this order); what decides a purchase
-# (GPU, count, fit, speed, price, memory) stays. Copy and CSV export keep every column.
+# Where the columns do not fit at their full widths, whole columns go, never a cut cell ("NVIDIA
+# GeFor…", "price unkno…"): first these details (in this order), then the price the plan is not ranked
+# by (buy when renting, rent when buying), then the rest from the right, then the answer's figures
+# (speed, memory, the price it is ranked by), and the request's own target columns last. GPU, count
+# and fit always stay. Copy and CSV export keep every column.
 HIDE_FIRST = (
     "tier",
     "machines",
@@ -48,10 +47,8 @@ HIDE_FIRST = (
     "time_per_epoch",
 )
 ALWAYS = ("gpu", "count", "fits")  # kept even where every row is n/a ("fits" never is)
-UNCUT = ("count", "fits", "memory")  # "2 (buy 4)", "does not fit", "24.7 of 31.7 GiB": never elided
-LEAST_SHARE = 0.65  # of a column's natural width, before columns are left out
-# and at the narrowest, the price the plan is not ranked by (buy when renting, rent when buying).
 HIDE_LAST = {False: ("breakeven", "purchase", "aggregate"), True: ("breakeven", "rent", "aggregate")}
+ANSWERS = ("tokens_per_s", "per_user", "memory")  # the answer's speed and fit, with the ranked price
 _Index = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
 
@@ -112,7 +109,7 @@ class OptionsModel(QAbstractTableModel):
             )
             self._best_id = plan.recommendation.gpu_id
             self.buying = plan.request.purchase is Purchase.BUY
-            self.target_keys = target_column_keys(plan.request)
+            self.target_keys = target_column_keys(plan.request, [c.key for c in self._columns])
         self.endResetModel()
 
     def set_show_large(self, show: bool) -> None:
@@ -165,7 +162,7 @@ class OptionsModel(QAbstractTableModel):
         return None
 
     def _tooltip(self, option: Option, column: Column) -> str | None:
-        """The cell's whole text (it may be elided), what it means; on the GPU, the hidden columns."""
+        """The cell's text and what it means; on the GPU, the columns left out at this width."""
         if column.key == "bound":
             meaning = bound_tip(option.speed.bound)
         elif column.key == "gpu":
@@ -190,21 +187,22 @@ class _SortProxy(QSortFilterProxyModel):
         return left.data(SORT_ROLE) < right.data(SORT_ROLE)
 
 
-class _ElideMiddle(QStyledItemDelegate):
-    """Cut a long GPU name in its middle: "NVIDIA GeF…4070 Ti SUPER" still tells the cards apart."""
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:  # Qt override
-        middle = QStyleOptionViewItem(option)
-        middle.textElideMode = Qt.TextElideMode.ElideMiddle
-        super().paint(painter, middle, index)
+def drop_order(keys: Sequence[str], targets: frozenset[str], buying: bool) -> list[str]:
+    """The columns to leave out, least important first, until the rest fit whole (ALWAYS never)."""
+    answers = {*ANSWERS, "purchase" if buying else "rent"}
+    first = [k for k in (*HIDE_FIRST, *HIDE_LAST[buying]) if k in keys and k not in targets]
+    later = [k for k in reversed(keys) if k not in first and k not in ALWAYS]
+    rest = [k for k in later if k not in answers and k not in targets]
+    return first + rest + [k for k in later if k in answers - targets] + [k for k in later if k in targets]
 
 
 class OptionsTable(QTableView):
     """Options of a plan, best first; click a header to sort by that column.
 
-    The columns fit the table's width, without sideways scrolling: two-line headers, long texts
-    elided (the tooltip has them whole) and, where even that is too wide, the details of HIDE_FIRST
-    left out (`hidden_changed`; each GPU's tooltip lists them).
+    The columns fit the table's width, without sideways scrolling: two-line headers, each cell whole,
+    and where the columns are too wide, whole columns left out (`drop_order`, `hidden_changed`; each
+    GPU's tooltip and the caption list them). Only where GPU, count and fit alone are wider than the
+    table are their cells cut.
     """
 
     hidden_changed = Signal()
@@ -225,10 +223,8 @@ class OptionsTable(QTableView):
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.horizontalHeader().setStretchLastSection(True)
         self.setTextElideMode(Qt.TextElideMode.ElideRight)
-        self.setWordWrap(False)  # one line per cell, cut with "…" (a wrapped text loses its second line)
+        self.setWordWrap(False)  # one line per cell (a wrapped text loses its second line)
         self.setAccessibleName("GPU options")
-        self._gpu_delegate = _ElideMiddle(self)
-        self.setItemDelegateForColumn(0, self._gpu_delegate)
 
     def set_plan(self, plan: Plan | None) -> None:
         self.options_model.set_plan(plan)
@@ -243,16 +239,7 @@ class OptionsTable(QTableView):
         for column in range(self.proxy.columnCount()):
             self.setColumnHidden(column, False)
         self.resizeColumnsToContents()
-        columns = self.options_model.columns
-        self._natural = [  # what each column would like, long texts capped (but the never-cut ones:
-            # "fits, tight, runs as fp16 (loss scaling)" says what the card can run, and reads whole)
-            self.columnWidth(c)
-            if columns[c].key in UNCUT
-            else min(self.columnWidth(c), MAX_GPU_COLUMN_PX if c == 0 else MAX_COLUMN_PX)
-            for c in range(self.proxy.columnCount())
-        ]
-        header = self.horizontalHeader()
-        self._titles = [header.sectionSizeHint(c) for c in range(self.proxy.columnCount())]
+        self._natural = [self.columnWidth(c) for c in range(self.proxy.columnCount())]  # each cell whole
         self.fit_columns()
 
     @property
@@ -262,54 +249,31 @@ class OptionsTable(QTableView):
 
     def fit_columns(self) -> None:
         """Column widths (and columns shown) for the width the table has now."""
-        natural, titles = getattr(self, "_natural", []), getattr(self, "_titles", [])
+        natural = getattr(self, "_natural", [])
         columns = self.options_model.columns
         if len(natural) != len(columns):
             return
-        least = []
-        for c, column in enumerate(columns):
-            title = titles[c]
-            if column.key == "gpu":
-                floor = MIN_GPU_COLUMN_PX
-            elif column.key in UNCUT:
-                floor = natural[c]
-            else:  # cut by a third at most: "compute-b…" still reads; beyond that, columns go
-                floor = round(natural[c] * LEAST_SHARE)
-            least.append(min(natural[c], max(title, floor)))
         room = self.viewport().width()
         by_key = {column.key: c for c, column in enumerate(columns)}
         hidden: set[int] = set()
 
-        def width(widths: list[int]) -> int:
-            return sum(w for c, w in enumerate(widths) if c not in hidden)
+        def width() -> int:
+            return sum(w for c, w in enumerate(natural) if c not in hidden)
 
-        # Details go before any text is cut; what decides a purchase goes only when cutting is not enough.
-        # The columns of the request's own target (the first token for a first-token target, a training
-        # step's time and layout) are not details: like the price, they are cut before they go.
-        targets = self.options_model.target_keys
-        for key in (k for k in HIDE_FIRST if k not in targets):
-            if width(natural) <= room:
+        order = drop_order(
+            [c.key for c in columns], self.options_model.target_keys, self.options_model.buying
+        )
+        for key in order:
+            if width() <= room:
                 break
-            if key in by_key:
-                hidden.add(by_key[key])
-        for key in HIDE_LAST[self.options_model.buying]:
-            if width(least) <= room:
-                break
-            if key in by_key:
-                hidden.add(by_key[key])
-        shown = [c for c in range(len(columns)) if c not in hidden]
-        want, need = sum(natural[c] for c in shown), sum(least[c] for c in shown)
-        # Between the least and the natural widths, every column gives up the same share; below
-        # the least (nothing left to leave out), the same fraction of it.
-        share = 1.0 if want <= room else max(0.0, (room - need) / max(want - need, 1))
-        # Below the least, the never-cut columns keep theirs and the others share what is left.
-        uncut = sum(least[c] for c in shown if columns[c].key in UNCUT)
-        below = min(1.0, max(0.0, room - uncut) / max(need - uncut, 1))
+            hidden.add(by_key[key])
+        # The last column takes what is left (stretched); only GPU, count and fit wider than the table
+        # share it and are cut.
+        scale = min(1.0, room / max(width(), 1))
         for c in range(len(columns)):
             self.setColumnHidden(c, c in hidden)
             if c not in hidden:
-                scale = 1.0 if columns[c].key in UNCUT else below
-                self.setColumnWidth(c, int((least[c] + (natural[c] - least[c]) * share) * scale))
+                self.setColumnWidth(c, int(natural[c] * scale))
         keys = frozenset(columns[c].key for c in hidden)
         if keys != self.options_model.hidden_keys:
             self.options_model.hidden_keys = keys

@@ -78,7 +78,7 @@ class PrecisionDialog(QDialog):
             self.title.setText("Fix the marked fields of the plan to see its memory by precision.")
         else:
             self.title.setText(
-                f"<b>{escape(request.model.name)}</b>, {escape(precision_shape(request))}: "
+                f"<b>{escape(request.model.name)}</b>, {escape(precision_shape(request, self._form.answer_users()))}: "
                 "only the precision changes."
             )
         headers = precision_headers(serving)

@@ -38,6 +38,7 @@ from gpu_advisor.wording.plan_tables import (
     large_options_text,
     memory_notes,
 )
+from gpu_advisor.wording.serving import answer_users_text
 
 
 def _label(text: str = "") -> QLabel:
@@ -182,7 +183,7 @@ class RecommendationView(QWidget):
         self.show_large_options.setVisible(bool(folded))
         self._show_options_caption()
         self._show_details(plan)
-        users = plan.assumptions.get("concurrent_users_from_requests_per_s")
+        users = answer_users_text(plan) or plan.assumptions.get("concurrent_users_from_requests_per_s")
         self.assumptions.set_derived_note(
             f"Concurrent users from the requests per second: {users}" if users else ""
         )

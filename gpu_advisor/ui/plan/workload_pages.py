@@ -334,7 +334,9 @@ class TrafficPage(FormPage):
         was_rate = not self.users.isEnabled()
         self.users.setEnabled(not by_rate)
         self.users.setToolTip(
-            "Derived from the requests per second by Little's law (see the plan's assumptions)."
+            "Derived from the requests per second by Little's law: each GPU holds the rate × its own "
+            "first token and output time, at most this many where it meets the targets (the plan's "
+            "Assumptions tab and each option's tooltip give the working)."
             if by_rate
             else tip("users")
         )
@@ -345,7 +347,7 @@ class TrafficPage(FormPage):
             # The field shows the users the plan is sized for, not the 1 it held (it is disabled, so
             # this text is never read back into the request).
             users = None if request is None else derived_users(request)
-            self.users.setText("" if users is None else f"{users:,}")
+            self.users.setText("" if users is None else f"≤ {users:,}")
             self.users.setPlaceholderText("each GPU's own" if users is None else "1")
         elif was_rate:
             self.users.setPlaceholderText("1")
