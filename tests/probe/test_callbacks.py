@@ -38,7 +38,9 @@ def test_hugging_face_trainer_with_a_slow_dataset_is_input_bound(tmp_path):
     waited = sum(e["data_wait_s"] for e in run["epochs"])
     # The probe's wait holds the dataset's own time in __getitem__, and little else (collation and the
     # Trainer's bookkeeping between steps, which slow with the machine as the dataset's wait does).
-    assert own["getitem_s"] <= waited <= 1.15 * own["getitem_s"]
+    # Not all of it to the microsecond: a batch fetched before the probe's first step or after its
+    # last is the dataset's and not a step's (2 of 13 loaded runs failed; the exact bound had 0.1 % slack).
+    assert 0.9 * own["getitem_s"] <= waited <= 1.15 * own["getitem_s"]
     assert run["steps"]["data_wait_fraction"] > 0.5  # well past critical (a fifth of every step)
     top = run["diagnosis"][0]
     assert top["kind"] == "input_bound"
