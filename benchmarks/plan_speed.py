@@ -1,6 +1,6 @@
 """Time plan() over the whole catalogue for representative requests.
 
-Target: median under 5 ms per request, fast enough to re-plan on every keystroke in the wizard.
+Target (issue 26): median under 10 ms per request type, fast enough to re-plan on every keystroke in the wizard.
 Run: .venv/bin/python benchmarks/plan_speed.py
 """
 
