@@ -824,6 +824,12 @@ def _inference_summary(job: _InferenceJob, par: Parallelism) -> SpeedSummary:
     )
 
 
+def _operator_term(name: str, op: _OperatorTime, formula: str) -> SpeedTerm:
+    """One operator of a step on its roofline: its time, flagged as exposed where compute outlasts its
+    memory traffic."""
+    return SpeedTerm(name=name, seconds=op.seconds, formula=formula, exposed=op.compute_s > op.memory_s)
+
+
 def _decode_terms(
     job: _InferenceJob, par: Parallelism, step: _ServingStep, host_extra: float
 ) -> list[SpeedTerm]:
@@ -832,19 +838,17 @@ def _decode_terms(
     linear, attention = step.decode_linear, step.decode_attention
     rates = f"(peak x {eff.prefill:.2f}), bandwidth x {eff.bandwidth:.2f}"
     terms = [
-        SpeedTerm(
-            name="weight GEMMs",
-            seconds=linear.seconds,
-            formula=f"max(2 P x {step.concurrency} users FLOPs, weights read) / tp {tp} at {rates}: "
+        _operator_term(
+            "weight GEMMs",
+            linear,
+            f"max(2 P x {step.concurrency} users FLOPs, weights read) / tp {tp} at {rates}: "
             f"{linear.bound} [{eff.bandwidth_source}]",
-            exposed=linear.compute_s > linear.memory_s,
         ),
-        SpeedTerm(
-            name="attention over the KV cache",
-            seconds=attention.seconds,
-            formula=f"max(4 L c ctx a d FLOPs, c {step.concurrency} x ctx {job.avg_context:g} tokens x "
+        _operator_term(
+            "attention over the KV cache",
+            attention,
+            f"max(4 L c ctx a d FLOPs, c {step.concurrency} x ctx {job.avg_context:g} tokens x "
             f"{job.kv_bytes_per_token:,} B of KV) per GPU at {rates}: {attention.bound}",
-            exposed=attention.compute_s > attention.memory_s,
         ),
     ]
     if step.decode_comm_s and fabric is not None:  # communication needs a fabric
