@@ -116,8 +116,8 @@ def variants(req: PlanRequest) -> list[PlanRequest]:
     micro = [req.batch_size] if locks["micro_batch"] else list(MICRO_BATCHES)
     if req.global_batch is not None:
         # A locked accumulation: the micro-batch and the replicas must share what it leaves.
-        per_replica_step = req.grad_accumulation_steps if locks["grad_accum"] else 1
-        micro = [m for m in micro if req.global_batch % (m * per_replica_step) == 0] or [req.batch_size]
+        accum = req.grad_accumulation_steps if locks["grad_accum"] else 1
+        micro = [m for m in micro if req.global_batch % (m * accum) == 0] or [req.batch_size]
     out = []
     for gc in checkpointing:
         for mb in micro:

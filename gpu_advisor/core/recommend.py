@@ -745,7 +745,11 @@ def _plan(req: PlanRequest, catalog: Catalog, user: PlanRequest | None = None) -
                 if not first_of_group and same_group and entries[-1][0][0]:
                     continue  # a smaller micro-batch did not fit: a larger one holds more activations
                 laid_out, skipped = _layout_for(run, gpu, run_search, peaks_of)
-                if laid_out is None and run_search.space.replicas is not None and gpu.id in peaks_of:
+                if (
+                    laid_out is None
+                    and run_search.space.replicas is not None
+                    and peaks_of[gpu.id][0] is not None
+                ):
                     # This micro-batch's replicas (a locked accumulation) do not lay out here; another's may.
                     unlaid.setdefault(gpu.id, _replicas_unlaid(run, run_search.space.replicas))
                     continue
