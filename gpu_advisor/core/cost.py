@@ -69,45 +69,52 @@ def estimate_cost(
     job = None
     if job_gpu_hours is not None and gpu.cloud_usd_per_hour is not None and rentable:
         job = job_gpu_hours * gpu.cloud_usd_per_hour
-    unknown = "price unknown"
-    n, host = machines.machines, machines.host.label
-    h = machines.host
-    sizing = (
-        f" (sized to {machines.host_gpus} of {machines.slots} GPUs: {format_usd(h.base_price_usd)} "
-        f"+ the rest x {machines.host_gpus}/{machines.slots})"
-        if machines.sized and a.host_usd_per_machine is None
-        else ""
-    )
-    host_text = (
-        "machines already owned"
-        if own_machines
-        else f"{n} x {format_usd(host_price_usd(machines, a))} {host}{sizing}"
-    )
-    spare = f" ({bought - count} spare on the baseboards, not powered)" if bought > count else ""
-    tdp = "TDP unknown" if gpu.tdp_w is None else f"{gpu.tdp_w:.0f} W"
-    if not rentable:
-        rent = f"rent: not offered (clouds do not rent {n} {host}s joined as one cluster)"
-    elif gpu.cloud_usd_per_hour is None:  # said once, not multiplied ('2 x price unknown/GPU-h')
-        rent = f"rent: {unknown} (no cloud price for this GPU in the catalogue)"
-    elif job_gpu_hours is not None:  # a one-off training job: its GPU-hours, not a month's
-        rent = (
-            f"rent = {job_gpu_hours:,.0f} GPU-hours of the job x {format_usd(gpu.cloud_usd_per_hour)}/GPU-h"
+
+    def wording() -> dict[str, str]:
+        unknown = "price unknown"
+        n, host = machines.machines, machines.host.label
+        h = machines.host
+        sizing = (
+            f" (sized to {machines.host_gpus} of {machines.slots} GPUs: {format_usd(h.base_price_usd)} "
+            f"+ the rest x {machines.host_gpus}/{machines.slots})"
+            if machines.sized and a.host_usd_per_machine is None
+            else ""
         )
-    else:
-        rent = f"rent = {count} x {format_usd(gpu.cloud_usd_per_hour)}/GPU-h x {hours_per_month:g} h/month"
-    buy = (
-        f"buy: {unknown} (no purchase price for this GPU in the catalogue)"
-        if gpu.purchase_usd is None
-        else f"buy = {bought} x {format_usd(gpu.purchase_usd)}{spare} + {host_text}"
-    )
-    formula = (
-        f"{rent}; "
-        f"{buy}; "
-        f"power = ({count} x {tdp} x {a.utilisation_of_tdp:.0%} + {n} x "
-        f"{host_power_w(machines, a):.0f} W {host})" + (f" x PUE {a.pue:g}" if cooled(gpu) else "") + " x "
-        f"{format_usd(electricity_usd_per_kwh)}/kWh"
-    )
-    return CostEstimate(
+        host_text = (
+            "machines already owned"
+            if own_machines
+            else f"{n} x {format_usd(host_price_usd(machines, a))} {host}{sizing}"
+        )
+        spare = f" ({bought - count} spare on the baseboards, not powered)" if bought > count else ""
+        tdp = "TDP unknown" if gpu.tdp_w is None else f"{gpu.tdp_w:.0f} W"
+        if not rentable:
+            rent = f"rent: not offered (clouds do not rent {n} {host}s joined as one cluster)"
+        elif gpu.cloud_usd_per_hour is None:  # said once, not multiplied ('2 x price unknown/GPU-h')
+            rent = f"rent: {unknown} (no cloud price for this GPU in the catalogue)"
+        elif job_gpu_hours is not None:  # a one-off training job: its GPU-hours, not a month's
+            rent = f"rent = {job_gpu_hours:,.0f} GPU-hours of the job x {format_usd(gpu.cloud_usd_per_hour)}/GPU-h"
+        else:
+            rent = (
+                f"rent = {count} x {format_usd(gpu.cloud_usd_per_hour)}/GPU-h x {hours_per_month:g} h/month"
+            )
+        buy = (
+            f"buy: {unknown} (no purchase price for this GPU in the catalogue)"
+            if gpu.purchase_usd is None
+            else f"buy = {bought} x {format_usd(gpu.purchase_usd)}{spare} + {host_text}"
+        )
+        formula = (
+            f"{rent}; "
+            f"{buy}; "
+            f"power = ({count} x {tdp} x {a.utilisation_of_tdp:.0%} + {n} x "
+            f"{host_power_w(machines, a):.0f} W {host})"
+            + (f" x PUE {a.pue:g}" if cooled(gpu) else "")
+            + " x "
+            f"{format_usd(electricity_usd_per_kwh)}/kWh"
+        )
+        return {"formula": formula}
+
+    return CostEstimate.worded_later(
+        wording,
         cloud_usd_per_hour=hourly,
         cloud_usd_per_month=monthly,
         purchase_usd=purchase,
@@ -115,5 +122,4 @@ def estimate_cost(
         breakeven_months=breakeven,
         job_cloud_usd=job,
         power_kw=kw,
-        formula=formula,
     )

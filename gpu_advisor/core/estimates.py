@@ -6,13 +6,88 @@ them and never call the estimators themselves. Pure data with trivial derived va
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, PrivateAttr, SerializerFunctionWrapHandler, model_serializer
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 # Buying is compared with renting over three years of ownership: the usual depreciation life of servers.
 OWNERSHIP_MONTHS = 36
+
+
+class WordedLater(BaseModel):
+    """An estimate whose words (formulas, terms, notes: the fields named in WORDS) may be worked out
+    when first read, its numbers at once.
+
+    A plan words one option per catalogue GPU, and most of that text is never read (the GUI shows
+    one option's working; a plan compared or ranked reads numbers). `worded_later(wording, **numbers)`
+    builds the estimate with its numbers validated as the ordinary constructor validates them, and
+    keeps `wording` (a pure function of what the estimator had worked out, returning the words by
+    field name) until an attribute, a dump, a comparison, a hash, a repr or a pickle needs the words;
+    then they are filled in the fields' own order, and the estimate reads exactly as one built with its
+    words. Built the ordinary way (a saved plan read back, a test) an estimate holds its words already.
+    """
+
+    model_config = ConfigDict(frozen=True)
+    WORDS: ClassVar[dict[str, Any]] = {}  # each worded field with a placeholder its type validates
+    _wording: Callable[[], dict[str, Any]] | None = PrivateAttr(default=None)
+
+    @classmethod
+    def worded_later(cls, wording: Callable[[], dict[str, Any]], **numbers: Any) -> Any:
+        made = cls(**numbers, **cls.WORDS)
+        for name in cls.WORDS:
+            del made.__dict__[name]
+        made._wording = wording
+        return made
+
+    def _word(self) -> None:
+        """Fill in the words, once (a no-op for an estimate that holds them)."""
+        wording = self._wording
+        if wording is None:
+            return
+        data, words = self.__dict__, wording()
+        # A copy made with an update keeps the updated value; dumps follow the dict's order.
+        ordered = {name: data[name] if name in data else words[name] for name in type(self).model_fields}
+        data.clear()
+        data.update(ordered)
+        self._wording = None
+
+    if not TYPE_CHECKING:  # to a type checker the fields are plain attributes
+
+        def __getattr__(self, name: str) -> Any:
+            private = self.__pydantic_private__
+            if name in self.WORDS and private is not None and private.get("_wording") is not None:
+                self._word()
+                return self.__dict__[name]
+            return super().__getattr__(name)
+
+    def __eq__(self, other: object) -> bool:
+        self._word()
+        if isinstance(other, WordedLater):
+            other._word()
+        return super().__eq__(other)
+
+    def __hash__(self) -> int:
+        self._word()
+        return hash((type(self), *self.__dict__.values()))
+
+    def __repr_args__(self) -> Any:
+        self._word()
+        return super().__repr_args__()
+
+    def __iter__(self) -> Any:
+        self._word()
+        return super().__iter__()
+
+    def __getstate__(self) -> dict[Any, Any]:
+        self._word()
+        return super().__getstate__()
+
+    @model_serializer(mode="wrap")
+    def _worded_dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        self._word()
+        return handler(self)
 
 
 class MemoryComponents(BaseModel):
@@ -43,10 +118,10 @@ class StackPart(BaseModel):
     source: str
 
 
-class MemoryEstimate(BaseModel):
+class MemoryEstimate(WordedLater):
     """The footprint on one device, how each component was computed, and what was assumed."""
 
-    model_config = ConfigDict(frozen=True)
+    WORDS: ClassVar[dict[str, Any]] = {"formulas": {}, "notes": (), "stack_parts": ()}
     components: MemoryComponents
     phase: str  # "backward" | "optimizer step" | "inference"
     formulas: dict[str, str]
@@ -62,6 +137,7 @@ class MemoryEstimate(BaseModel):
 
     @model_serializer(mode="wrap")
     def _without_empty_stack_parts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        self._word()  # this serializer replaces WordedLater's
         data = handler(self)
         if not self.stack_parts:
             data.pop("stack_parts", None)
@@ -86,14 +162,14 @@ class SpeedTerm(BaseModel):
     exposed: bool = True
 
 
-class TrainingSpeed(BaseModel):
+class TrainingSpeed(WordedLater):
     """One training step of a layout, and the time to train a token budget.
 
     `mfu` counts model FLOPs (PaLM's definition: 6P + 12 L s h per token; recomputation not counted),
     `hfu` the hardware FLOPs including the recomputed forward pass, both at the predicted speed.
     """
 
-    model_config = ConfigDict(frozen=True)
+    WORDS: ClassVar[dict[str, Any]] = {"formula": "", "terms": ()}
     kind: Literal["training"] = "training"
     flops_per_token: float  # model FLOPs
     hardware_flops_per_token: float = 0.0  # with recomputation
@@ -118,10 +194,10 @@ def time_to_first_token_s(prefill_s: float, tokens_per_s_per_user: float) -> flo
     return prefill_s + (1 / tokens_per_s_per_user if tokens_per_s_per_user > 0 else 0.0)
 
 
-class InferenceSpeed(BaseModel):
+class InferenceSpeed(WordedLater):
     """Prefill of one user's prompt and decode at the layout's concurrency."""
 
-    model_config = ConfigDict(frozen=True)
+    WORDS: ClassVar[dict[str, Any]] = {"formula": "", "prefill_formula": "", "terms": ()}
     kind: Literal["inference"] = "inference"
     flops_per_token: float
     prefill_s: float
@@ -155,10 +231,10 @@ class SpeedSummary(NamedTuple):
     time_to_train_s: float | None = None
 
 
-class CostEstimate(BaseModel):
+class CostEstimate(WordedLater):
     """Costs of `count` GPUs used `hours_per_month` hours a month. None where a price is unknown."""
 
-    model_config = ConfigDict(frozen=True)
+    WORDS: ClassVar[dict[str, Any]] = {"formula": ""}
     cloud_usd_per_hour: float | None
     cloud_usd_per_month: float | None
     purchase_usd: float | None

@@ -15,6 +15,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
+from typing import Any
 
 from .architecture import ModelSpec
 from .efficiency import engine_spec, process_overhead_bytes
@@ -552,22 +553,24 @@ def estimate_memory(
     basis = memory_basis(req, device, optimizer_impl, prefill_tokens)
     comps, phase = basis.per_gpu(par, capacity)
     components = MemoryComponents(**{k: round(v) for k, v in comps.items()})
-    formulas, notes = _explain(req, par, basis, phase, device, optimizer_impl, capacity)
-    parts = _stack_parts(basis, par, phase, formulas)
     pool = basis.kv_pool(par, capacity)
     overhead = _overhead_parts(basis, components, par)
-    if pool is not None and capacity is not None:
-        non_torch = basis.overhead_distributed if par.gpus > 1 else basis.overhead_single
-        label = engine_spec(req.engine).label
-        notes.append(_pool_note(basis, components, pool, capacity, label, non_torch))
-    return MemoryEstimate(
+
+    def wording() -> dict[str, Any]:
+        formulas, notes = _explain(req, par, basis, phase, device, optimizer_impl, capacity)
+        parts = _stack_parts(basis, par, phase, formulas)
+        if pool is not None and capacity is not None:
+            non_torch = basis.overhead_distributed if par.gpus > 1 else basis.overhead_single
+            label = engine_spec(req.engine).label
+            notes.append(_pool_note(basis, components, pool, capacity, label, non_torch))
+        return {"formulas": formulas, "notes": tuple(notes), "stack_parts": parts}
+
+    return MemoryEstimate.worded_later(
+        wording,
         components=components,
         phase=phase,
-        formulas=formulas,
-        notes=tuple(notes),
         kv_pool_bytes=None if pool is None else round(pool),
         overhead_parts=overhead,
-        stack_parts=parts,
     )
 
 

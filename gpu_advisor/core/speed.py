@@ -569,16 +569,21 @@ def _training_speed(job: _TrainingJob, par: Parallelism) -> TrainingSpeed:
     mfu = tokens_per_s * job.model_flops_per_token / (gpus * peak_flops_per_s)
     hfu = tokens_per_s * job.hardware_flops_per_token / (gpus * peak_flops_per_s)
     epoch_tokens = req.epoch_tokens
-    formula = (
-        f"step = {step.micro_batches} micro-batch(es) x max(compute, memory, host) + communication + bubble "
-        f"+ optimizer = {format_duration(step.step_s)}; MFU {mfu:.1%} of the peak on model FLOPs "
-        f"({job.model_flops_per_token / req.model.active_params():.2f} P per token), HFU {hfu:.1%} with "
-        "recomputation"
-    )
-    stack = efficiencies().training_stacks.get(req.framework.value)
-    if stack is not None:
-        formula += f"; training stack {stack.label}: the architecture's MFU x {stack.mfu_factor:g}"
-    return TrainingSpeed(
+
+    def wording() -> dict[str, Any]:
+        formula = (
+            f"step = {step.micro_batches} micro-batch(es) x max(compute, memory, host) + communication + "
+            f"bubble + optimizer = {format_duration(step.step_s)}; MFU {mfu:.1%} of the peak on model FLOPs "
+            f"({job.model_flops_per_token / req.model.active_params():.2f} P per token), HFU {hfu:.1%} with "
+            "recomputation"
+        )
+        stack = efficiencies().training_stacks.get(req.framework.value)
+        if stack is not None:
+            formula += f"; training stack {stack.label}: the architecture's MFU x {stack.mfu_factor:g}"
+        return {"formula": formula, "terms": _training_terms(job, par, step)}
+
+    return TrainingSpeed.worded_later(
+        wording,
         flops_per_token=job.model_flops_per_token,
         hardware_flops_per_token=job.hardware_flops_per_token,
         tokens_per_step=job.tokens_per_micro_batch * step.micro_batches * par.data,
@@ -589,10 +594,8 @@ def _training_speed(job: _TrainingJob, par: Parallelism) -> TrainingSpeed:
         epochs=None if epoch_tokens is None else req.epochs or 1.0,
         gpu_hours=None if time_to_train_s is None else time_to_train_s * gpus / 3600,
         bound=_training_bound(job, step),
-        formula=formula,
         mfu=mfu,
         hfu=hfu,
-        terms=_training_terms(job, par, step),
         efficiency_source=job.eff.mfu_source,
     )
 
@@ -905,29 +908,32 @@ def _inference_speed(job: _InferenceJob, par: Parallelism, concurrency: int | No
     step = _serving_step(job, par, concurrency)
     eff, tp = job.eff, par.tensor
     per_user = 1.0 / step.decode_s
-    prefill_formula = (
-        f"max(2 P x {job.req.prompt_tokens} FLOPs, weights read) / tp {tp} + 2 L n^2 a d attention FLOPs / "
-        f"tp {tp}, at (peak x {eff.prefill:.2f}) and bandwidth x {eff.bandwidth:.2f}"
-        + (f" + TP all-reduces {format_duration(step.prefill_comm_s)}" if step.prefill_comm_s else "")
-        + f" + step overhead [{eff.prefill_source}]"
-    )
-    host_extra = _decode_host_extra_s(job, step)
-    formula = (
-        f"decode = weight GEMMs ({step.decode_linear.bound}) + attention over the KV cache "
-        f"({step.decode_attention.bound}), {format_bytes(step.decode_bytes_per_gpu)} read per GPU"
-        + (f" + TP {format_duration(step.decode_comm_s)}" if step.decode_comm_s else "")
-        + f" + overhead {format_duration(step.decode_s - step.decode_gpu_s)} = {format_duration(step.decode_s)}"
-    )
-    return InferenceSpeed(
+
+    def wording() -> dict[str, Any]:
+        prefill_formula = (
+            f"max(2 P x {job.req.prompt_tokens} FLOPs, weights read) / tp {tp} + 2 L n^2 a d attention "
+            f"FLOPs / tp {tp}, at (peak x {eff.prefill:.2f}) and bandwidth x {eff.bandwidth:.2f}"
+            + (f" + TP all-reduces {format_duration(step.prefill_comm_s)}" if step.prefill_comm_s else "")
+            + f" + step overhead [{eff.prefill_source}]"
+        )
+        formula = (
+            f"decode = weight GEMMs ({step.decode_linear.bound}) + attention over the KV cache "
+            f"({step.decode_attention.bound}), {format_bytes(step.decode_bytes_per_gpu)} read per GPU"
+            + (f" + TP {format_duration(step.decode_comm_s)}" if step.decode_comm_s else "")
+            + f" + overhead {format_duration(step.decode_s - step.decode_gpu_s)} = "
+            f"{format_duration(step.decode_s)}"
+        )
+        terms = tuple(_decode_terms(job, par, step, _decode_host_extra_s(job, step)))
+        return {"formula": formula, "prefill_formula": prefill_formula, "terms": terms}
+
+    return InferenceSpeed.worded_later(
+        wording,
         flops_per_token=2.0 * job.active_params,
         prefill_s=step.prefill_s,
         decode_s_per_token=step.decode_s,
         tokens_per_s_per_user=per_user,
         tokens_per_s=per_user * step.concurrency * par.data,
         bound=_decode_bound(step, job.host_s),
-        formula=formula,
-        prefill_formula=prefill_formula,
-        terms=tuple(_decode_terms(job, par, step, host_extra)),
         efficiency_source=eff.bandwidth_source,
     )
 
