@@ -2,6 +2,7 @@
 
 Target (issue 26): median under 10 ms per request type, fast enough to re-plan on every keystroke in the wizard.
 Run: .venv/bin/python benchmarks/plan_speed.py
+To compare two trees on a shared machine, run each several times, alternating, in one time window.
 """
 
 from __future__ import annotations
@@ -46,27 +47,34 @@ REQUESTS = {
 }
 
 
-def main(repeats: int = 25) -> None:
+def main(repeats: int = 40) -> None:
     catalog = default_catalog()
-    print(f"plan() over {len(catalog.gpus)} catalogue GPUs, {repeats} runs each")
+    requests = {
+        name: PlanRequest(**{**kw, "model": get_preset(kw["model"])}) for name, kw in REQUESTS.items()
+    }
+    for req in requests.values():
+        plan(req, catalog)  # warm caches
+    # Round-robin: each round plans every request once, so a burst of load from other processes on a
+    # shared machine falls on all requests alike instead of on the one being timed at that moment.
+    times: dict[str, list[float]] = {name: [] for name in requests}
+    cpu_times: dict[str, list[float]] = {name: [] for name in requests}
+    for _ in range(repeats):
+        for name, req in requests.items():
+            t0, c0 = time.perf_counter(), time.thread_time()
+            plan(req, catalog)
+            times[name].append((time.perf_counter() - t0) * 1e3)
+            cpu_times[name].append((time.thread_time() - c0) * 1e3)
+    print(f"plan() over {len(catalog.gpus)} catalogue GPUs, {repeats} rounds of every request")
     # CPU time of this thread beside the wall time: on a shared machine the wall time also counts the
     # time other processes held the cores.
     print(f"{'request':<50} {'median ms':>10} {'p90 ms':>8} {'CPU ms':>8}")
     medians, cpu_medians = [], []
-    for name, kw in REQUESTS.items():
-        req = PlanRequest(**{**kw, "model": get_preset(kw["model"])})
-        plan(req, catalog)  # warm caches
-        times, cpu_times = [], []
-        for _ in range(repeats):
-            t0, c0 = time.perf_counter(), time.thread_time()
-            plan(req, catalog)
-            times.append((time.perf_counter() - t0) * 1e3)
-            cpu_times.append((time.thread_time() - c0) * 1e3)
-        times.sort()
-        medians.append(statistics.median(times))
-        cpu_medians.append(statistics.median(cpu_times))
+    for name in requests:
+        wall = sorted(times[name])
+        medians.append(statistics.median(wall))
+        cpu_medians.append(statistics.median(cpu_times[name]))
         print(
-            f"{name:<50} {medians[-1]:>10.1f} {times[int(0.9 * len(times)) - 1]:>8.1f} {cpu_medians[-1]:>8.1f}"
+            f"{name:<50} {medians[-1]:>10.1f} {wall[int(0.9 * len(wall)) - 1]:>8.1f} {cpu_medians[-1]:>8.1f}"
         )
     print(
         f"median over requests: {statistics.median(medians):.1f} ms (CPU {statistics.median(cpu_medians):.1f}); "

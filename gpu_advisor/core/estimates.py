@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 # Buying is compared with renting over three years of ownership: the usual depreciation life of servers.
@@ -24,40 +24,40 @@ class WordedLater(BaseModel):
     one option's working; a plan compared or ranked reads numbers). `worded_later(wording, **numbers)`
     builds the estimate with its numbers validated as the ordinary constructor validates them, and
     keeps `wording` (a pure function of what the estimator had worked out, returning the words by
-    field name) until an attribute, a dump, a comparison, a hash, a repr or a pickle needs the words;
-    then they are filled in the fields' own order, and the estimate reads exactly as one built with its
-    words. Built the ordinary way (a saved plan read back, a test) an estimate holds its words already.
+    field name) until an attribute, a dump, a comparison, a hash, a repr, a copy or a pickle needs
+    the words; then they are filled in the fields' own order, and the estimate reads exactly as one
+    built with its words. Built the ordinary way (a saved plan read back, a test) it holds them already.
     """
 
+    # A slot, not a pydantic private attribute: those cost an initialisation per object, and a plan
+    # builds hundreds of estimates. Unset on an estimate built the ordinary way.
+    __slots__ = ("_wording",)
     model_config = ConfigDict(frozen=True)
     WORDS: ClassVar[dict[str, Any]] = {}  # each worded field with a placeholder its type validates
-    _wording: Callable[[], dict[str, Any]] | None = PrivateAttr(default=None)
 
     @classmethod
     def worded_later(cls, wording: Callable[[], dict[str, Any]], **numbers: Any) -> Any:
         made = cls(**numbers, **cls.WORDS)
         for name in cls.WORDS:
             del made.__dict__[name]
-        made._wording = wording
+        object.__setattr__(made, "_wording", wording)
         return made
 
     def _word(self) -> None:
         """Fill in the words, once (a no-op for an estimate that holds them)."""
-        wording = self._wording
+        wording = getattr(self, "_wording", None)
         if wording is None:
             return
         data, words = self.__dict__, wording()
-        # A copy made with an update keeps the updated value; dumps follow the dict's order.
         ordered = {name: data[name] if name in data else words[name] for name in type(self).model_fields}
-        data.clear()
+        data.clear()  # refilled in the fields' order: dumps follow the dict's
         data.update(ordered)
-        self._wording = None
+        object.__setattr__(self, "_wording", None)
 
     if not TYPE_CHECKING:  # to a type checker the fields are plain attributes
 
         def __getattr__(self, name: str) -> Any:
-            private = self.__pydantic_private__
-            if name in self.WORDS and private is not None and private.get("_wording") is not None:
+            if name in self.WORDS and getattr(self, "_wording", None) is not None:
                 self._word()
                 return self.__dict__[name]
             return super().__getattr__(name)
@@ -79,6 +79,14 @@ class WordedLater(BaseModel):
     def __iter__(self) -> Any:
         self._word()
         return super().__iter__()
+
+    def __copy__(self) -> Any:
+        self._word()  # the slot is not copied: the copy holds the words
+        return super().__copy__()
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Any:
+        self._word()
+        return super().__deepcopy__(memo)
 
     def __getstate__(self) -> dict[Any, Any]:
         self._word()
