@@ -394,9 +394,9 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
     )  # fmt: skip
 
 
-def _training_summary(job: _TrainingJob, par: Parallelism) -> SpeedSummary:
+def _training_summary(job: _TrainingJob, step: _TrainingStep) -> SpeedSummary:
     """The numbers that rank a layout: tokens/s and the time to train."""
-    tokens_per_s = _training_step(job, par).tokens_per_s
+    tokens_per_s = step.tokens_per_s
     return SpeedSummary(
         "training",
         tokens_per_s,
@@ -558,9 +558,8 @@ def _training_bound(job: _TrainingJob, step: _TrainingStep) -> str:
     return max(seconds_by_bound, key=seconds_by_bound.__getitem__)
 
 
-def _training_speed(job: _TrainingJob, par: Parallelism) -> TrainingSpeed:
-    """training_speed of one layout, the job's constants resolved."""
-    step = _training_step(job, par)
+def _training_speed(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> TrainingSpeed:
+    """training_speed of one layout, the job's constants and the layout's step resolved."""
     req = job.req
     tokens_per_s = step.tokens_per_s
     gpus = par.tensor * par.pipeline * par.data
@@ -605,7 +604,8 @@ def training_speed(
 ) -> TrainingSpeed:
     """One optimizer step: `grad_accumulation_steps` micro-batches of `batch_size` sequences per replica,
     with every term worded (LayoutSpeeds.summary gives the numbers alone, for comparing many layouts)."""
-    return _training_speed(_training_job(req, peaks, basis or memory_basis(req, Device.CUDA)), par)
+    job = _training_job(req, peaks, basis or memory_basis(req, Device.CUDA))
+    return _training_speed(job, par, _training_step(job, par))
 
 
 # Serving ----------------------------------------------------------------------------------------------
@@ -815,9 +815,8 @@ def _serving_step(job: _InferenceJob, par: Parallelism, concurrency: int | None)
     )  # fmt: skip
 
 
-def _inference_summary(job: _InferenceJob, par: Parallelism) -> SpeedSummary:
+def _inference_summary(par: Parallelism, step: _ServingStep) -> SpeedSummary:
     """The numbers that rank a layout: tokens/s in all and per user, and the first token's time."""
-    step = _serving_step(job, par, None)
     per_user = 1.0 / step.decode_s
     return SpeedSummary(
         "inference",
@@ -903,9 +902,8 @@ def _decode_bound(step: _ServingStep, host_s: float) -> str:
     return max(times, key=times.__getitem__)
 
 
-def _inference_speed(job: _InferenceJob, par: Parallelism, concurrency: int | None) -> InferenceSpeed:
-    """inference_speed of one layout, the job's constants resolved."""
-    step = _serving_step(job, par, concurrency)
+def _inference_speed(job: _InferenceJob, par: Parallelism, step: _ServingStep) -> InferenceSpeed:
+    """inference_speed of one layout, the job's constants and the layout's step resolved."""
     eff, tp = job.eff, par.tensor
     per_user = 1.0 / step.decode_s
 
@@ -943,7 +941,8 @@ def inference_speed(
 ) -> InferenceSpeed:
     """Prefill of one user's prompt, and decode per token with `concurrency` users per replica (None:
     the request's users spread over the data-parallel replicas), every term worded."""
-    return _inference_speed(_inference_job(req, peaks), par, concurrency)
+    job = _inference_job(req, peaks)
+    return _inference_speed(job, par, _serving_step(job, par, concurrency))
 
 
 # Many layouts of one request --------------------------------------------------------------------------
@@ -952,13 +951,17 @@ def inference_speed(
 class LayoutSpeeds:
     """The speeds of layouts of one request on one device, with what they take from the request and
     the device resolved once (on first use): `summary` the numbers that rank layouts, `detail` the
-    worded speed of the layout kept (the same as training_speed or inference_speed)."""
+    worded speed of the layout kept (the same as training_speed or inference_speed). Each layout's
+    step is worked out once: the layout kept was summarised before it is detailed."""
 
-    __slots__ = ("_basis", "_job", "_peaks", "_req")
+    __slots__ = ("_basis", "_job", "_peaks", "_req", "_steps")
 
     def __init__(self, req: PlanRequest, peaks: DevicePeaks, basis: MemoryBasis | None = None) -> None:
         self._req, self._peaks, self._basis = req, peaks, basis
         self._job: _TrainingJob | _InferenceJob | None = None
+        # id(layout) -> (layout, its step): layouts are compared by identity (core/layouts.py builds
+        # one object per degree combination), the layout kept with its id so the id stays its own.
+        self._steps: dict[int, tuple[Parallelism, _TrainingStep | _ServingStep]] = {}
 
     def _resolved(self) -> _TrainingJob | _InferenceJob:
         if self._job is None:
@@ -968,6 +971,14 @@ class LayoutSpeeds:
             else:
                 self._job = _inference_job(req, self._peaks)
         return self._job
+
+    def _step(self, job: _TrainingJob | _InferenceJob, par: Parallelism) -> _TrainingStep | _ServingStep:
+        known = self._steps.get(id(par))
+        if known is not None and known[0] is par:
+            return known[1]
+        step = _training_step(job, par) if isinstance(job, _TrainingJob) else _serving_step(job, par, None)
+        self._steps[id(par)] = (par, step)
+        return step
 
     def tokens_per_s_per_gpu_ceiling(self) -> float | None:
         """Training tokens/s per GPU that no layout of this request exceeds: its compute alone at the
@@ -979,12 +990,18 @@ class LayoutSpeeds:
 
     def summary(self, par: Parallelism) -> SpeedSummary:
         job = self._resolved()
+        step = self._step(job, par)
         if isinstance(job, _TrainingJob):
-            return _training_summary(job, par)
-        return _inference_summary(job, par)
+            assert isinstance(step, _TrainingStep)
+            return _training_summary(job, step)
+        assert isinstance(step, _ServingStep)
+        return _inference_summary(par, step)
 
     def detail(self, par: Parallelism) -> TrainingSpeed | InferenceSpeed:
         job = self._resolved()
+        step = self._step(job, par)
         if isinstance(job, _TrainingJob):
-            return _training_speed(job, par)
-        return _inference_speed(job, par, None)
+            assert isinstance(step, _TrainingStep)
+            return _training_speed(job, par, step)
+        assert isinstance(step, _ServingStep)
+        return _inference_speed(job, par, step)
