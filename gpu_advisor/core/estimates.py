@@ -49,17 +49,19 @@ class WordedLater(BaseModel):
         if wording is None:
             return
         data, words = self.__dict__, wording()
+        # In the fields' order (dumps follow the dict's), swapped in whole: a reader on another thread
+        # sees the numbers alone or everything, and at worst words them again (the same words).
         ordered = {name: data[name] if name in data else words[name] for name in type(self).model_fields}
-        data.clear()  # refilled in the fields' order: dumps follow the dict's
-        data.update(ordered)
+        object.__setattr__(self, "__dict__", ordered)
         object.__setattr__(self, "_wording", None)
 
     if not TYPE_CHECKING:  # to a type checker the fields are plain attributes
 
         def __getattr__(self, name: str) -> Any:
-            if name in self.WORDS and getattr(self, "_wording", None) is not None:
+            if name in self.WORDS:
                 self._word()
-                return self.__dict__[name]
+                if name in self.__dict__:
+                    return self.__dict__[name]
             return super().__getattr__(name)
 
     def __eq__(self, other: object) -> bool:

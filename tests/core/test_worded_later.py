@@ -4,6 +4,7 @@ equal, hashable, picklable (core/estimates.py, WordedLater)."""
 
 from __future__ import annotations
 
+import copy
 import json
 import pickle
 
@@ -65,14 +66,15 @@ def test_json_of_a_fresh_plan_names_every_formula():
 
 def test_a_copy_keeps_what_it_was_given_and_words_the_rest():
     option = _plan(model="llama-3-8b", task="inference").options[0]
-    copy = option.speed.model_copy(update={"formula": "given"})
-    assert copy.formula == "given"
-    assert copy.prefill_formula == _eager(option.speed).prefill_formula
-    assert list(copy.model_dump()) == list(InferenceSpeed.model_fields)
+    copied = option.speed.model_copy(update={"formula": "given"})
+    assert copied.formula == "given"
+    assert copied.prefill_formula == _eager(option.speed).prefill_formula
+    assert list(copied.model_dump()) == list(InferenceSpeed.model_fields)
 
 
-def test_a_plan_pickles_with_its_working():
+def test_a_plan_pickles_and_deep_copies_with_its_working():
     result = _plan(model="llama-3-8b", task="qlora", seq_len=2048, batch_size=4)
+    assert copy.deepcopy(result).options[-1].speed.terms == _eager(result.options[-1].speed).terms
     again = pickle.loads(pickle.dumps(result))
     assert again == result
     assert again.options[0].per_gpu.formulas == result.options[0].per_gpu.formulas
