@@ -1,8 +1,11 @@
-"""Eager attention writes its a x s x s scores to memory and reads them back (softmax, the PV GEMM,
-and again in backward); flash attention (SDPA) never does. A training step under eager attention pays
-that traffic at the memory bandwidth, beside the GEMMs: at a small hidden size and a long sequence it
-is a large share of the step, which is why 2021-era stacks reached far less of the peak on small
-models than on large ones."""
+"""The memory-bound kernels between a training step's GEMMs, timed at the memory bandwidth.
+
+Elementwise kernels (norms, the MLP's activation, residual adds) move bytes in proportion to h per token
+while the GEMMs do FLOPs in proportion to h^2: at a small hidden size they are a larger share of the
+step, which is why a small model reaches less of a GPU's peak. Eager attention also writes its
+a x s x s scores to memory and reads them back (softmax, the PV GEMM, and again in backward); flash
+attention (SDPA) never does: at a long sequence on a small model that is a large share of the step,
+which is why 2021-era stacks reached far less of the peak on small models than on large ones."""
 
 from __future__ import annotations
 
@@ -71,3 +74,24 @@ def test_inference_tasks_and_flash_attention_add_no_score_traffic():
     llama = get_preset("llama-3-8b")
     speed, _ = _speed(llama, "sdpa", False)
     assert all("scores" not in t.name for t in speed.terms)
+
+
+def test_elementwise_kernels_cost_their_bytes_at_the_memory_bandwidth_counted_by_hand():
+    """GPT 1.7B shape, 16-bit, no dropout, recomputation off: per token per layer two LayerNorms read and
+    write h, two residual adds read 2h and write h, GELU reads and writes f = 4h: 36h bytes forward, and
+    twice that backward."""
+    model = _gpt("GPT 1.7B", 2304, 24, 24, vocab=51200)
+    speed, peaks = _speed(model, "sdpa", False)
+    term = next(t for t in speed.terms if t.name == "elementwise kernels")
+    tokens, h = 4 * 2048, 2304
+    expected_s = tokens * 24 * 3 * 36 * h / (peaks.bandwidth_bytes_per_s * peaks.efficiency.bandwidth)
+    assert term.seconds == pytest.approx(expected_s, rel=1e-9)
+
+
+def test_a_small_model_spends_more_on_elementwise_kernels_per_second_of_gemms_than_a_large_one():
+    def share(model) -> float:
+        seconds = {t.name: t.seconds for t in _speed(model, "sdpa", False, batch=8)[0].terms}
+        return seconds["elementwise kernels"] / seconds["compute"]
+
+    small, large = _gpt("GPT 760M", 1536, 24, 12), _gpt("GPT 30B", 7168, 48, 64)
+    assert share(small) > 3 * share(large)
