@@ -19,11 +19,13 @@ from gpu_advisor.core.calibration import MIN_EFFICIENCY, Calibration
 from gpu_advisor.core.catalog import default_catalog
 from gpu_advisor.core.recommend import gpu_peaks
 from gpu_advisor.core.request import PlanRequest
-from gpu_advisor.core.speed import training_flops_per_token
+from gpu_advisor.core.speed import hardware_flops_per_token
 
 
 def calibration_from_run(report: BenchReport, req: PlanRequest, source: str) -> Calibration:
-    """The measured MFU of a watched run for `req`'s model; ResultsFileError naming what is missing."""
+    """The measured utilisation of a watched run for `req`'s model, on the FLOPs its recipe executes (model
+    FLOPs, and the recomputed forward under checkpointing: the MFU without it); ResultsFileError naming
+    what is missing."""
     found = report.result("command")
     if len(found) != 1:
         raise ResultsFileError(f"{source}: results: expected one watched command, found {len(found)}")
@@ -44,7 +46,7 @@ def calibration_from_run(report: BenchReport, req: PlanRequest, source: str) -> 
     peaks, _ = gpu_peaks(gpu, req)
     if peaks is None or not req.task.is_training:
         raise ResultsFileError(f"{source}: a run calibrates a training plan on a GPU with a known peak")
-    mfu = tokens_per_s * training_flops_per_token(req) / peaks.flops_per_s
+    mfu = tokens_per_s * hardware_flops_per_token(req) / peaks.flops_per_s  # the FLOPs executed
     if not 0 < mfu <= 1:
         raise ResultsFileError(
             f"{source}: steps: {tokens_per_s:,.0f} tokens/s would be {mfu:.0%} of {gpu.name}'s peak for "

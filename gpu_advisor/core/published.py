@@ -149,7 +149,8 @@ def _train(model: ModelSpec, gpu: str, gpus: int, seq: int, micro: int, **kw) ->
 def _mt_nlg_or_bloom(
     model: ModelSpec, gpus: int, tp: int, pp: int, micro: int, batch: int, zero_stage: int
 ) -> Callable[[Catalog], Option]:
-    """A Megatron-DeepSpeed run on A100 80GB: DeepSpeed's plain 1F1B pipeline, full recomputation."""
+    """A Megatron-DeepSpeed run on A100 80GB: DeepSpeed's plain 1F1B pipeline, full recomputation, and
+    Megatron's fused softmax over materialised scores (these runs predate flash attention)."""
     dp = gpus // (tp * pp)
     return _train(
         model,
@@ -163,6 +164,7 @@ def _mt_nlg_or_bloom(
         pipeline_parallel=pp,
         zero_stage=zero_stage,
         framework="megatron-deepspeed",
+        attention="eager",
         assumptions=Assumptions(pipeline_interleaved=False),
     )
 
@@ -643,6 +645,7 @@ def published() -> tuple[Published, ...]:
                     tensor_parallel=8,
                     pipeline_parallel=16,
                     zero_stage=0,
+                    attention="eager",  # Megatron-LM 2021: fused softmax over materialised scores
                 )
             ),
         ),

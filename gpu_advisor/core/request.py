@@ -67,9 +67,10 @@ class Assumptions(BaseModel):
     mfu: float | None = _unset(
         MIN_EFFICIENCY,
         1,
-        "Model FLOPs utilisation for training (PaLM: 6P + 12 L s h per token, recomputation "
-        "not counted). Empty: per GPU architecture and precision, from published runs "
-        "(A100 bf16 0.54, H100 bf16 0.45, H100 fp8 0.29 of the fp8 peak).",
+        "Training utilisation: the fraction of the peak the GEMMs and attention reach on the FLOPs "
+        "a step executes (PaLM's 6P + 12 L s h per token, plus the recomputed forward under "
+        "checkpointing; without it this is the MFU). Empty: per GPU architecture and precision, from "
+        "published runs (A100 bf16 0.67, H100 bf16 0.48, H100 fp8 0.31 of the fp8 peak).",
     )
     prefill_efficiency: float | None = _unset(
         MIN_EFFICIENCY,

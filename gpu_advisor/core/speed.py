@@ -2,7 +2,10 @@
 
 Every function takes one GPU's peaks with its efficiencies and links (DevicePeaks) and a parallel
 layout, and returns seconds with the bound that set them and every term of the step with its formula.
-- Training: compute at the architecture's MFU on model FLOPs; the weights' memory traffic; tensor-
+- Training: compute, the FLOPs executed (the forward recomputed under checkpointing is real work) at
+  the architecture's utilisation; the weights' memory traffic; the memory-bound kernels between the
+  GEMMs at the bandwidth (elementwise norms, activations and residual adds, and eager attention's
+  passes over its s x s scores); tensor-
   parallel all-reduces; ZeRO-3 gathers (per layer, the longer of compute and gathering); the data-
   parallel gradient reduction, hidden behind backward where it can be; the pipeline bubble of the
   schedule (interleaved or plain 1F1B); host (launch) overhead, which overlaps the GPU's work.
@@ -26,9 +29,9 @@ from .efficiency import Efficiency, efficiencies, resolve_efficiency
 from .estimates import InferenceSpeed, SpeedSummary, SpeedTerm, TrainingSpeed
 from .layout import Parallelism
 from .memo import same_args_as_recent_call
-from .memory import Device, MemoryBasis, kv_bytes_per_token, memory_basis, request_profile
+from .memory import DROPOUT_MASK_BYTES, Device, MemoryBasis, kv_bytes_per_token, memory_basis, request_profile
 from .precision import PrecisionProfile
-from .request import PlanRequest
+from .request import Attention, PlanRequest
 from .units import format_bytes, format_duration, format_pct
 
 
@@ -139,7 +142,9 @@ class _TrainingJob(NamedTuple):
     # (micro-batches per replica = this / data-parallel degree, _micro_batches). None: no global batch.
     replica_batches: int | None
     tokens_per_micro_batch: int  # b x s
-    micro_batch_flops: float  # b x s x model FLOPs per token
+    micro_batch_flops: float  # b x s x the FLOPs executed per token (recomputation included)
+    attention_scores_bytes: float  # eager attention's reads and writes of its scores, one micro-batch
+    elementwise_bytes: float  # norms, activations, residual adds and dropout, one micro-batch
     achieved_flops_per_s: float  # peak x MFU
     achieved_bytes_per_s: float  # bandwidth x efficiency
     weights_bytes: float
@@ -186,7 +191,11 @@ def _training_constants(req: PlanRequest, basis: MemoryBasis) -> dict[str, Any]:
         if req.global_batch is None or not req.task.is_training
         else req.global_batch // req.batch_size,
         tokens_per_micro_batch=tokens,
-        micro_batch_flops=tokens * model_flops,
+        micro_batch_flops=tokens * hardware_flops_per_token(req),  # recomputation is real work
+        attention_scores_bytes=attention_scores_bytes(req, basis.profile.activation_bytes),
+        elementwise_bytes=tokens
+        * model.n_layers
+        * elementwise_bytes_per_token_layer(req, basis.profile.activation_bytes),
         weights_bytes=basis.weights,
         layer_params=model.layer_params(),
         activation_bytes=basis.profile.activation_bytes,
@@ -200,6 +209,40 @@ def _training_constants(req: PlanRequest, basis: MemoryBasis) -> dict[str, Any]:
         trainable_grad_bytes=basis.trainable * basis.grad_bytes,
         total_tokens=req.total_train_tokens,
     )
+
+
+def elementwise_bytes_per_token_layer(req: PlanRequest, elem: int) -> float:
+    """The memory traffic of a layer's elementwise kernels per trained token (fused kernels): each norm
+    reads and writes h, each of the two residual adds reads 2h and writes h, the MLP's activation reads
+    and writes f (GELU) or reads 2f and writes f (SiLU x up), each of the two dropouts reads and writes
+    h and writes its mask. Backward reads each saved input and the incoming gradient and writes the
+    outgoing one, twice the forward's traffic; recomputation repeats the forward."""
+    model = req.model
+    h, f = model.hidden_size, model.ffn_size
+    mlp = (3 if model.gated_mlp else 2) * f * elem * model.experts_per_token
+    forward = model.layer_norms * 2 * h * elem + 2 * 3 * h * elem + mlp
+    if model.uses_dropout:
+        forward += 2 * (2 * h * elem + h * DROPOUT_MASK_BYTES)
+    return forward * (4 if req.grad_checkpointing else 3)
+
+
+def attention_scores_bytes(req: PlanRequest, elem: int) -> float:
+    """Eager attention's memory traffic over its a x s x s scores in one micro-batch of training, all
+    layers (0 under SDPA/flash attention, which never writes them out). Per score, at `elem` bytes:
+    forward 4 (the QK^T GEMM writes it, softmax reads it and writes the probabilities, the PV GEMM reads
+    them); backward 7 (dP written, P read for dV, softmax backward reads P and dP and writes dS, which
+    the dQ and dK GEMMs each read); recomputation repeats the forward; dropout adds a read, a write and
+    its 1-byte mask forward, and the mask, a read and a write backward."""
+    if req.attention is not Attention.EAGER:
+        return 0.0
+    model = req.model
+    forward, backward = 4.0 * elem, 7.0 * elem
+    if model.uses_dropout:
+        forward += 2 * elem + DROPOUT_MASK_BYTES
+        backward += 2 * elem + DROPOUT_MASK_BYTES
+    per_score = forward * (2 if req.grad_checkpointing else 1) + backward
+    scores = req.batch_size * model.n_layers * model.n_heads * req.seq_len * req.seq_len
+    return scores * per_score
 
 
 class _Zero3Gathers(NamedTuple):
@@ -219,9 +262,11 @@ class _TrainingStep(NamedTuple):
     micro_batches: int  # per replica per optimizer step (_micro_batches)
     compute_s: float  # one micro-batch
     weights_read_s: float  # one micro-batch
+    attention_scores_s: float  # one micro-batch: eager attention's score traffic (0 under SDPA)
+    elementwise_s: float  # one micro-batch: norms, activations, residual adds, dropout
     zero3: _Zero3Gathers | None
     tp_all_reduces_s: float  # one micro-batch
-    gpu_micro_batch_s: float  # max(compute + ZeRO-3, weights read) + TP
+    gpu_micro_batch_s: float  # max(compute + ZeRO-3, weights read) + scores + elementwise + TP
     micro_batch_s: float  # with host time
     virtual_stages: int
     bubble_s: float
@@ -252,6 +297,18 @@ def _compute_s(job: _TrainingJob, shards: int) -> float:
 def _weights_read_s(job: _TrainingJob, shards: int) -> float:
     """The weights read in forward and twice in backward, per micro-batch."""
     return 3 * job.weights_bytes / shards / job.achieved_bytes_per_s
+
+
+def _attention_scores_s(job: _TrainingJob, shards: int) -> float:
+    """Eager attention's score traffic of one micro-batch on one GPU: memory-bound kernels of their own,
+    between the GEMMs (heads split over tensor parallelism, layers over the pipeline)."""
+    return job.attention_scores_bytes / shards / job.achieved_bytes_per_s
+
+
+def _elementwise_s(job: _TrainingJob, shards: int) -> float:
+    """The elementwise kernels of one micro-batch on one GPU, at the memory bandwidth between the GEMMs
+    (split over tensor parallelism, whose sequence parallelism shards them too, and the pipeline)."""
+    return job.elementwise_bytes / shards / job.achieved_bytes_per_s
 
 
 def _zero3_gathers(
@@ -292,10 +349,13 @@ def _tp_all_reduces_s(job: _TrainingJob, par: Parallelism, tp_group: Group, laye
     )
 
 
-def _gpu_micro_batch_s(compute_s: float, zero3_extra_s: float, weights_read_s: float, tp_s: float) -> float:
+def _gpu_micro_batch_s(
+    compute_s: float, zero3_extra_s: float, weights_read_s: float, memory_bound_s: float, tp_s: float
+) -> float:
     """The GPU's work on one micro-batch: the longer of its compute (with ZeRO-3's gathers) and its
-    weight reads, then the tensor-parallel collectives."""
-    return max(compute_s + zero3_extra_s, weights_read_s) + tp_s
+    weight reads, then the memory-bound kernels between the GEMMs (elementwise, eager attention's
+    scores) and the tensor-parallel collectives."""
+    return max(compute_s + zero3_extra_s, weights_read_s) + memory_bound_s + tp_s
 
 
 def _host_s(job: _TrainingJob, layers_per_stage: float) -> float:
@@ -375,9 +435,13 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
     tp_group, dp_group, pp_cross = _layout_groups(job.peaks.fabric, par)
     compute_s = _compute_s(job, shards)
     weights_read_s = _weights_read_s(job, shards)
+    scores_s = _attention_scores_s(job, shards)
+    elementwise_s = _elementwise_s(job, shards)
     zero3 = _zero3_gathers(job, par, dp_group, layers_per_stage, compute_s)
     tp_s = _tp_all_reduces_s(job, par, tp_group, layers_per_stage)
-    gpu_s = _gpu_micro_batch_s(compute_s, _zero3_extra_s(zero3), weights_read_s, tp_s)
+    gpu_s = _gpu_micro_batch_s(
+        compute_s, _zero3_extra_s(zero3), weights_read_s, scores_s + elementwise_s, tp_s
+    )
     micro_batch_s = _micro_batch_s(job, gpu_s, _host_s(job, layers_per_stage))
     micro_batches = _micro_batches(job, par.data)
     virtual_stages = _virtual_stages(job, par, layers_per_stage)
@@ -389,7 +453,8 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
     step_s = micro_batches * micro_batch_s + (bubble_s + sends_s + dp_exposed_s + optimizer_s)
     tokens_per_s = job.tokens_per_micro_batch * micro_batches * par.data / step_s
     return _TrainingStep(
-        layers_per_stage, micro_batches, compute_s, weights_read_s, zero3, tp_s, gpu_s, micro_batch_s,
+        layers_per_stage, micro_batches, compute_s, weights_read_s, scores_s, elementwise_s, zero3, tp_s, gpu_s,
+        micro_batch_s,
         virtual_stages, bubble_s, sends_s, dp_reduction_s, dp_exposed_s, optimizer_s, step_s, tokens_per_s,
     )  # fmt: skip
 
@@ -409,12 +474,13 @@ def _training_summary(job: _TrainingJob, step: _TrainingStep) -> SpeedSummary:
 
 def _compute_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm:
     req, eff, m = job.req, job.eff, step.micro_batches
-    flops_per_param = job.model_flops_per_token / req.model.active_params()
+    flops_per_param = job.hardware_flops_per_token / req.model.active_params()
+    recomputed = ", the recomputed forward included" if req.grad_checkpointing else ""
     return SpeedTerm(
         name="compute",
         seconds=m * step.compute_s,
-        formula=f"{m} x b {req.batch_size} x s {req.seq_len} x {flops_per_param:.2f} P "
-        f"FLOPs / (tp x pp = {par.tensor * par.pipeline}) / (peak x MFU {eff.mfu:.2f}) [{eff.mfu_source}]",
+        formula=f"{m} x b {req.batch_size} x s {req.seq_len} x {flops_per_param:.2f} P FLOPs{recomputed} / "
+        f"(tp x pp = {par.tensor * par.pipeline}) / (peak x utilisation {eff.mfu:.2f}) [{eff.mfu_source}]",
     )
 
 
@@ -470,6 +536,35 @@ def _memory_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> Sp
         seconds=step.micro_batches * (step.weights_read_s - step.compute_s - zero3_extra_s),
         formula=f"3 x weights {format_bytes(job.weights_bytes / (par.tensor * par.pipeline))} / (bandwidth x "
         f"{job.eff.bandwidth:.2f}) exceeds compute",
+    )
+
+
+def _elementwise_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm | None:
+    if not step.elementwise_s:
+        return None
+    req, m = job.req, step.micro_batches
+    per_token_layer = job.elementwise_bytes / job.tokens_per_micro_batch / job.n_layers
+    return SpeedTerm(
+        name="elementwise kernels",
+        seconds=m * step.elementwise_s,
+        formula=f"{m} x b {req.batch_size} x s {req.seq_len} x L {job.n_layers} x {per_token_layer:,.0f} B per "
+        f"token per layer (norms, activation, residual adds{', dropout' if req.model.uses_dropout else ''}: "
+        f"forward, backward twice that{', recomputed forward' if req.grad_checkpointing else ''}) / "
+        f"(tp x pp = {par.tensor * par.pipeline}) / (bandwidth x {job.eff.bandwidth:.2f}), between the GEMMs",
+    )
+
+
+def _scores_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm | None:
+    if not step.attention_scores_s:
+        return None
+    req, m = job.req, step.micro_batches
+    return SpeedTerm(
+        name="eager attention scores",
+        seconds=m * step.attention_scores_s,
+        formula=f"{m} x b {req.batch_size} x L {req.model.n_layers} x a {req.model.n_heads} x s {req.seq_len}^2 "
+        f"scores, {format_bytes(job.attention_scores_bytes / (par.tensor * par.pipeline))} read and written "
+        f"per micro-batch (forward{', recomputed forward' if req.grad_checkpointing else ''}, backward) / "
+        f"(bandwidth x {job.eff.bandwidth:.2f}); SDPA (flash attention) never writes them",
     )
 
 
@@ -535,6 +630,8 @@ def _training_terms(job: _TrainingJob, par: Parallelism, step: _TrainingStep) ->
         _tp_term(job, par, step),
         _host_term(job, step),
         _memory_term(job, par, step),
+        _elementwise_term(job, par, step),
+        _scores_term(job, par, step),
         _bubble_term(job, par, step),
         _sends_term(job, par, step),
         _dp_term(job, par, step),
@@ -552,7 +649,7 @@ def _training_bound(job: _TrainingJob, step: _TrainingStep) -> str:
         + step.pipeline_sends_s
         + step.dp_exposed_s,
         "compute": m * step.compute_s,
-        "memory": m * step.weights_read_s + step.optimizer_s,
+        "memory": m * (step.weights_read_s + step.attention_scores_s + step.elementwise_s) + step.optimizer_s,
         "host": m * step.layers_per_stage * job.eff.host_overhead_per_layer_s,
     }
     return max(seconds_by_bound, key=seconds_by_bound.__getitem__)

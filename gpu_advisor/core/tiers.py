@@ -72,7 +72,9 @@ def _why_none(
     if req.tier is not None and req.tier is not tier:
         return f"Not searched: the request is limited to the {req.tier.label} tier."
     if req.gpu is not None and not mine:
-        return "Not searched: the request is limited to one GPU."
+        chosen = catalog.find(req.gpu)
+        name = chosen.name if chosen is not None else req.gpu
+        return f"Not searched: the request is limited to the {name}, not a GPU of this tier."
     if not mine:
         return "No GPU of this tier in the catalogue passes the request's filters."
     room = _room(tier, catalog)

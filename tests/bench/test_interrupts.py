@@ -67,7 +67,9 @@ def test_an_interrupted_bench_saves_the_finished_workloads_marked_partial(tmp_pa
     assert report.to_json_dict()["partial"] is True
     statuses = {r.workload: r.status for r in report.results}
     assert statuses["matmul"] == "ok"
-    assert "train" not in statuses  # never started
+    # train never ran: on a loaded machine bandwidth can finish before the signal lands, and then train
+    # is recorded as cancelled at its first check, before any step
+    assert statuses.get("train", "cancelled") == "cancelled"
     assert "partial run" in out and f"Results written to {path}" in out
     assert os.listdir(tmp_path) == ["results.json"]  # no hidden temporary left
 

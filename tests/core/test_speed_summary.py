@@ -30,8 +30,15 @@ LAYOUTS = [
         dict(model="llama-2-7b", task="finetune", seq_len=4096, grad_accumulation_steps=8),
         dict(model="llama-3-8b", task="qlora", seq_len=2048, batch_size=4, train_tokens=1e9),
         dict(model="gpt2-xl", task="pretrain", seq_len=1024, assumptions=dict(pipeline_interleaved=False)),
+        dict(model="gpt2-xl", task="pretrain", seq_len=2048, attention="eager", grad_checkpointing=True),
     ],
-    ids=["405b zero-3 checkpointed", "7b accumulation", "qlora token budget", "gpt2 plain 1f1b"],
+    ids=[
+        "405b zero-3 checkpointed",
+        "7b accumulation",
+        "qlora token budget",
+        "gpt2 plain 1f1b",
+        "gpt2 eager",
+    ],
 )
 def test_the_summary_the_search_ranks_by_is_the_speed_the_option_shows(fields):
     catalog = load_catalog(user_file=None)

@@ -45,6 +45,14 @@ def test_a_tier_filter_says_the_other_tiers_were_not_searched():
     assert reasons["datacenter"].startswith("Not searched") and reasons["consumer"] == ""
 
 
+def test_a_gpu_filter_names_the_chosen_gpu_in_the_other_tiers_not_a_gpu_count():
+    """`--gpu nvidia-h100-sxm` limits the GPU model, not the count: "limited to one GPU" read as if the
+    planner had been held to a single card."""
+    result = _plan(model="llama-3-8b", gpu="nvidia-h100-sxm")
+    reasons = {t.tier.value: t.reason for t in result.tiers}
+    assert "NVIDIA H100 SXM" in reasons["workstation"] and "one GPU" not in reasons["workstation"]
+
+
 def test_a_tiers_closest_is_the_option_nearest_the_target_not_the_cheapest():
     """Llama 3 70B for 200 users at 30 tokens/s: no workstation meets it; the one named closest is the
     fitting workstation option with the highest tokens/s per user (nearest 30), whatever its price."""
