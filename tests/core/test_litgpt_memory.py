@@ -119,3 +119,12 @@ def test_the_cli_plans_litgpt_qlora_with_its_named_buffers(capsys):
     assert run_cli(argv) == 0
     default = json.loads(capsys.readouterr().out)
     assert litgpt["options"][0]["per_gpu_bytes"] > default["options"][0]["per_gpu_bytes"]
+
+
+def test_all_linear_lora_adds_a_dropout_mask_and_output_per_adapted_input_and_drops_zero_pad():
+    # Traced with lora_key, lora_projection and lora_mlp on: 257,784 B per token per layer on CPU, whose
+    # dropout masks are 2 B (five masks: 4h + f = 27,392 B more than CUDA's) and 248 B of logsumexp, rsqrt
+    # and rank-sized tensors; with q, k and v all adapted zero_pad returns its input (no index_copy).
+    assert litgpt_block_bytes(LLAMA_2_7B, 2, all_linear=True).total == 257_784 - 27_392 - 248
+    # Llama 3 8B: 274,680 B traced, f = 14,336
+    assert litgpt_block_bytes(LLAMA_3_8B, 2, all_linear=True).total == 274_680 - (4 * 4096 + 14336) - 248
