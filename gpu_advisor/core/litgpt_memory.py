@@ -177,7 +177,9 @@ def litgpt_qlora_buffers(model: ModelSpec, elem: int, tokens: int) -> tuple[Stac
             "the previous step's kept 4-bit inputs, alive through the next forward",
             "activations",
             kept,
-            words + ", once more: LitGPT's loop holds the last step's logits, and so its graph",
+            words + ", once more: LitGPT's loop holds the last step's logits, and so its graph, until "
+            "the next forward returns (then the new logits, 6 V B per token, stand where the loss's 8 V B "
+            "are counted)",
             LITGPT_LOOP_SOURCE,
         ),
         StackBuffer(

@@ -429,10 +429,12 @@ def memory_basis(
         activations, activations_formula = _training_activations(req, model, elem)
     if req.task.is_training:
         if litgpt:
-            # LitGPT creates the adapters in the precision's dtype (bf16-true: bf16, their gradients too);
-            # torch's AdamW keeps its moments in that dtype, bitsandbytes' PagedAdamW (QLoRA) in fp32.
+            # LitGPT creates the adapters in the precision's dtype (bf16-true: bf16, their gradients too;
+            # bf16-mixed keeps fp32 parameters, and LitGPT refuses it with quantisation); torch's AdamW
+            # keeps its moments in that dtype, bitsandbytes' PagedAdamW (QLoRA) in fp32.
             trainable = litgpt_lora_params(model, a.lora_rank, a.lora_all_linear)
-            adapter_b = 4.0 if req.mixed_precision else float(elem)
+            mixed = req.mixed_precision and req.task is not Task.QLORA
+            adapter_b = 4.0 if mixed else float(elem)
             grad_b = adapter_b
             opt_b = optimizer_bytes_per_param(
                 req.optimizer,
