@@ -138,7 +138,7 @@ W_NF4 = WeightFormat("NF4 (bitsandbytes, embeddings and head 16-bit)", (4 + 0.12
 #   ignore_modules); the token embedding is not a Linear and stays 16-bit. The resource tables' nf4 and
 #   nf4-dq rows differ by these constants (Llama 2 7B: 14.14 vs 13.84 GB, 0.373 bit on 6.6B weights).
 W_NF4_NO_DQ_ALL_LINEAR = WeightFormat(
-    "NF4 without double quantisation, every Linear (head too) 4-bit, embeddings 16-bit (LitGPT bnb.nf4)",
+    "NF4 without double quantisation, head 4-bit too (LitGPT bnb.nf4)",
     (4 + 32 / 64) / 8,
     True,
     "nf4",
