@@ -8,7 +8,9 @@ bitsandbytes 0.41.1 and 0.42.0). The per-operation bytes were traced on CPU with
 torch.autograd.graph.saved_tensors_hooks over LitGPT's own modules at both commits (distinct storages,
 Llama 2 7B / Llama 3 8B / phi-1.5 / StableLM Alpha 3B shapes): Llama 2 7B keeps 181,928 B per token per
 layer on CPU, 176,640 B on CUDA, whose dropout mask is 1 byte (the CPU kernel's is 2) and whose
-flash/memory-efficient attention returns a view of a (b, s, heads, d) output.
+flash/memory-efficient attention returns a view of a (b, s, heads, d) output. That an input kept as a
+ctx attribute outlives backward while the function's output is referenced, where one given to
+ctx.save_for_backward is released, was checked with two autograd Functions (torch 2.13, CPU).
 """
 
 from __future__ import annotations
