@@ -81,13 +81,13 @@ def main() -> None:
     print()
     measured = published_measurements()
     misses = (
-        " rows marked\n\u2021 are known misses, with their cause below the table"
+        "; rows marked\n\u2021 are known misses, with their cause below the table"
         if any(m.known_miss for m in measured)
         else ""
     )
     print("Measured runs, with the default assumptions (speed within 25 %, memory within 10 %; rows marked")
     print(
-        f"\u2020 are the measurements a default efficiency was taken from, not independent checks;{misses}):"
+        f"\u2020 are the measurements a default efficiency was taken from, not independent checks{misses}):"
     )
     print()
     print("| measurement | published | GPU Advisor | error | source |")
