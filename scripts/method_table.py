@@ -79,17 +79,22 @@ def main() -> None:
     for row in rows:
         print("| " + " | ".join(row) + " |")
     print()
+    measured = published_measurements()
+    misses = (
+        "; rows marked\n\u2021 are known misses, with their cause below the table"
+        if any(m.known_miss for m in measured)
+        else ""
+    )
     print("Measured runs, with the default assumptions (speed within 25 %, memory within 10 %; rows marked")
     print(
-        "\u2020 are the measurements a default efficiency was taken from, not independent checks; rows marked"
+        f"\u2020 are the measurements a default efficiency was taken from, not independent checks{misses}):"
     )
-    print("\u2021 are known misses, with their cause below the table):")
     print()
     print("| measurement | published | GPU Advisor | error | source |")
     print("|---|---|---|---|---|")
     catalog = load_catalog(user_file=None)
     independent: list[tuple[float, float, str]] = []  # (error, tolerance, what) of the checks
-    for entry in published_measurements():
+    for entry in measured:
         ours = entry.engine_figure(catalog)
         err = (ours - entry.published) / entry.published
         mark = (" \u2020" if entry.sets_default else "") + (" \u2021" if entry.known_miss else "")

@@ -111,8 +111,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=_default("framework"),
         help="training stack: default (the stacks the MFU tables were measured on), megatron-deepspeed "
         "(its MFU and DeepSpeed's fp32 gradient buffer), megatron-core (the distributed optimizer's "
-        "buffers), fsdp (the root unit kept whole) or hf-trainer (PEFT's k-bit preparation, fp32 "
-        "logits); the last three change memory only",
+        "buffers), fsdp (the root unit kept whole), hf-trainer (PEFT's k-bit preparation, fp32 "
+        "logits) or litgpt (its LoRA block's tensors; QLoRA: bnb.nf4 without double quantisation and "
+        "the inputs bitsandbytes before 0.43.2 keeps); the last four change memory only",
     )
     p.add_argument("--users", type=count_arg, default=_default("users"), help="concurrent users (inference)")
     p.add_argument("--prompt-tokens", type=count_arg, default=_default("prompt_tokens"))

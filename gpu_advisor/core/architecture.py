@@ -213,6 +213,10 @@ class ModelSpec(BaseModel):
             n += self.vocab_size * h
         return n
 
+    def untied_head_params(self) -> int:
+        """The output head's weights where it is a matrix of its own (V x h), else 0 (tied)."""
+        return 0 if self.ties_embeddings else self.vocab_size * self.hidden_size
+
     @cached_property
     def _param_counts(self) -> tuple[int, int]:
         embeddings = self.embedding_params()

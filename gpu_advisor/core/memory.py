@@ -21,8 +21,10 @@ from .architecture import ModelSpec
 from .efficiency import engine_spec, process_overhead_bytes
 from .estimates import MemoryComponents, MemoryEstimate, StackPart
 from .layout import SINGLE, Parallelism
+from .litgpt_memory import litgpt_activations, litgpt_lora_params, litgpt_qlora_buffers
 from .memo import same_args_as_recent_call
 from .precision import (
+    Framework,
     LossImpl,
     Precision,
     PrecisionProfile,
@@ -417,11 +419,32 @@ def memory_basis(
     elem = profile.activation_bytes
     a = req.assumptions
     trainable, grad_b, opt_b, transient, adapter, head_grad, gathered = 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    litgpt = req.framework is Framework.LITGPT and req.task.is_adapter and not req.grad_checkpointing
     if req.task is Task.INFERENCE:
         activations, activations_formula = _inference_activations(req, model, elem, prefill_tokens)
+    elif litgpt:
+        tokens = req.batch_size * req.seq_len
+        saved, activations_formula = litgpt_activations(model, elem, tokens, a.lora_all_linear)
+        activations = round(saved)
     else:
         activations, activations_formula = _training_activations(req, model, elem)
-        if req.task.is_adapter:
+    if req.task.is_training:
+        if litgpt:
+            # LitGPT creates the adapters in the precision's dtype (bf16-true: bf16, their gradients too;
+            # bf16-mixed keeps fp32 parameters, and LitGPT refuses it with quantisation); torch's AdamW
+            # keeps its moments in that dtype, bitsandbytes' PagedAdamW (QLoRA) in fp32.
+            trainable = litgpt_lora_params(model, a.lora_rank, a.lora_all_linear)
+            mixed = req.mixed_precision and req.task is not Task.QLORA
+            adapter_b = 4.0 if mixed else float(elem)
+            grad_b = adapter_b
+            opt_b = optimizer_bytes_per_param(
+                req.optimizer,
+                master_weights=False,
+                hidden_size=model.hidden_size,
+                state_bytes=4 if req.task is Task.QLORA else int(adapter_b),
+            )
+            adapter = trainable * adapter_b
+        elif req.task.is_adapter:
             trainable = lora_params(model, a.lora_rank, a.lora_all_linear)
             grad_b = 4.0  # PEFT keeps adapters and their gradients in fp32
             opt_b = optimizer_bytes_per_param(
@@ -462,6 +485,8 @@ def memory_basis(
         trainable,
         req.batch_size * req.seq_len,
     )
+    if litgpt and req.task is Task.QLORA:
+        buffers += litgpt_qlora_buffers(model, elem, req.batch_size * req.seq_len)
     serving = req.engine if req.task is Task.INFERENCE else None
     single, source = process_overhead_bytes(serving, distributed=False)
     distributed, _ = process_overhead_bytes(serving, distributed=True)
@@ -472,7 +497,9 @@ def memory_basis(
         inference=req.task is Task.INFERENCE,
         device=device,
         profile=profile,
-        weights=profile.weight_bytes_total(model.total_params(), model.embedding_params()),
+        weights=profile.weight_bytes_total(
+            model.total_params(), model.embedding_params(), model.untied_head_params()
+        ),
         adapter_weights=adapter,
         trainable=trainable,
         grad_bytes=grad_b,
@@ -534,7 +561,9 @@ def _measures_its_pool(engine) -> bool:
 def request_profile(req: PlanRequest) -> PrecisionProfile:
     """The request's precision resolved with its serving engine and training recipe."""
     engine = req.engine if req.task is Task.INFERENCE else None
-    return precision_profile(req.task, req.precision, engine, req.mixed_precision)
+    # Only QLoRA's base depends on the stack (LitGPT's bnb.nf4 vs the NF4-DQ default).
+    framework = req.framework if req.task is Task.QLORA else Framework.DEFAULT
+    return precision_profile(req.task, req.precision, engine, req.mixed_precision, framework)
 
 
 def estimate_memory(
@@ -628,7 +657,12 @@ def _explain(
     profile = basis.profile
     fmt = profile.weights
     weights = f"P x {fmt.bytes_per_weight:.4g} B ({fmt.label})"
-    if fmt.embeddings_16bit:
+    if fmt.embeddings_16bit and not fmt.head_16bit:
+        sixteen = model.embedding_params() - model.untied_head_params()
+        weights = (
+            f"(P - {sixteen:,} embedding) x {fmt.bytes_per_weight:.4g} B ({fmt.label}) + embeddings x 2 B"
+        )
+    elif fmt.embeddings_16bit:
         weights = (
             f"(P - {model.embedding_params():,} embedding/head) x {fmt.bytes_per_weight:.4g} B ({fmt.label})"
             " + embeddings and head x 2 B"
@@ -648,7 +682,10 @@ def _explain(
     else:
         zero, dp = par.zero_stage, par.data
         if req.task.is_adapter:
-            f["weights"] += f" + {basis.trainable:,} LoRA params x 4 B (r = {req.assumptions.lora_rank})"
+            adapter_b = basis.adapter_weights / basis.trainable if basis.adapter_weights else 4.0
+            f["weights"] += (
+                f" + {basis.trainable:,} LoRA params x {adapter_b:g} B (r = {req.assumptions.lora_rank})"
+            )
         if zero >= 3:
             f["weights"] += f", / dp {dp} (ZeRO-3) + 2 gathered layers" + (
                 f" / tp {par.tensor}" if par.tensor > 1 else ""

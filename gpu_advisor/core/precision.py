@@ -62,6 +62,9 @@ class Framework(StrEnum):
     MEGATRON_CORE = "megatron-core"
     FSDP = "fsdp"  # PyTorch FSDP with flat parameters (FSDP1, HF accelerate), transformer-layer wrapping
     HF_TRAINER = "hf-trainer"
+    # LitGPT's finetune/lora.py on Lightning Fabric (2023-24 releases, which pin bitsandbytes 0.41-0.42):
+    # its LoRA block's saved tensors and its QLoRA's kept inputs are core/litgpt_memory.py's.
+    LITGPT = "litgpt"
 
 
 class LossImpl(StrEnum):
@@ -97,6 +100,7 @@ class WeightFormat:
     bytes_per_weight: float  # quantised layers, quantisation constants included
     embeddings_16bit: bool  # token embeddings and output head kept in 16-bit (2 B per weight)
     bandwidth_key: str  # "16-bit", "fp32", "fp8", "int8", "int4", "nf4", "gguf-q8", "gguf-q4"
+    head_16bit: bool = True  # with embeddings_16bit: the output head stays 16-bit too
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +132,18 @@ W_INT4 = WeightFormat(
     "int4 (GPTQ/AWQ group-128, embeddings and head 16-bit)", (4 + 20 / 128) / 8, True, "int4"
 )
 W_NF4 = WeightFormat("NF4 (bitsandbytes, embeddings and head 16-bit)", (4 + 0.127) / 8, True, "nf4")
+# - NF4 without double quantisation (bitsandbytes compress_statistics=False): blocks of 64 weights with
+#   an fp32 absmax each, 4 + 32/64 = 4.5 bits. LitGPT's --quantize bnb.nf4 (Lightning Fabric's
+#   BitsandbytesPrecision, _NF4Linear) replaces every torch.nn.Linear, the output head included (no
+#   ignore_modules); the token embedding is not a Linear and stays 16-bit. The resource tables' nf4 and
+#   nf4-dq rows differ by these constants (Llama 2 7B: 14.14 vs 13.84 GB, 0.373 bit on 6.6B weights).
+W_NF4_NO_DQ_ALL_LINEAR = WeightFormat(
+    "NF4 without double quantisation, head 4-bit too (LitGPT bnb.nf4)",
+    (4 + 32 / 64) / 8,
+    True,
+    "nf4",
+    head_16bit=False,
+)
 W_Q8_0 = WeightFormat("GGUF Q8_0", 8.5 / 8, False, "gguf-q8")
 W_Q4_0 = WeightFormat("GGUF Q4_0", 4.5 / 8, False, "gguf-q4")
 
@@ -181,24 +197,34 @@ class PrecisionProfile:
     def weight_format(self) -> str:
         return self.weights.label
 
-    def weight_bytes_total(self, total_params: float, embedding_params: float) -> float:
+    def weight_bytes_total(
+        self, total_params: float, embedding_params: float, head_params: float = 0.0
+    ) -> float:
         """Bytes of all base weights: the block layers at the format's size, embeddings and head at 2 B
-        where the format keeps them in 16-bit."""
+        where the format keeps them in 16-bit (`head_params` of the untied head: at the format's size
+        where it quantises the head too)."""
         if not self.weights.embeddings_16bit:
             return total_params * self.weights.bytes_per_weight
-        return (total_params - embedding_params) * self.weights.bytes_per_weight + embedding_params * 2.0
+        sixteen = embedding_params if self.weights.head_16bit else embedding_params - head_params
+        return (total_params - sixteen) * self.weights.bytes_per_weight + sixteen * 2.0
 
 
 @lru_cache(maxsize=128)
 def precision_profile(
-    task: Task, precision: Precision, engine: Engine | None = None, mixed_precision: bool = True
+    task: Task,
+    precision: Precision,
+    engine: Engine | None = None,
+    mixed_precision: bool = True,
+    framework: Framework = Framework.DEFAULT,
 ) -> PrecisionProfile:
-    """Resolve a task, precision and serving engine into bytes per element and the compute peak."""
+    """Resolve a task, precision and serving engine (and, for QLoRA's base, the training stack) into
+    bytes per element and the compute peak."""
     compute = precision
     fmt = FORMATS[precision]
     weights = fmt.weights
     if task is Task.QLORA:
-        compute, weights = Precision.BF16, W_NF4
+        compute = Precision.BF16
+        weights = W_NF4_NO_DQ_ALL_LINEAR if framework is Framework.LITGPT else W_NF4
     elif task is Task.LORA and precision is Precision.INT8:
         compute = Precision.BF16
     elif task.is_training and not task.is_adapter and precision is Precision.FP8:

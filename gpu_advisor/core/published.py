@@ -369,44 +369,29 @@ LITGPT_HUB = (
     "Lightning-AI/litgpt config_hub/finetune/README.md (bf16-true, Alpaca2k, max_seq_length 512, "
     "1 x A10G), Peak memory"
 )
-# Why LitGPT's QLoRA rows read 22-31 % low. The engine gives QLoRA the LoRA activation formula with a
-# 4-bit base, as today's bitsandbytes behaves: MatMul4Bit.forward (bitsandbytes/autograd/_functions.py)
-# keeps ctx.tensors = (None, B), no input. Before PR #1270 it kept ctx.tensors = (A, B): every
-# 4-bit linear's input stayed alive until backward, where torch's linear with a frozen weight keeps none
-# (autograd saves the input only for the weight's gradient). bitsandbytes PR #1270 ("delete useless
-# buffered activation", merged 2024-07-16, "the bug that caused a lot of memory issues with QLoRA",
-# T. Dettmers) removed it. On a Llama layer those inputs are the attention input, the output projection's
-# input, the MLP input and the down projection's input, 3h + f elements per token (2h + f for phi-1.5,
-# whose attention and MLP share one norm). The resource tables ran bitsandbytes 0.41.1: with LitGPT's
-# bnb.nf4 weights (no double quantisation: an fp32 absmax per 64 weights, the tables' own nf4 vs nf4-dq
-# rows differ by that), those inputs are 88-93 % of what the QLoRA rows keep beyond the LoRA rows on
-# Llama 2 7B/13B and phi-1.5, 73 % on StableLM. The config hub's QLoRA rows keep about twice those
-# inputs beyond its LoRA rows: the rest is not attributed. The engine models the current release, so
-# these stay known misses rather than a buffer added for a fixed bug.
-BNB_SAVED_INPUTS = (
-    "measured with bitsandbytes 0.41.1, whose MatMul4Bit kept every 4-bit linear's input for backward "
-    "(ctx.tensors = (A, B); removed by bitsandbytes PR #1270, merged 2024-07-16): 3h + f elements per token per "
-    "layer (2h + f on phi-1.5), and LitGPT's bnb.nf4 has no double quantisation; together 73-93 % of the "
-    "memory these rows keep beyond the LoRA rows. The engine models today's bitsandbytes, which keeps no input"
-)
-BNB_HUB = (
-    "LitGPT's config-hub QLoRA runs (2024) keep about twice as much beyond their LoRA rows as "
-    "bitsandbytes' saved inputs before PR #1270 (3h + f per token per layer) and the missing double "
-    "quantisation explain; the other half is not attributed yet"
-)
+# LitGPT's rows are planned with its stack (--framework litgpt, core/litgpt_memory.py): its LoRA block's
+# saved tensors per operation, Fabric's fp32 logits, and for QLoRA what bitsandbytes 0.41-0.42 keeps:
+# MatMul4Bit kept each 4-bit linear's input on ctx (removed by bitsandbytes PR #1270, 2024-07-16), which
+# backward does not release, so LitGPT's loop, which holds the last step's logits until the next forward
+# returns, keeps the previous step's inputs too; bnb.nf4 has no double quantisation and quantises the
+# head, which each 128-token chunk dequantises (fp16, then a bf16 copy). The resource tables force the
+# longest example first (finetune/lora.py, get_batch(..., longest_seq_ix if iter_num == 0)) and draw
+# the rest at random from Alpaca, most far shorter: their peak is that first step's, with no previous
+# step held, so their QLoRA figure leaves that buffer out. The config hub's runs pad every micro-batch
+# of 2 to its longest example cut at 512 tokens (Alpaca2k): consecutive full-length steps, as the plan.
+PREVIOUS_STEP_PART = "the previous step's kept 4-bit inputs, alive through the next forward"
 
 
 def _litgpt_lora_gb(
-    model: ModelSpec, task: str, micro: int, seq: int, rank: int
+    model: ModelSpec, task: str, micro: int, seq: int, rank: int, first_step: bool
 ) -> Callable[[Catalog], float]:
-    """LitGPT's LoRA recipe: r on the fused QKV projection (query and value), dropout 0.05, bf16-true
-    (weights, adapters and AdamW state in bf16), no checkpointing, micro-batches padded to their longest
-    example (Alpaca's longest: 1,304 Llama 2, 1,044 phi-1.5, 1,034 StableLM tokens; or max_seq_length
-    512), the head and the cross-entropy in 128-token chunks with the 16-bit logits kept. Peak memory is
+    """LitGPT's LoRA recipe (--framework litgpt): r on query and value, dropout 0.05, bf16-true (weights,
+    adapters and torch AdamW's state in bf16; QLoRA's PagedAdamW in fp32), no checkpointing,
+    micro-batches padded to their longest example (Alpaca's longest: 1,304 Llama 2, 1,044 phi-1.5, 1,034
+    StableLM tokens; or max_seq_length 512), the head in 128-token chunks. Peak memory is
     torch.cuda.max_memory_allocated() / 1e9: tensors only, so the engine's figure is its live-tensor
-    total (torch.optim.AdamW's foreach step on CUDA). The engine adapts q, k, v and o in fp32 with fp32
-    AdamW state (16 B per adapter parameter) where LitGPT adapts q and v in bf16 (8 B): on a 7B model the
-    engine counts about 0.4 GB more at r 32 (2 % of the peak) and 0.1 GB more at r 8."""
+    total (torch.optim.AdamW's foreach step on CUDA). `first_step`: the run peaks at its first step (the
+    longest example first), where no previous step's graph is held."""
 
     def figure(_catalog: Catalog) -> float:
         req = PlanRequest(
@@ -417,10 +402,12 @@ def _litgpt_lora_gb(
             batch_size=micro,
             mixed_precision=False,
             loss="chunked",
+            framework="litgpt",
             assumptions=Assumptions(lora_rank=rank),
         )
         est = estimate_memory(req, Parallelism(), device=Device.CPU, optimizer_impl=OptimizerImpl.FOREACH)
-        return est.total_bytes / 1e9
+        held = sum(p.bytes for p in est.stack_parts if p.name == PREVIOUS_STEP_PART) if first_step else 0
+        return (est.total_bytes - held) / 1e9
 
     return figure
 
@@ -435,8 +422,8 @@ def _litgpt(
     gb: float,
     known_miss: str = "",
 ) -> Published:
-    """One row of LitGPT's memory tables: the resource tables (seq = Alpaca's longest example, A100 40GB)
-    or the config hub (seq = max_seq_length 512, A10G)."""
+    """One row of LitGPT's memory tables: the resource tables (seq = Alpaca's longest example, A100 40GB,
+    the longest example first) or the config hub (seq = max_seq_length 512, A10G)."""
     hub = seq == 512
     quant = "QLoRA (bnb.nf4)" if task == "qlora" else "LoRA"
     gpu = "A10G" if hub else "A100 40GB"
@@ -453,7 +440,7 @@ def _litgpt(
         gb,
         "GB",
         f"{LITGPT_HUB if hub else LITGPT_TABLES}, {where}",
-        _litgpt_lora_gb(model, task, micro, seq, rank),
+        _litgpt_lora_gb(model, task, micro, seq, rank, first_step=not hub),
         MEMORY_TOLERANCE,
         known_miss=known_miss,
     )
@@ -762,21 +749,19 @@ def published() -> tuple[Published, ...]:
         _litgpt("litgpt-lora-stablelm3b-mb1", STABLELM_ALPHA_3B, "lora", 1, 1034, 8, 9.69),
         _litgpt("litgpt-lora-stablelm3b-mb2", STABLELM_ALPHA_3B, "lora", 2, 1034, 8, 12.10),
         _litgpt("litgpt-lora-stablelm3b-mb4", STABLELM_ALPHA_3B, "lora", 4, 1034, 8, 16.92),
-        _litgpt("litgpt-qlora-phi15-mb1", PHI_15, "qlora", 1, 1044, 8, 3.78, BNB_SAVED_INPUTS),
-        _litgpt(
-            "litgpt-qlora-stablelm3b-mb1", STABLELM_ALPHA_3B, "qlora", 1, 1034, 8, 6.35, BNB_SAVED_INPUTS
-        ),
+        _litgpt("litgpt-qlora-phi15-mb1", PHI_15, "qlora", 1, 1044, 8, 3.78),
+        _litgpt("litgpt-qlora-stablelm3b-mb1", STABLELM_ALPHA_3B, "qlora", 1, 1034, 8, 6.35),
         _litgpt("litgpt-lora-llama2-7b-mb1", l2_7b, "lora", 1, 1304, 8, 21.30),
         _litgpt("litgpt-lora-llama2-7b-mb2", l2_7b, "lora", 2, 1304, 8, 29.07),
         _litgpt("litgpt-lora-llama2-13b-mb1", l2_13b, "lora", 1, 1304, 8, 38.12),
-        _litgpt("litgpt-qlora-llama2-7b-mb1", l2_7b, "qlora", 1, 1304, 8, 14.14, BNB_SAVED_INPUTS),
-        _litgpt("litgpt-qlora-llama2-13b-mb1", l2_13b, "qlora", 1, 1304, 8, 23.14, BNB_SAVED_INPUTS),
+        _litgpt("litgpt-qlora-llama2-7b-mb1", l2_7b, "qlora", 1, 1304, 8, 14.14),
+        _litgpt("litgpt-qlora-llama2-13b-mb1", l2_13b, "qlora", 1, 1304, 8, 23.14),
         _litgpt("litgpt-hub-lora-llama-2-7b", l2_7b, "lora", 2, 512, 32, 19.77),
         _litgpt("litgpt-hub-lora-llama-3-8b", l3_8b, "lora", 1, 512, 32, 19.73),
         _litgpt("litgpt-hub-lora-mistral-7b", mistral, "lora", 2, 512, 32, 20.66),
-        _litgpt("litgpt-hub-qlora-llama-2-7b", l2_7b, "qlora", 2, 512, 32, 13.68, BNB_HUB),
-        _litgpt("litgpt-hub-qlora-llama-3-8b", l3_8b, "qlora", 2, 512, 32, 17.41, BNB_HUB),
-        _litgpt("litgpt-hub-qlora-mistral-7b", mistral, "qlora", 2, 512, 32, 14.29, BNB_HUB),
+        _litgpt("litgpt-hub-qlora-llama-2-7b", l2_7b, "qlora", 2, 512, 32, 13.68),
+        _litgpt("litgpt-hub-qlora-llama-3-8b", l3_8b, "qlora", 2, 512, 32, 17.41),
+        _litgpt("litgpt-hub-qlora-mistral-7b", mistral, "qlora", 2, 512, 32, 14.29),
         # ---- a training stack's buffers (core/stack_memory.py takes its formulas from these) -------------
         Published(
             "megatron-optim-bf16",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .precision import LossImpl, Task
+from .precision import Framework, LossImpl, Task
 from .request import PlanRequest
 
 RECIPE_KEYS = ("micro_batch", "grad_accum", "global_batch", "grad_checkpointing", "loss", "zero_stage")
@@ -113,6 +113,8 @@ def variants(req: PlanRequest) -> list[PlanRequest]:
         ]
     locks = locked(req)
     checkpointing = [req.grad_checkpointing] if locks["grad_checkpointing"] else [False, True]
+    if not locks["grad_checkpointing"] and req.framework is Framework.LITGPT:
+        checkpointing = [False]  # LitGPT's finetune/lora.py has no activation checkpointing
     micro = [req.batch_size] if locks["micro_batch"] else list(MICRO_BATCHES)
     if req.global_batch is not None:
         # A locked accumulation: the micro-batch and the replicas must share what it leaves.

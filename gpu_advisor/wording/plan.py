@@ -51,6 +51,7 @@ FRAMEWORK_LABELS = {
     Framework.MEGATRON_CORE: "Megatron-Core, distributed optimizer (memory; speed as measured)",
     Framework.FSDP: "PyTorch FSDP, flat parameters (memory; speed as measured)",
     Framework.HF_TRAINER: "Hugging Face Trainer + PEFT (memory; speed as measured)",
+    Framework.LITGPT: "LitGPT LoRA/QLoRA, bitsandbytes before 0.43.2 (memory; speed as measured)",
 }
 LOSS_LABELS = {
     LossImpl.FULL: "full (fp32 over the vocabulary)",
