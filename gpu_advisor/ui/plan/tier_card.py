@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from html import escape
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
@@ -132,12 +132,20 @@ class TierCard(QFrame):
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self._titles[key], self._figures[key] = title, value
         self.columns = 0  # figures a row: all of them, or TWO_ROW_COLUMNS
+        self._spans: list[tuple[int, int]] = []  # each grid column's (stretch, minimum width px)
+        self._relayout = QTimer(self)  # the figures arranged for the width, after a resize (resizeEvent)
+        self._relayout.setSingleShot(True)
+        self._relayout.setInterval(0)
+        self._relayout.timeout.connect(self._lay_out_for_width)
         self._place_figures(len(FIGURES))
         layout.addLayout(self.grid)
         self._figures["breakeven"].setToolTip(tip("breakeven"))
 
     def figure(self, key: str) -> str:
         return self._figures[key].text()
+
+    def _lay_out_for_width(self) -> None:
+        self._lay_out_figures(self.width())
 
     def _lay_out_figures(self, width: int) -> None:
         """The figures in one row when each fits on one line in a card `width` px wide, else in two rows
@@ -157,20 +165,42 @@ class TierCard(QFrame):
         columns = len(FIGURES)
         if sum(lines.values()) + FIGURE_SPACING_PX * (columns - 1) > room:
             columns = TWO_ROW_COLUMNS
-        if columns != self.columns:
+        placed = columns != self.columns
+        if placed:
             self._place_figures(columns)
         keys = [[key for key, _ in FIGURES[c::columns]] for c in range(columns)]
         widest = [max(lines[key] for key in column) for column in keys]
         room -= FIGURE_SPACING_PX * (columns - 1)
         speed = next(c for c, column in enumerate(keys) if "speed" in column)
         rest = room - sum(w for c, w in enumerate(widest) if c != speed)
-        wrap_speed = sum(widest) > room and rest >= self._figures["speed"].minimumSizeHint().width()
-        for column, natural in enumerate(widest):
-            self.grid.setColumnStretch(column, (column == speed) if wrap_speed else natural)
-            self.grid.setColumnMinimumWidth(column, natural if wrap_speed and column != speed else 0)
-        for column in range(columns, len(FIGURES)):
-            self.grid.setColumnStretch(column, 0)
-            self.grid.setColumnMinimumWidth(column, 0)
+        # The speed's column wraps down to its widest word, and so do the other figures in it (the
+        # break-even under the speed in two rows): its minimum is theirs, not the speed's alone.
+        speed_min = max(
+            label.minimumSizeHint().width()
+            for key in keys[speed]
+            for label in (self._titles[key], self._figures[key])
+        )
+        wrap_speed = sum(widest) > room and rest >= speed_min
+        spans = [
+            (
+                int(column == speed) if wrap_speed else natural,
+                natural if wrap_speed and column != speed else 0,
+            )
+            for column, natural in enumerate(widest)
+        ]
+        spans += [(0, 0)] * (len(FIGURES) - columns)
+        if spans == self._spans and not placed:
+            return
+        self._spans = spans
+        for column, (stretch, minimum) in enumerate(spans):
+            self.grid.setColumnStretch(column, stretch)
+            self.grid.setColumnMinimumWidth(column, minimum)
+        # The card's height for a width follows the arrangement: the layouts above it (the result page,
+        # its scroll area) must ask again, not answer from what they cached for the old one. A scroll
+        # area that resized the page on a stale height put its scroll bar on and off in its own resize
+        # until the stack overflowed.
+        self.layout().invalidate()
+        self.updateGeometry()
 
     def _place_figures(self, columns: int) -> None:
         """Caption over value, `columns` figures a row."""
@@ -184,9 +214,38 @@ class TierCard(QFrame):
             self.grid.addWidget(self._titles[key], row, column)
             self.grid.addWidget(self._figures[key], row + 1, column, Qt.AlignmentFlag.AlignTop)
 
+    def minimumSizeHint(self) -> QSize:  # Qt override
+        """The narrowest the card can be, whatever its width now: the figures in two rows, each down to
+        its widest word. Not the layout's minimum, which includes the column minimums
+        `_lay_out_figures` sets for the current width: a minimum that follows the width made the
+        scroll area showing the card resize it back and forth inside its own resize (a stack overflow,
+        after a re-plan on the Three tiers tab at 1024 px)."""
+        hint = super().minimumSizeHint()
+        layout = self.layout()
+        margins = layout.contentsMargins()
+        keys = [[key for key, _ in FIGURES[c::TWO_ROW_COLUMNS]] for c in range(TWO_ROW_COLUMNS)]
+        figures = sum(
+            max(
+                label.minimumSizeHint().width()
+                for key in column
+                for label in (self._titles[key], self._figures[key])
+            )
+            for column in keys
+        )
+        figures += FIGURE_SPACING_PX * (TWO_ROW_COLUMNS - 1)
+        others = [
+            layout.itemAt(i) for i in range(layout.count()) if layout.itemAt(i).layout() is not self.grid
+        ]
+        content = max([figures, *(item.minimumSize().width() for item in others)])
+        return QSize(content + margins.left() + margins.right(), hint.height())
+
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
-        self._lay_out_figures(event.size().width())
+        # Arranged for the new width once this resize is over, not inside it: the scroll area showing
+        # the result page resizes the page from its own resize handling, and an arrangement (and so a
+        # height for the width) that changed under it flipped its scroll bar on and off in a recursion
+        # that overflowed the stack (a 70B re-plan on the Three tiers tab at 1024 px).
         super().resizeEvent(event)
+        self._relayout.start()
 
     def show_plan(self, plan: Plan) -> None:
         rec = plan.recommendation
