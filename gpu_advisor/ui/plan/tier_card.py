@@ -23,6 +23,7 @@ from gpu_advisor.wording.plan import (
     memory_text,
     no_answer,
     plan_title,
+    recipe_knobs_text,
     rent_text,
     rented,
     speed_text,
@@ -76,6 +77,15 @@ class TierCard(QFrame):
         self.reason_label = QLabel()
         self.reason_label.setWordWrap(True)
         self.reason_label.setObjectName("reason")
+        # Each recipe knob with whose choice it is: what the user locked, what the planner chose.
+        self.recipe_label = QLabel()
+        self.recipe_label.setWordWrap(True)
+        self.recipe_label.setObjectName("recipe")
+        self.recipe_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.recipe_label.setToolTip(
+            "(yours): a value you set on the Workload page, kept as given. (planner): left on Auto, "
+            "chosen by the planner among the recipes that fit."
+        )
         self.verdict_label = QLabel()
         self.verdict_label.setWordWrap(True)
         self.verdict_label.setObjectName("verdict")
@@ -103,6 +113,7 @@ class TierCard(QFrame):
             self.tier_label,
             self.gpu_label,
             self.reason_label,
+            self.recipe_label,
             self.model_label,
             self.verdict_label,
             self.frontier_label,
@@ -117,6 +128,7 @@ class TierCard(QFrame):
         layout.addWidget(self.tier_label)
         layout.addWidget(self.gpu_label)
         layout.addWidget(self.reason_label)
+        layout.addWidget(self.recipe_label)
         layout.addWidget(self.verdict_label)
         layout.addWidget(self.frontier_label)
         layout.addWidget(self.suggestions_label)
@@ -263,6 +275,9 @@ class TierCard(QFrame):
             "<b>What else you could change:</b> " + "<br>".join(escape(s) for s in changes) if changes else ""
         )
         self.suggestions_label.setVisible(bool(changes))
+        knobs = recipe_knobs_text(best) if best is not None else ""
+        self.recipe_label.setText(f"Recipe: {knobs}" if knobs else "")
+        self.recipe_label.setVisible(bool(knobs))
         if rec.tier is None or best is None:
             self.tier_label.setText(f"<h2>{escape(no_answer(plan).capitalize())}</h2>")
             self.gpu_label.setText("")
