@@ -538,7 +538,7 @@ def recipe_knobs_text(option: Option) -> str:
         "grad_checkpointing": f"gradient checkpointing {'on' if recipe['grad_checkpointing'] else 'off'}",
         "micro_batch": f"micro-batch {recipe['micro_batch']:,}",
         "grad_accum": f"accumulation {recipe['grad_accum']:,}",
-        "global_batch": f"{recipe['global_batch']:,} sequences per step",
+        "global_batch": f"{recipe['global_batch']:,} {'sequence' if recipe['global_batch'] == 1 else 'sequences'} per step",
         "loss": f"loss {recipe['loss']}",
         "zero_stage": f"ZeRO {recipe['zero_stage']}",
     }

@@ -55,3 +55,17 @@ def test_tensor_and_pipeline_parallel_are_auto_when_empty_and_kept_when_typed(wi
         assert getattr(form.request, field) is None
     QTest.keyClicks(page.tensor_parallel, "2")
     qtbot.waitUntil(lambda: form.request is not None and form.request.tensor_parallel == 2, timeout=2000)
+
+
+def test_a_locked_micro_batch_1_reads_as_yours_with_one_sequence_per_step(wizard):
+    form = wizard.form
+    form.set_model_source("params", "1B")
+    for name, value in (("task", "pretrain"), ("gpu", "nvidia-h100-sxm"), ("batch_size", 1)):
+        form.set_field(name, value)
+    form.set_field("train_tokens", 20e9)
+    form.set_field("max_hours", 168.0)
+    wizard.go_to(STEP_RESULT)
+    form.plan_now()
+    recipe = wizard.result_view.card.recipe_label.text()
+    assert "micro-batch 1 (yours)" in recipe
+    assert "1 sequence per step (planner)" in recipe
