@@ -526,3 +526,23 @@ def summary_dict(summary: Summary, plan: Plan) -> dict[str, Any]:
             "advice": cost.advice,
         },
     }
+
+
+def recipe_knobs_text(option: Option) -> str:
+    """Each training-recipe knob of `option` with whose choice it is: 'gradient checkpointing on
+    (planner), micro-batch 4 (yours), accumulation 1 (planner), 4 sequences per step (planner), loss
+    full (planner), ZeRO 0 (planner)'. Empty for inference."""
+    recipe, source = option.recipe, option.recipe_source
+    if recipe is None or source is None:
+        return ""
+    values = {
+        "grad_checkpointing": f"gradient checkpointing {'on' if recipe['grad_checkpointing'] else 'off'}",
+        "micro_batch": f"micro-batch {recipe['micro_batch']:,}",
+        "grad_accum": f"accumulation {recipe['grad_accum']:,}",
+        "global_batch": f"{recipe['global_batch']:,} {'sequence' if recipe['global_batch'] == 1 else 'sequences'} per step",
+        "loss": f"loss {recipe['loss']}",
+        "zero_stage": f"ZeRO {recipe['zero_stage']}",
+    }
+    return ", ".join(
+        f"{text} ({'yours' if source[key] == 'user' else 'planner'})" for key, text in values.items()
+    )

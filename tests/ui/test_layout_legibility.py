@@ -246,7 +246,7 @@ def test_the_result_page_follows_a_window_made_narrower(window, qtbot):
     with contextlib.suppress(QtBotTimeout):
         qtbot.waitUntil(lambda: view.width() <= scroll.viewport().width(), timeout=2000)
     assert view.width() <= scroll.viewport().width()
-    assert card.columns < len(FIGURES)
+    qtbot.waitUntil(lambda: card.columns < len(FIGURES), timeout=2000)  # arranged once the resize is over
     assert _cut_once_settled(qtbot, card, window) == []
 
 

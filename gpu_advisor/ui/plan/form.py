@@ -69,8 +69,8 @@ _REFUSED_BY_INFERENCE = frozenset(
     {"zero_stage", "global_batch", "train_tokens", "max_hours", "dataset_samples", "dataset_tokens", "epochs"}
 )
 # Recipe knobs whose empty value is "Auto": left out of the request, so the planner chooses them
-# (core/recipe.py; global batch and gradient checkpointing are None in the request itself).
-AUTO_FIELDS = frozenset({"batch_size", "grad_accumulation_steps"})
+# (core/recipe.py; global batch, gradient checkpointing, ZeRO, TP and PP are None in the request itself).
+AUTO_FIELDS = frozenset({"batch_size", "grad_accumulation_steps", "loss"})
 _REFUSED_BY_TRAINING = frozenset({"requests_per_s", "ttft_s"})
 
 

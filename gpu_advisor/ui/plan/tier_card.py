@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from html import escape
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QFontMetricsF, QResizeEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
 
@@ -23,6 +23,7 @@ from gpu_advisor.wording.plan import (
     memory_text,
     no_answer,
     plan_title,
+    recipe_knobs_text,
     rent_text,
     rented,
     speed_text,
@@ -76,6 +77,15 @@ class TierCard(QFrame):
         self.reason_label = QLabel()
         self.reason_label.setWordWrap(True)
         self.reason_label.setObjectName("reason")
+        # Each recipe knob with whose choice it is: what the user locked, what the planner chose.
+        self.recipe_label = QLabel()
+        self.recipe_label.setWordWrap(True)
+        self.recipe_label.setObjectName("recipe")
+        self.recipe_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.recipe_label.setToolTip(
+            "(yours): a value you set on the Workload page, kept as given. (planner): left on Auto, "
+            "chosen by the planner among the recipes that fit."
+        )
         self.verdict_label = QLabel()
         self.verdict_label.setWordWrap(True)
         self.verdict_label.setObjectName("verdict")
@@ -103,6 +113,7 @@ class TierCard(QFrame):
             self.tier_label,
             self.gpu_label,
             self.reason_label,
+            self.recipe_label,
             self.model_label,
             self.verdict_label,
             self.frontier_label,
@@ -117,6 +128,7 @@ class TierCard(QFrame):
         layout.addWidget(self.tier_label)
         layout.addWidget(self.gpu_label)
         layout.addWidget(self.reason_label)
+        layout.addWidget(self.recipe_label)
         layout.addWidget(self.verdict_label)
         layout.addWidget(self.frontier_label)
         layout.addWidget(self.suggestions_label)
@@ -132,12 +144,20 @@ class TierCard(QFrame):
             value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self._titles[key], self._figures[key] = title, value
         self.columns = 0  # figures a row: all of them, or TWO_ROW_COLUMNS
+        self._spans: list[tuple[int, int]] = []  # each grid column's (stretch, minimum width px)
+        self._relayout = QTimer(self)  # the figures arranged for the width, after a resize (resizeEvent)
+        self._relayout.setSingleShot(True)
+        self._relayout.setInterval(0)
+        self._relayout.timeout.connect(self._lay_out_for_width)
         self._place_figures(len(FIGURES))
         layout.addLayout(self.grid)
         self._figures["breakeven"].setToolTip(tip("breakeven"))
 
     def figure(self, key: str) -> str:
         return self._figures[key].text()
+
+    def _lay_out_for_width(self) -> None:
+        self._lay_out_figures(self.width())
 
     def _lay_out_figures(self, width: int) -> None:
         """The figures in one row when each fits on one line in a card `width` px wide, else in two rows
@@ -157,20 +177,42 @@ class TierCard(QFrame):
         columns = len(FIGURES)
         if sum(lines.values()) + FIGURE_SPACING_PX * (columns - 1) > room:
             columns = TWO_ROW_COLUMNS
-        if columns != self.columns:
+        placed = columns != self.columns
+        if placed:
             self._place_figures(columns)
         keys = [[key for key, _ in FIGURES[c::columns]] for c in range(columns)]
         widest = [max(lines[key] for key in column) for column in keys]
         room -= FIGURE_SPACING_PX * (columns - 1)
         speed = next(c for c, column in enumerate(keys) if "speed" in column)
         rest = room - sum(w for c, w in enumerate(widest) if c != speed)
-        wrap_speed = sum(widest) > room and rest >= self._figures["speed"].minimumSizeHint().width()
-        for column, natural in enumerate(widest):
-            self.grid.setColumnStretch(column, (column == speed) if wrap_speed else natural)
-            self.grid.setColumnMinimumWidth(column, natural if wrap_speed and column != speed else 0)
-        for column in range(columns, len(FIGURES)):
-            self.grid.setColumnStretch(column, 0)
-            self.grid.setColumnMinimumWidth(column, 0)
+        # The speed's column wraps down to its widest word, and so do the other figures in it (the
+        # break-even under the speed in two rows): its minimum is theirs, not the speed's alone.
+        speed_min = max(
+            label.minimumSizeHint().width()
+            for key in keys[speed]
+            for label in (self._titles[key], self._figures[key])
+        )
+        wrap_speed = sum(widest) > room and rest >= speed_min
+        spans = [
+            (
+                int(column == speed) if wrap_speed else natural,
+                natural if wrap_speed and column != speed else 0,
+            )
+            for column, natural in enumerate(widest)
+        ]
+        spans += [(0, 0)] * (len(FIGURES) - columns)
+        if spans == self._spans and not placed:
+            return
+        self._spans = spans
+        for column, (stretch, minimum) in enumerate(spans):
+            self.grid.setColumnStretch(column, stretch)
+            self.grid.setColumnMinimumWidth(column, minimum)
+        # The card's height for a width follows the arrangement: the layouts above it (the result page,
+        # its scroll area) must ask again, not answer from what they cached for the old one. A scroll
+        # area that resized the page on a stale height put its scroll bar on and off in its own resize
+        # until the stack overflowed.
+        self.layout().invalidate()
+        self.updateGeometry()
 
     def _place_figures(self, columns: int) -> None:
         """Caption over value, `columns` figures a row."""
@@ -184,9 +226,38 @@ class TierCard(QFrame):
             self.grid.addWidget(self._titles[key], row, column)
             self.grid.addWidget(self._figures[key], row + 1, column, Qt.AlignmentFlag.AlignTop)
 
+    def minimumSizeHint(self) -> QSize:  # Qt override
+        """The narrowest the card can be, whatever its width now: the figures in two rows, each down to
+        its widest word. Not the layout's minimum, which includes the column minimums
+        `_lay_out_figures` sets for the current width: a minimum that follows the width made the
+        scroll area showing the card resize it back and forth inside its own resize (a stack overflow,
+        after a re-plan on the Three tiers tab at 1024 px)."""
+        hint = super().minimumSizeHint()
+        layout = self.layout()
+        margins = layout.contentsMargins()
+        keys = [[key for key, _ in FIGURES[c::TWO_ROW_COLUMNS]] for c in range(TWO_ROW_COLUMNS)]
+        figures = sum(
+            max(
+                label.minimumSizeHint().width()
+                for key in column
+                for label in (self._titles[key], self._figures[key])
+            )
+            for column in keys
+        )
+        figures += FIGURE_SPACING_PX * (TWO_ROW_COLUMNS - 1)
+        others = [
+            layout.itemAt(i) for i in range(layout.count()) if layout.itemAt(i).layout() is not self.grid
+        ]
+        content = max([figures, *(item.minimumSize().width() for item in others)])
+        return QSize(content + margins.left() + margins.right(), hint.height())
+
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
-        self._lay_out_figures(event.size().width())
+        # Arranged for the new width once this resize is over, not inside it: the scroll area showing
+        # the result page resizes the page from its own resize handling, and an arrangement (and so a
+        # height for the width) that changed under it flipped its scroll bar on and off in a recursion
+        # that overflowed the stack (a 70B re-plan on the Three tiers tab at 1024 px).
         super().resizeEvent(event)
+        self._relayout.start()
 
     def show_plan(self, plan: Plan) -> None:
         rec = plan.recommendation
@@ -204,6 +275,9 @@ class TierCard(QFrame):
             "<b>What else you could change:</b> " + "<br>".join(escape(s) for s in changes) if changes else ""
         )
         self.suggestions_label.setVisible(bool(changes))
+        knobs = recipe_knobs_text(best) if best is not None else ""
+        self.recipe_label.setText(f"Recipe: {knobs}" if knobs else "")
+        self.recipe_label.setVisible(bool(knobs))
         if rec.tier is None or best is None:
             self.tier_label.setText(f"<h2>{escape(no_answer(plan).capitalize())}</h2>")
             self.gpu_label.setText("")

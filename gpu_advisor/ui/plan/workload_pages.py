@@ -110,13 +110,16 @@ class WorkloadPage(FormPage):
             "Sequences per optimizer step over all GPUs: replicas x batch per GPU x micro-batches per step. "
             "Auto: what published runs of this task and size used.",
         )
-        self.loss = make_combo((label, loss) for loss, label in LOSS_LABELS.items())
+        self.loss = make_combo(
+            (("Auto (the planner chooses)", None), *((label, loss) for loss, label in LOSS_LABELS.items()))
+        )
         self._loss_label = self.add_field(
             layout,
             "&Loss:",
             self.loss,
             "loss",
-            "Chunked cross-entropy keeps only one fp32 chunk of the logits.",
+            "Chunked cross-entropy keeps only one fp32 chunk of the logits. Auto: the planner chooses; "
+            "a loss you choose is kept.",
         )
         self.mixed = QCheckBox("fp32 master weights and optimizer state")
         self._mixed_label = self.add_field(
@@ -148,7 +151,26 @@ class WorkloadPage(FormPage):
         )
         self.add_field(layout, "&Attention kernel:", self.attention, "attention", tip("attention"))
         self.zero = make_combo(ZERO_CHOICES)
-        self._zero_label = self.add_field(layout, "&ZeRO stage:", self.zero, "zero_stage", tip("zero"))
+        self._zero_label = self.add_field(
+            layout, "&ZeRO stage:", self.zero, "zero_stage", tip("zero") + " " + AUTO_TIP
+        )
+        # The layout's degrees (training and serving): empty is Auto, a number is kept.
+        self.tensor_parallel = NumberEdit(integer=True, optional=True, placeholder=AUTO_PLACEHOLDER)
+        self.add_field(
+            layout,
+            "Tensor pa&rallel (GPUs per layer):",
+            self.tensor_parallel,
+            "tensor_parallel",
+            tip("tensor_parallel") + " " + AUTO_TIP,
+        )
+        self.pipeline_parallel = NumberEdit(integer=True, optional=True, placeholder=AUTO_PLACEHOLDER)
+        self.add_field(
+            layout,
+            "P&ipeline parallel (stages):",
+            self.pipeline_parallel,
+            "pipeline_parallel",
+            tip("pipeline_parallel") + " " + AUTO_TIP,
+        )
         self.inference_note = QLabel(
             "Inference: prompt and output lengths and the number of users are set on the next page."
         )
@@ -168,6 +190,8 @@ class WorkloadPage(FormPage):
         b.combo(self.checkpointing, "grad_checkpointing")
         b.combo(self.attention, "attention")
         b.combo(self.zero, "zero_stage")
+        b.number(self.tensor_parallel, "tensor_parallel")
+        b.number(self.pipeline_parallel, "pipeline_parallel")
         form.field_changed.connect(lambda field: field == "task" and self._show_task())
         form.request_loaded.connect(lambda _r: self._show_task())
         self._show_task()
