@@ -148,7 +148,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--hours-per-month", type=float, default=_default("hours_per_month"))
     p.add_argument("--electricity-usd-per-kwh", type=float, default=_default("electricity_usd_per_kwh"))
-    p.add_argument("--mfu", type=float, help="override the assumed training MFU (0-1)")
+    p.add_argument(
+        "--mfu",
+        type=float,
+        help="override the assumed training utilisation (0-1): the fraction of the peak reached on the "
+        "FLOPs a step executes, recomputation included (the MFU without checkpointing)",
+    )
     p.add_argument(
         "--pipeline-schedule",
         choices=["interleaved", "1f1b"],
