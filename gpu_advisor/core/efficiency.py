@@ -147,6 +147,16 @@ class Efficiency:
     overhead_source: str
     peak_multiplier: float  # 2 where an engine multiplies with fp16 accumulation on a GeForce card
     calibrated: bool = False
+    # Training under SDPA/flash attention: the fraction of the peak the fused attention kernel reaches
+    # on the score FLOPs (12 L s a d per token), measured on its own; None where no kernel benchmark
+    # covers the architecture: the scores then run at `mfu` like the parameter GEMMs.
+    attention: float | None = None
+    attention_source: str = ""
+
+    @property
+    def attention_utilisation(self) -> float:
+        """The utilisation the score FLOPs of fused attention run at (the GEMMs' where unmeasured)."""
+        return self.mfu if self.attention is None else self.attention
 
 
 @lru_cache(maxsize=512)
@@ -205,6 +215,10 @@ def resolve_efficiency(
             spec.step_overhead_s,
             spec.overhead_source,
         )
+    attention: float | None = None
+    attention_source = ""
+    if engine is None:
+        attention, attention_source = _attention_lookup(arch, dtype)
     calibrated = False
     if mfu_override is not None:
         mfu, mfu_source = mfu_override, "set in the assumptions"
@@ -226,7 +240,21 @@ def resolve_efficiency(
         overhead_source=overhead_source,
         peak_multiplier=multiplier,
         calibrated=calibrated,
+        attention=attention,
+        attention_source=attention_source,
     )
+
+
+def _attention_lookup(arch: str, dtype: str) -> tuple[float | None, str]:
+    """The fused attention kernel's utilisation for (architecture, dtype) with its source, where a kernel
+    benchmark gives it (fp16 and bf16 stand in for each other); else None: the scores run at the MFU."""
+    entry = efficiencies().architectures.get(architecture_key(arch), {}).get("attention") if arch else None
+    if entry:
+        for name in [dtype] + [d for d in ("bf16", "fp16") if d != dtype and dtype in ("bf16", "fp16")]:
+            value = entry.get(name)
+            if isinstance(value, float | int):
+                return float(value), f"{architecture_key(arch)} {name}: {entry.get('source', '')}"
+    return None, ""
 
 
 def process_overhead_bytes(engine: Engine | None, distributed: bool) -> tuple[float, str]:

@@ -96,6 +96,18 @@ def hardware_flops_per_token(req: PlanRequest) -> float:
     return _flops(req.model, req.task.is_adapter, req.seq_len, req.grad_checkpointing)
 
 
+def fused_attention_flops_per_token(req: PlanRequest) -> float:
+    """The attention score FLOPs per token that SDPA/flash attention runs in its fused kernel: 12 L s (a d)
+    (QK^T and PV forward, twice that backward), 16 with the forward recomputed. 0 under eager attention,
+    whose score products are cuBLAS batched GEMMs like the parameter GEMMs (its softmax and score traffic
+    are timed apart at the bandwidth, attention_scores_bytes)."""
+    if req.attention is Attention.EAGER:
+        return 0.0
+    model = req.model
+    attn = model.n_layers * req.seq_len * model.n_heads * model.d_head
+    return (16.0 if req.grad_checkpointing else 12.0) * attn
+
+
 @same_args_as_recent_call
 @lru_cache(maxsize=256)
 def _flops(model: ModelSpec, adapter: bool, seq_len: int, recompute: bool) -> float:
@@ -143,9 +155,11 @@ class _TrainingJob(NamedTuple):
     replica_batches: int | None
     tokens_per_micro_batch: int  # b x s
     micro_batch_flops: float  # b x s x the FLOPs executed per token (recomputation included)
+    micro_batch_score_flops: float  # the part of them fused (SDPA) attention runs: 12 L s a d (16 recomputed)
     attention_scores_bytes: float  # eager attention's reads and writes of its scores, one micro-batch
     elementwise_bytes: float  # norms, activations, residual adds and dropout, one micro-batch
     achieved_flops_per_s: float  # peak x MFU
+    achieved_attention_flops_per_s: float  # peak x the fused attention kernel's utilisation
     achieved_bytes_per_s: float  # bandwidth x efficiency
     weights_bytes: float
     layer_params: int
@@ -168,6 +182,7 @@ def _training_job(req: PlanRequest, peaks: DevicePeaks, basis: MemoryBasis) -> _
         peaks=peaks,
         eff=eff,
         achieved_flops_per_s=peaks.flops_per_s * eff.mfu,
+        achieved_attention_flops_per_s=peaks.flops_per_s * eff.attention_utilisation,
         achieved_bytes_per_s=peaks.bandwidth_bytes_per_s * eff.bandwidth,
     )
 
@@ -192,6 +207,7 @@ def _training_constants(req: PlanRequest, basis: MemoryBasis) -> dict[str, Any]:
         else req.global_batch // req.batch_size,
         tokens_per_micro_batch=tokens,
         micro_batch_flops=tokens * hardware_flops_per_token(req),  # recomputation is real work
+        micro_batch_score_flops=tokens * fused_attention_flops_per_token(req),
         attention_scores_bytes=attention_scores_bytes(req, basis.profile.activation_bytes),
         elementwise_bytes=tokens
         * model.n_layers
@@ -260,7 +276,8 @@ class _TrainingStep(NamedTuple):
 
     layers_per_stage: float
     micro_batches: int  # per replica per optimizer step (_micro_batches)
-    compute_s: float  # one micro-batch
+    compute_s: float  # one micro-batch: the GEMMs and fused attention's kernel
+    attention_kernel_s: float  # one micro-batch: fused attention's part of compute_s (0 under eager)
     weights_read_s: float  # one micro-batch
     attention_scores_s: float  # one micro-batch: eager attention's score traffic (0 under SDPA)
     elementwise_s: float  # one micro-batch: norms, activations, residual adds, dropout
@@ -290,8 +307,16 @@ def _micro_batches(job: _TrainingJob, data: int) -> int:
 
 
 def _compute_s(job: _TrainingJob, shards: int) -> float:
-    """Compute of one micro-batch on one GPU, at the MFU on model FLOPs."""
-    return job.micro_batch_flops / shards / job.achieved_flops_per_s
+    """Compute of one micro-batch on one GPU: the parameter GEMMs (and eager attention's score GEMMs) at
+    the MFU, plus fused attention's score FLOPs at that kernel's own utilisation (_attention_kernel_s)."""
+    gemm_flops = job.micro_batch_flops - job.micro_batch_score_flops
+    return gemm_flops / shards / job.achieved_flops_per_s + _attention_kernel_s(job, shards)
+
+
+def _attention_kernel_s(job: _TrainingJob, shards: int) -> float:
+    """Fused (SDPA/flash) attention's score FLOPs of one micro-batch on one GPU at the kernel's measured
+    utilisation (heads split over tensor parallelism, layers over the pipeline). 0 under eager attention."""
+    return job.micro_batch_score_flops / shards / job.achieved_attention_flops_per_s
 
 
 def _weights_read_s(job: _TrainingJob, shards: int) -> float:
@@ -434,6 +459,7 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
     layers_per_stage = job.n_layers / par.pipeline
     tp_group, dp_group, pp_cross = _layout_groups(job.peaks.fabric, par)
     compute_s = _compute_s(job, shards)
+    attention_s = _attention_kernel_s(job, shards)
     weights_read_s = _weights_read_s(job, shards)
     scores_s = _attention_scores_s(job, shards)
     elementwise_s = _elementwise_s(job, shards)
@@ -453,7 +479,7 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
     step_s = micro_batches * micro_batch_s + (bubble_s + sends_s + dp_exposed_s + optimizer_s)
     tokens_per_s = job.tokens_per_micro_batch * micro_batches * par.data / step_s
     return _TrainingStep(
-        layers_per_stage, micro_batches, compute_s, weights_read_s, scores_s, elementwise_s, zero3, tp_s, gpu_s,
+        layers_per_stage, micro_batches, compute_s, attention_s, weights_read_s, scores_s, elementwise_s, zero3, tp_s, gpu_s,
         micro_batch_s,
         virtual_stages, bubble_s, sends_s, dp_reduction_s, dp_exposed_s, optimizer_s, step_s, tokens_per_s,
     )  # fmt: skip
@@ -474,13 +500,35 @@ def _training_summary(job: _TrainingJob, step: _TrainingStep) -> SpeedSummary:
 
 def _compute_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm:
     req, eff, m = job.req, job.eff, step.micro_batches
-    flops_per_param = job.hardware_flops_per_token / req.model.active_params()
+    gemm_flops_per_token = (job.micro_batch_flops - job.micro_batch_score_flops) / job.tokens_per_micro_batch
+    flops_per_param = gemm_flops_per_token / req.model.active_params()
     recomputed = ", the recomputed forward included" if req.grad_checkpointing else ""
+    fused = ", fused attention's scores apart" if job.micro_batch_score_flops else ""
     return SpeedTerm(
         name="compute",
-        seconds=m * step.compute_s,
-        formula=f"{m} x b {req.batch_size} x s {req.seq_len} x {flops_per_param:.2f} P FLOPs{recomputed} / "
+        seconds=m * (step.compute_s - step.attention_kernel_s),
+        formula=f"{m} x b {req.batch_size} x s {req.seq_len} x {flops_per_param:.2f} P FLOPs{recomputed}{fused} / "
         f"(tp x pp = {par.tensor * par.pipeline}) / (peak x utilisation {eff.mfu:.2f}) [{eff.mfu_source}]",
+    )
+
+
+def _attention_kernel_term(job: _TrainingJob, par: Parallelism, step: _TrainingStep) -> SpeedTerm | None:
+    if not step.attention_kernel_s:
+        return None
+    req, eff, m = job.req, job.eff, step.micro_batches
+    model = req.model
+    factor = 16 if req.grad_checkpointing else 12
+    utilisation = job.achieved_attention_flops_per_s / job.peaks.flops_per_s
+    source = (
+        eff.attention_source or "no attention-kernel benchmark for this architecture: the GEMMs' utilisation"
+    )
+    return SpeedTerm(
+        name="fused attention kernel",
+        seconds=m * step.attention_kernel_s,
+        formula=f"{m} x b {req.batch_size} x s {req.seq_len} x {factor} L {model.n_layers} x s {req.seq_len} x "
+        f"a {model.n_heads} x d {model.d_head} score FLOPs (SDPA/flash attention: QK^T and PV forward, backward "
+        f"twice that{', recomputed forward' if req.grad_checkpointing else ''}) / "
+        f"(tp x pp = {par.tensor * par.pipeline}) / (peak x the kernel's utilisation {utilisation:.2f}) [{source}]",
     )
 
 
@@ -626,6 +674,7 @@ def _training_terms(job: _TrainingJob, par: Parallelism, step: _TrainingStep) ->
     """Every term of the step worded with its formula, in the order the step adds them."""
     terms = (
         _compute_term(job, par, step),
+        _attention_kernel_term(job, par, step),
         _zero3_term(job, par, step),
         _tp_term(job, par, step),
         _host_term(job, step),
@@ -1083,7 +1132,7 @@ class LayoutSpeeds:
         job = self._resolved()
         if not isinstance(job, _TrainingJob):
             return None
-        return job.achieved_flops_per_s * job.tokens_per_micro_batch / job.micro_batch_flops
+        return job.tokens_per_micro_batch / _compute_s(job, 1)
 
     def summary(self, par: Parallelism) -> SpeedSummary:
         job = self._resolved()
