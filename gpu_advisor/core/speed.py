@@ -314,11 +314,11 @@ def _micro_batches(job: _TrainingJob, data: int) -> int:
     return batches // data
 
 
-def _compute_s(job: _TrainingJob, shards: int) -> float:
+def _compute_s(job: _TrainingJob, shards: int, attention_kernel_s: float) -> float:
     """Compute of one micro-batch on one GPU: the parameter GEMMs (and eager attention's score GEMMs) at
     the MFU, plus fused attention's score FLOPs at that kernel's own utilisation (_attention_kernel_s)."""
     gemm_flops = job.micro_batch_flops - job.micro_batch_score_flops
-    return gemm_flops / shards / job.achieved_flops_per_s + _attention_kernel_s(job, shards)
+    return gemm_flops / shards / job.achieved_flops_per_s + attention_kernel_s
 
 
 def _attention_kernel_s(job: _TrainingJob, shards: int) -> float:
@@ -466,8 +466,8 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
     shards = par.tensor * par.pipeline
     layers_per_stage = job.n_layers / par.pipeline
     tp_group, dp_group, pp_cross = _layout_groups(job.peaks.fabric, par)
-    compute_s = _compute_s(job, shards)
     attention_s = _attention_kernel_s(job, shards)
+    compute_s = _compute_s(job, shards, attention_s)
     weights_read_s = _weights_read_s(job, shards)
     scores_s = _attention_scores_s(job, shards)
     elementwise_s = _elementwise_s(job, shards)
@@ -1140,7 +1140,7 @@ class LayoutSpeeds:
         job = self._resolved()
         if not isinstance(job, _TrainingJob):
             return None
-        return job.tokens_per_micro_batch / _compute_s(job, 1)
+        return job.tokens_per_micro_batch / _compute_s(job, 1, _attention_kernel_s(job, 1))
 
     def summary(self, par: Parallelism) -> SpeedSummary:
         job = self._resolved()
