@@ -328,7 +328,7 @@ def _option(
         laid_out, skipped = _layout_for(req, gpu, search)
         if laid_out is None:
             return None, skipped
-    peaks, note, speeds, found = laid_out
+    _, note, speeds, found = laid_out
     par, fits = found.layout, found.fits
     user = user or req
     batch_kept = True
