@@ -37,9 +37,11 @@ class WordedLater(BaseModel):
 
     @classmethod
     def worded_later(cls, wording: Callable[[], dict[str, Any]], **numbers: Any) -> Any:
-        made = cls(**numbers, **cls.WORDS)
+        # The constructor's own validation, called without its Python frame and keyword re-packing.
+        made = cls.__pydantic_validator__.validate_python(numbers | cls.WORDS)
+        data = made.__dict__
         for name in cls.WORDS:
-            del made.__dict__[name]
+            del data[name]
         object.__setattr__(made, "_wording", wording)
         return made
 

@@ -330,7 +330,9 @@ class LayoutSearch:
         key = (par.tensor, par.pipeline, par.data, par.zero_stage, capacity if self.basis.reserves else None)
         known = self._memory.get(key)
         if known is None:
-            known = self._memory[key] = estimate_memory(self.req, par, device=Device.CUDA, capacity=capacity)
+            known = self._memory[key] = estimate_memory(
+                self.req, par, device=Device.CUDA, capacity=capacity, basis=self.basis
+            )
         return known
 
     def candidates(self, count: int, gpu: GpuSpec, speeds: LayoutSpeeds) -> list[Candidate]:

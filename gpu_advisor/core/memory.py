@@ -574,12 +574,15 @@ def estimate_memory(
     optimizer_impl: OptimizerImpl = OptimizerImpl.FUSED,
     prefill_tokens: int | None = None,
     capacity: int | None = None,
+    basis: MemoryBasis | None = None,
 ) -> MemoryEstimate:
     """Bytes on one device (the first pipeline stage) for `req` split as `par`, with the working.
 
     With the card's usable `capacity`, the overhead includes the share a serving engine leaves unused.
+    `basis`: memory_basis of these arguments, where the caller holds it already (a layout search).
     """
-    basis = memory_basis(req, device, optimizer_impl, prefill_tokens)
+    if basis is None:
+        basis = memory_basis(req, device, optimizer_impl, prefill_tokens)
     comps, phase = basis.per_gpu(par, capacity)
     components = MemoryComponents(**{k: round(v) for k, v in comps.items()})
     pool = basis.kv_pool(par, capacity)

@@ -328,7 +328,7 @@ def _option(
         laid_out, skipped = _layout_for(req, gpu, search)
         if laid_out is None:
             return None, skipped
-    peaks, note, speeds, found = laid_out
+    _, note, speeds, found = laid_out
     par, fits = found.layout, found.fits
     user = user or req
     batch_kept = True
@@ -337,8 +337,9 @@ def _option(
         kept, kept_search = _kept_search(req, par.data, locked(user)["grad_accum"])
         batch_kept = kept is not None
         if kept is not None and kept_search is not None:
+            # `speeds` stays: the search timed this layout at the accumulation its replicas keep
+            # (speed.py's _micro_batches), the one `kept` has; only the memory is the kept request's.
             req, search = kept, kept_search
-            speeds = LayoutSpeeds(req, peaks, search.basis)
             cap = (gpu.memory_bytes,) if search.basis.reserves else ()
             fits = (
                 fits

@@ -144,8 +144,6 @@ class _TrainingJob(NamedTuple):
     a frozen dataclass's time (one per GPU of a plan)."""
 
     req: PlanRequest
-    peaks: DevicePeaks
-    eff: Efficiency
     basis: MemoryBasis
     model_flops_per_token: float
     hardware_flops_per_token: float
@@ -158,9 +156,6 @@ class _TrainingJob(NamedTuple):
     micro_batch_score_flops: float  # the part of them fused (SDPA) attention runs: 12 L s a d (16 recomputed)
     attention_scores_bytes: float  # eager attention's reads and writes of its scores, one micro-batch
     elementwise_bytes: float  # norms, activations, residual adds and dropout, one micro-batch
-    achieved_flops_per_s: float  # peak x MFU
-    achieved_attention_flops_per_s: float  # peak x the fused attention kernel's utilisation
-    achieved_bytes_per_s: float  # bandwidth x efficiency
     weights_bytes: float
     layer_params: int
     activation_bytes: int  # bytes of one activation value
@@ -173,30 +168,42 @@ class _TrainingJob(NamedTuple):
     grad_and_state_bytes_per_param: float
     trainable_grad_bytes: float
     total_tokens: float | None
+    # The device's: the last fields, so that a job is the request's constants followed by these.
+    peaks: DevicePeaks
+    eff: Efficiency
+    achieved_flops_per_s: float  # peak x MFU
+    achieved_attention_flops_per_s: float  # peak x the fused attention kernel's utilisation
+    achieved_bytes_per_s: float  # bandwidth x efficiency
+
+
+# The request's fields of a _TrainingJob, in order (the device's five come last).
+_CONSTANT_FIELDS = _TrainingJob._fields[:-5]
 
 
 def _training_job(req: PlanRequest, peaks: DevicePeaks, basis: MemoryBasis) -> _TrainingJob:
     eff = _efficiency(req, peaks)
-    return _TrainingJob(
-        **_training_constants(req, basis),
-        peaks=peaks,
-        eff=eff,
-        achieved_flops_per_s=peaks.flops_per_s * eff.mfu,
-        achieved_attention_flops_per_s=peaks.flops_per_s * eff.attention_utilisation,
-        achieved_bytes_per_s=peaks.bandwidth_bytes_per_s * eff.bandwidth,
+    flops_per_s = peaks.flops_per_s
+    return _TrainingJob._make(  # positionally: one job per GPU and recipe of a plan
+        (
+            *_training_constants(req, basis),
+            peaks,
+            eff,
+            flops_per_s * eff.mfu,
+            flops_per_s * eff.attention_utilisation,
+            peaks.bandwidth_bytes_per_s * eff.bandwidth,
+        )
     )
 
 
 @same_args_as_recent_call
-def _training_constants(req: PlanRequest, basis: MemoryBasis) -> dict[str, Any]:
-    """The fields of a _TrainingJob that come from the request alone: worked out once for every GPU
-    of a plan (the recommender asks with the same request and basis objects). The dict is shared
-    by every call that hits the memo: read it, never change it."""
+def _training_constants(req: PlanRequest, basis: MemoryBasis) -> tuple[Any, ...]:
+    """The fields of a _TrainingJob that come from the request alone, in the job's order: worked out
+    once for every GPU of a plan (the recommender asks with the same request and basis objects)."""
     model = req.model
     a = req.assumptions
     model_flops = training_flops_per_token(req)
     tokens = req.batch_size * req.seq_len
-    return dict(
+    constants = dict(
         req=req,
         basis=basis,
         model_flops_per_token=model_flops,
@@ -225,6 +232,7 @@ def _training_constants(req: PlanRequest, basis: MemoryBasis) -> dict[str, Any]:
         trainable_grad_bytes=basis.trainable * basis.grad_bytes,
         total_tokens=req.total_train_tokens,
     )
+    return tuple(constants[name] for name in _CONSTANT_FIELDS)
 
 
 def elementwise_bytes_per_token_layer(req: PlanRequest, elem: int) -> float:
@@ -306,11 +314,11 @@ def _micro_batches(job: _TrainingJob, data: int) -> int:
     return batches // data
 
 
-def _compute_s(job: _TrainingJob, shards: int) -> float:
+def _compute_s(job: _TrainingJob, shards: int, attention_kernel_s: float) -> float:
     """Compute of one micro-batch on one GPU: the parameter GEMMs (and eager attention's score GEMMs) at
     the MFU, plus fused attention's score FLOPs at that kernel's own utilisation (_attention_kernel_s)."""
     gemm_flops = job.micro_batch_flops - job.micro_batch_score_flops
-    return gemm_flops / shards / job.achieved_flops_per_s + _attention_kernel_s(job, shards)
+    return gemm_flops / shards / job.achieved_flops_per_s + attention_kernel_s
 
 
 def _attention_kernel_s(job: _TrainingJob, shards: int) -> float:
@@ -458,8 +466,8 @@ def _training_step(job: _TrainingJob, par: Parallelism) -> _TrainingStep:
     shards = par.tensor * par.pipeline
     layers_per_stage = job.n_layers / par.pipeline
     tp_group, dp_group, pp_cross = _layout_groups(job.peaks.fabric, par)
-    compute_s = _compute_s(job, shards)
     attention_s = _attention_kernel_s(job, shards)
+    compute_s = _compute_s(job, shards, attention_s)
     weights_read_s = _weights_read_s(job, shards)
     scores_s = _attention_scores_s(job, shards)
     elementwise_s = _elementwise_s(job, shards)
@@ -1132,7 +1140,7 @@ class LayoutSpeeds:
         job = self._resolved()
         if not isinstance(job, _TrainingJob):
             return None
-        return job.tokens_per_micro_batch / _compute_s(job, 1)
+        return job.tokens_per_micro_batch / _compute_s(job, 1, _attention_kernel_s(job, 1))
 
     def summary(self, par: Parallelism) -> SpeedSummary:
         job = self._resolved()
