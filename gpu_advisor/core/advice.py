@@ -72,7 +72,7 @@ def count_suggestions(req: PlanRequest, best: Option, replan: Replan, memory_set
         found.append(
             (
                 getattr(components, cut),
-                f"{words}: {option.count} x {option.gpu} instead of {best.count} "
+                f"{words}: {option.count} × {option.gpu} instead of {best.count} "
                 f"({format_bytes(option.per_gpu_bytes)} per GPU, {speed}).",
             )
         )
@@ -134,7 +134,7 @@ def _effect(option: Option, best: Option) -> str:
             f"{format_usd(option.rank_usd)} and {format_duration(new_t)} instead of "
             f"{format_usd(best.rank_usd)} and {format_duration(old_t)}"
         )
-    return f"{cost} ({option.count} x {option.gpu}, {format_duration(new.step_time_s)} per step)"
+    return f"{cost} ({option.count} × {option.gpu}, {format_duration(new.step_time_s)} per step)"
 
 
 def fallback_suggestions(

@@ -166,6 +166,8 @@ def test_a_locked_micro_batch_1_gets_what_else_to_change_with_its_cost_and_time_
     open_ = _plan(catalog, grad_accumulation_steps=result.best.recipe["grad_accum"], **kw).best
     assert micro.startswith(f"Raise the micro-batch to {open_.recipe['micro_batch']} (you set 1): ")
     assert micro.split(":")[1].strip().startswith(format_usd(open_.rank_usd))
+    # The count reads as the card and the headline write it: "1 × NVIDIA H100 SXM", not "1 x".
+    assert f"({open_.count} × {open_.gpu}, " in micro
 
 
 def test_plan_json_gives_every_training_option_a_recipe_and_who_chose_each_knob(capsys):
