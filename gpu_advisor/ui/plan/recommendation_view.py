@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -51,8 +51,21 @@ class _FittingScroll(QScrollArea):
     """A scroll area that tells its AssumptionsPanel how wide it may be, so that the panel arranges
     its boxes to fit rather than scrolling sideways."""
 
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._fit = QTimer(self)  # the boxes arranged for the width, after a resize (resizeEvent)
+        self._fit.setSingleShot(True)
+        self._fit.setInterval(0)
+        self._fit.timeout.connect(self._fit_widget)
+
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        # Arranged once this resize is over, not inside it: a panel whose minimum width changes under
+        # the scroll area's own resize handling can flip its scroll bar on and off in a recursion (the
+        # result card's crash, tests/ui/test_result_replan_resize.py).
         super().resizeEvent(event)
+        self._fit.start()
+
+    def _fit_widget(self) -> None:
         width = self.maximumViewportSize().width() - self.verticalScrollBar().sizeHint().width()
         self.widget().fit_width(width)
 
