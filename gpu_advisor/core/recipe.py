@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .memo import same_args_as_recent_call
 from .precision import Framework, LossImpl, Task
 from .request import PlanRequest
 
@@ -85,11 +84,8 @@ def default_deadline_hours(req: PlanRequest) -> float | None:
     return DEFAULT_DEADLINE_DAYS * 24.0
 
 
-@same_args_as_recent_call
 def locked(req: PlanRequest) -> dict[str, bool]:
-    """For each recipe key, whether the user set it (a lock) or left it to the planner. Asked once per
-    option of a plan about the same request: the dict is shared by the calls that hit the memo, so
-    read it, never change it."""
+    """For each recipe key, whether the user set it (a lock) or left it to the planner."""
     given = req.model_fields_set
     return {
         "micro_batch": "batch_size" in given,
