@@ -55,7 +55,7 @@ def test_quantisation_is_suggested_only_when_it_lowers_the_count():
     fits one, so the plan suggests int4 and not int8. An 8B model already on one card gets none."""
     big = _plan(model="llama-3-70b", gpu="nvidia-h100-sxm")
     assert any(
-        s.startswith("Quantise the weights to int4: 1 x NVIDIA H100 SXM instead of 2")
+        s.startswith("Quantise the weights to int4: 1 × NVIDIA H100 SXM instead of 2")
         for s in big.suggestions
     )
     assert not any("int8" in s for s in big.suggestions)

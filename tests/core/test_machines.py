@@ -55,7 +55,7 @@ def test_qlora_8b_on_a_desktop_suggests_the_one_card_that_checkpointing_allows(c
     best = result.best
     assert best.machines == 1 and best.count == 2 and best.layout.tensor == 2
     hint = next(s for s in result.suggestions if "gradient checkpointing" in s)
-    assert f"1 x {best.gpu} instead of 2" in hint
+    assert f"1 × {best.gpu} instead of 2" in hint
     with_checkpointing = _plan(catalog, grad_checkpointing=True, **kw)
     assert with_checkpointing.best.count == 1 and with_checkpointing.best.gpu_id == best.gpu_id
     open_recipe = _plan(catalog, **kw)
